@@ -1,0 +1,96 @@
+// Package release says which release of remoteterm this tree is and what that release does.
+//
+// Every tag of remoteterm's history is this same source tree with a different release.json
+// (written by `skewtest example` from history.yaml). Code consults Current() where a release
+// changed behaviour, so each tag's binary behaves exactly as that release shipped, bugs
+// included. The table of what changed when lives in history.yaml, in one place.
+package release
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+//go:embed release.json
+var releaseJSON []byte
+
+// Features is what one release ships. The zero value is the first release's behaviour.
+type Features struct {
+	// Version is the release's tag, or "worktree".
+	Version string `json:"version"`
+
+	// Terminal stream.
+	Ack           bool `json:"ack"`           // v1.4.146: Ack (13); desktop acks payload bytes
+	ClaimViewport bool `json:"claimViewport"` // v1.4.146: ClaimViewport (14), followed by Resize
+	// OutputSpan (15) exists and the desktop decoder knows it (v1.4.147).
+	OutputSpan bool `json:"outputSpan"`
+	// SubscribeSpanGate: terminal.subscribe sends OutputSpan only to a client that declared
+	// outputSpan, and downgrades transformed runs to text otherwise (v1.4.173).
+	SubscribeSpanGate bool `json:"subscribeSpanGate"`
+	// MultiplexSpanGate: terminal.multiplex sends OutputSpan only to a client that declared
+	// outputSpan, and downgrades transformed runs to text otherwise (v1.4.180, the bug).
+	MultiplexSpanGate bool `json:"multiplexSpanGate"`
+	// DesktopDeclaresOutputSpan: the desktop client declares outputSpan:1 (v1.4.180 .. v1.4.189).
+	DesktopDeclaresOutputSpan bool `json:"desktopDeclaresOutputSpan"`
+	// TransformedRunsOption: the chunker takes transformedRuns: span | downgrade-to-text and
+	// multiplex always frames transformed runs as OutputSpan (v1.4.190).
+	TransformedRunsOption bool `json:"transformedRunsOption"`
+	// LegacyDesktopSeqRebase: for a desktop client that shows no sign of knowing OutputSpan
+	// (it declares none of outputSpan, ackOutput, ackOutputSourceRanges), the host downgrades
+	// transformed runs to text and rebases every seq it sends that client onto the display
+	// length, so the client's gap detection stays consistent (worktree: the negotiated fix).
+	LegacyDesktopSeqRebase bool `json:"legacyDesktopSeqRebase"`
+	ClientAckOutput        bool `json:"clientAckOutput"`       // v1.4.156: clients declare ackOutput
+	ClientAckSourceRanges  bool `json:"clientAckSourceRanges"` // v1.4.157: clients declare ackOutputSourceRanges
+	HostLedger             bool `json:"hostLedger"`            // v1.4.157: host keeps a source-range ledger
+	OutputPause            bool `json:"outputPause"`           // v1.4.173: SetOutputPaused (16) negotiated
+	WriteUnavailable       bool `json:"writeUnavailable"`      // worktree: WriteUnavailable (17) negotiated
+	// PublishCwd: SnapshotStart carries cwd. v1.4.171 stopped publishing it (the bug).
+	PublishCwd bool `json:"publishCwd"`
+	// SnapshotOwnerFields: SnapshotStart adds optional alternateScreen and terminalOwner (worktree).
+	SnapshotOwnerFields bool `json:"snapshotOwnerFields"`
+
+	// Session frames.
+	SessionProtocol      int  `json:"sessionProtocol"`      // PROTOCOL_VERSION
+	SessionMinCompatible int  `json:"sessionMinCompatible"` // MIN_COMPATIBLE_PROTOCOL_VERSION
+	ServerRequests       bool `json:"serverRequests"`       // daemon advertises serverRequests
+	Attention            bool `json:"attention"`            // v1.4.150: daemon composes attention (presence, attentionEvent)
+	// PresenceUngated: the client sends presence without checking the attention feature
+	// (v1.4.165, the bug; v1.4.166 fixes it).
+	PresenceUngated bool `json:"presenceUngated"`
+	// CommandVersions: command id -> versions this build speaks.
+	CommandVersions map[string][]int `json:"commandVersions"`
+	// RoundProgressSeq: roundProgress events carry seq.
+	RoundProgressSeq bool `json:"roundProgressSeq"`
+}
+
+// Current is this build's release.
+func Current() Features {
+	f, err := Parse(releaseJSON)
+	if err != nil {
+		// release.json is written by the history generator and embedded at build time; a tree
+		// whose release.json does not parse must not build a driver that pretends otherwise.
+		panic(fmt.Sprintf("release.json: %v", err))
+	}
+	return f
+}
+
+// Parse reads a release.json document. Unknown keys are an error, so a typo in history.yaml
+// cannot silently turn a behaviour off.
+func Parse(b []byte) (Features, error) {
+	var f Features
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return Features{}, err
+	}
+	if f.SessionProtocol == 0 {
+		f.SessionProtocol = 1
+	}
+	if f.SessionMinCompatible == 0 {
+		f.SessionMinCompatible = 1
+	}
+	return f, nil
+}
