@@ -1,0 +1,218 @@
+package builds
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ConfigFile is the name of a subject's configuration, at the root of its repository.
+const ConfigFile = "skewtest.yaml"
+
+// Config is a build's skewtest.yaml (see docs/subject.md).
+type Config struct {
+	// Product names the subject.
+	Product string `yaml:"product"`
+	// Contract is the path, inside the checkout, of this build's wire contract.
+	Contract string `yaml:"contract"`
+	// Build is the recipe.
+	Build Recipe `yaml:"build"`
+	// Drivers are the commands that run this build's code in each role.
+	Drivers Drivers `yaml:"drivers"`
+}
+
+// Recipe is how to build a checkout.
+type Recipe struct {
+	// Steps run in order, each with `sh -c` in the checkout.
+	Steps []string `yaml:"steps"`
+}
+
+// Drivers are argv lists; a first word starting with "./" is relative to the build's
+// output directory.
+type Drivers struct {
+	Host    []string            `yaml:"host"`
+	Clients map[string][]string `yaml:"clients"`
+}
+
+// ClientKinds returns the client kinds, sorted.
+func (c *Config) ClientKinds() []string {
+	kinds := make([]string, 0, len(c.Drivers.Clients))
+	for k := range c.Drivers.Clients {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+// LoadConfig reads and checks a skewtest.yaml. Errors carry the path as given.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, &ConfigError{File: path, Msg: "not found: a subject needs " + ConfigFile +
+			" at the root of its repository (see docs/subject.md)"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig parses and checks the contents of a skewtest.yaml; name is used in errors.
+// Unknown keys are refused. Every problem found is a *ConfigError; when there are several,
+// the error is their errors.Join, oldest line first, so errors.As still finds the first.
+func ParseConfig(name string, data []byte) (*Config, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if len(root.Content) == 0 {
+		return nil, &ConfigError{File: name, Line: 1, Msg: "empty file: set product, contract, build.steps and drivers (see docs/subject.md)"}
+	}
+	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
+		return nil, &ConfigError{File: name, Line: doc.Line, Msg: "the file must be a mapping of product, contract, build and drivers"}
+	}
+
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(name, err)
+	}
+	if errs := c.validate(name, root.Content[0]); len(errs) > 0 {
+		if len(errs) == 1 {
+			return nil, errs[0]
+		}
+		return nil, errors.Join(errs...)
+	}
+	return &c, nil
+}
+
+var clientKind = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// validate checks what the YAML decoder cannot; doc is the document's mapping, used for
+// line numbers.
+func (c *Config) validate(name string, doc *yaml.Node) []error {
+	var errs []error
+	add := func(line int, format string, args ...any) {
+		errs = append(errs, &ConfigError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	if strings.TrimSpace(c.Product) == "" {
+		add(lineOf(doc, "product"), "product is empty: name the product, e.g. product: remoteterm")
+	}
+	switch {
+	case strings.TrimSpace(c.Contract) == "":
+		add(lineOf(doc, "contract"), "contract is empty: give the path of this build's wire contract inside the checkout, e.g. contract: skewtest-contract.json")
+	case !filepath.IsLocal(c.Contract):
+		add(lineOf(doc, "contract"), "contract %q is not a path inside the checkout", c.Contract)
+	}
+	if len(c.Build.Steps) == 0 {
+		add(lineOf(doc, "build", "steps"), "build.steps is empty: give at least one shell command that writes the drivers to $SKEWTEST_OUT")
+	}
+	for i, s := range c.Build.Steps {
+		if strings.TrimSpace(s) == "" {
+			add(lineOf(doc, "build", "steps", strconv.Itoa(i)), "build.steps[%d] is empty", i)
+		}
+	}
+	if !validArgv(c.Drivers.Host) {
+		add(lineOf(doc, "drivers", "host"), `drivers.host is missing or empty: give the host driver's argv, e.g. host: ["./driver", "host"]`)
+	}
+	if len(c.Drivers.Clients) == 0 {
+		add(lineOf(doc, "drivers", "clients"), `drivers.clients is empty: give at least one client kind, e.g. clients: {desktop: ["./driver", "client", "desktop"]}`)
+	}
+	for _, kind := range c.ClientKinds() {
+		switch {
+		case !clientKind.MatchString(kind):
+			add(lineOf(doc, "drivers", "clients", kind), "client kind %q: use lower-case letters, digits, '.', '_' and '-'", kind)
+		case !validArgv(c.Drivers.Clients[kind]):
+			add(lineOf(doc, "drivers", "clients", kind), "drivers.clients.%s is empty: give the driver's argv", kind)
+		}
+	}
+	slices.SortStableFunc(errs, func(a, b error) int {
+		return a.(*ConfigError).Line - b.(*ConfigError).Line
+	})
+	return errs
+}
+
+func validArgv(argv []string) bool {
+	return len(argv) > 0 && strings.TrimSpace(argv[0]) != ""
+}
+
+// lineOf returns the line of the deepest node found along path (mapping keys, or sequence
+// indexes as decimal strings), so a missing key is reported at its parent.
+func lineOf(n *yaml.Node, path ...string) int {
+	line := n.Line
+	for _, p := range path {
+		var next *yaml.Node
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == p {
+					line = n.Content[i].Line
+					next = n.Content[i+1]
+				}
+			}
+		case yaml.SequenceNode:
+			if i, err := strconv.Atoi(p); err == nil && i < len(n.Content) {
+				next = n.Content[i]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
+}
+
+var (
+	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownField = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+)
+
+// knownKeys lists the keys of each config type, for "unknown key" messages.
+var knownKeys = map[string]string{
+	"builds.Config":  "product, contract, build, drivers",
+	"builds.Recipe":  "steps",
+	"builds.Drivers": "host, clients",
+}
+
+// yamlError turns a yaml.v3 error (which carries line numbers only in its text) into
+// ConfigErrors.
+func yamlError(name string, err error) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	var errs []error
+	for _, m := range msgs {
+		ce := &ConfigError{File: name, Msg: strings.TrimPrefix(m, "yaml: ")}
+		if sm := yamlLine.FindStringSubmatch(m); sm != nil {
+			ce.Line, _ = strconv.Atoi(sm[1])
+			ce.Msg = sm[2]
+		}
+		if fm := unknownField.FindStringSubmatch(ce.Msg); fm != nil {
+			ce.Msg = fmt.Sprintf("unknown key %q", fm[1])
+			if known, ok := knownKeys[fm[2]]; ok {
+				ce.Msg += " (known keys here: " + known + ")"
+			}
+		}
+		errs = append(errs, ce)
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}

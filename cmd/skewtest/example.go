@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/pins"
+)
+
+func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("example", stderr, "example [--source DIR] DIR")
+	src := fs.String("source", "", "the reference subject's source (default: examples/remoteterm of this skewtest checkout)")
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	dir, err := example.FindSource(*src)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	w, err := example.Write(dir, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote the remoteterm history to %s\n  tags: %v\n  uncommitted in the working tree: %v\n", w.Dir, w.Tags, w.Worktree)
+	return nil
+}
+
+func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("demo", stderr, "demo [--report-dir D] [-v]")
+	reportDir := fs.String("report-dir", "", "where reports go (default: inside the demo's temporary directory)")
+	verbose := fs.Bool("v", false, "print progress")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	src, err := example.FindSource("")
+	if err != nil {
+		return usagef("%v", err)
+	}
+	tmp, err := os.MkdirTemp("", "skewtest-demo-")
+	if err != nil {
+		return err
+	}
+	repo := filepath.Join(tmp, "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		return err
+	}
+	if *reportDir == "" {
+		*reportDir = filepath.Join(tmp, "report")
+	}
+	fmt.Fprintf(stdout, "skewtest demo: wrote the reference subject's history to %s\n", repo)
+	o := &runOptions{common: common{Repo: repo, ReportDir: *reportDir, Verbose: *verbose}, Matrix: "default"}
+	if err := o.check(); err != nil {
+		return err
+	}
+	return execute(ctx, o, stdout, stderr)
+}
+
+func cmdPins(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("pins", stderr, "pins --repo DIR [--pins REF,...] [--last N]")
+	repo := fs.String("repo", "", "the subject's git repository (required)")
+	refs := fs.String("pins", "", "explicit refs, comma-separated")
+	last := fs.Int("last", 0, "also pin the last N stable tags")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *repo == "" {
+		return usagef("--repo is required")
+	}
+	sel, err := pins.Resolve(ctx, *repo, pins.Options{Refs: list(*refs), LastN: *last})
+	if err != nil {
+		return err
+	}
+	for _, p := range sel.Pins {
+		fmt.Fprintf(stdout, "%-16s %s  %s\n", p.Ref, p.Commit, p.Reason)
+	}
+	for _, s := range sel.Skipped {
+		fmt.Fprintf(stdout, "skipped %-16s %s\n", s.Ref, s.Why)
+	}
+	return nil
+}
+
+func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				v += " " + s.Value
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "skewtest %s (driver protocol 1, contract 1, results schema 1)\n", v)
+	return nil
+}

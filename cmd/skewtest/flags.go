@@ -1,0 +1,90 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// common are the flags every command that runs pairings takes.
+type common struct {
+	Repo      string
+	ReportDir string
+	CacheDir  string
+	Timeout   time.Duration
+	Seed      int64
+	Verbose   bool
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.Repo, "repo", "", "the subject's git repository (required)")
+	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-report", "where results.json, junit.xml, summary.md and transcripts go")
+	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
+	fs.DurationVar(&c.Timeout, "timeout", 0, "override every step barrier's timeout (default: the journey's, else 10s)")
+	fs.Int64Var(&c.Seed, "seed", 0, "seed for every random choice (default: a new one, printed)")
+	fs.BoolVar(&c.Verbose, "v", false, "print progress for every build and pairing")
+}
+
+func (c *common) check() error {
+	if c.Repo == "" {
+		return usagef("--repo is required")
+	}
+	if c.Seed == 0 {
+		c.Seed = rand.Int64N(1<<53-1) + 1
+	}
+	if c.CacheDir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = os.TempDir()
+		}
+		c.CacheDir = filepath.Join(dir, "skewtest")
+	}
+	if c.Timeout < 0 {
+		return usagef("--timeout must be positive")
+	}
+	return nil
+}
+
+// newFlagSet makes a command's flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: skewtest %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args and refuses stray positional arguments.
+func parse(fs *flag.FlagSet, args []string, positional int) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return &exitError{exitOK}
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() != positional {
+		if positional == 0 {
+			return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+		}
+		return usagef("%s: want %d argument(s), got %d", fs.Name(), positional, fs.NArg())
+	}
+	return nil
+}
+
+// list splits a comma-separated flag value.
+func list(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,136 @@
+// Command skewtest proves that two builds of one product still understand each other.
+//
+// main only maps errors to exit codes: 0 compatible, 1 findings, 2 usage or configuration,
+// 3 infrastructure or harness error. Each command splits its flag wiring (parse*) from its
+// work, so flags can be tested alone.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/pins"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+	exitInfra    = 3
+)
+
+// usageError is a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// exitError carries a run's exit code when the run itself worked.
+type exitError struct{ code int }
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	ctx, stop := interruptible()
+	defer stop()
+	os.Exit(exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// interruptible returns a context cancelled by the first Ctrl-C (every pairing tears down
+// its processes); a second Ctrl-C exits at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(os.Stderr, "skewtest: interrupted; stopping drivers (Ctrl-C again to exit now)")
+		cancel()
+		select {
+		case <-sigs:
+			fmt.Fprintln(os.Stderr, "skewtest: interrupted twice; exiting")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); close(done); cancel() }
+}
+
+// exitCode maps an error to an exit code and prints it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "skewtest: %v\n", err)
+	var ue *usageError
+	var ce *builds.ConfigError
+	var se *journeys.SyntaxError
+	switch {
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &se),
+		errors.Is(err, pins.ErrNoStableTag), errors.Is(err, pins.ErrUnknownRef), errors.Is(err, pins.ErrNotRepository):
+		return exitUsage
+	}
+	return exitInfra
+}
+
+const usage = `skewtest proves that two builds of one product still understand each other.
+
+Usage:
+  skewtest run     --repo DIR [--pins REF,...] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D]
+  skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D]
+  skewtest pins    --repo DIR [--pins REF,...] [--last N]
+  skewtest build   --repo DIR [--pins REF,...]
+  skewtest example DIR
+  skewtest demo    [--report-dir D]
+  skewtest version
+
+REF is a tag, branch or commit of the subject, or "worktree" for its working tree.
+Exit codes: 0 compatible, 1 findings, 2 usage or configuration error, 3 infrastructure error
+(a run with both findings and errors exits 3: its matrix is incomplete).
+Run "skewtest COMMAND -h" for a command's flags.
+`
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usagef("no command")
+	}
+	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"run":     cmdRun,
+		"repro":   cmdRepro,
+		"pins":    cmdPins,
+		"build":   cmdBuild,
+		"example": cmdExample,
+		"demo":    cmdDemo,
+		"version": cmdVersion,
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	f, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprint(stderr, usage)
+		return usagef("unknown command %q", args[0])
+	}
+	return f(ctx, args[1:], stdout, stderr)
+}

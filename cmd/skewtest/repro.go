@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"io"
+)
+
+func parseRepro(args []string, stderr io.Writer) (*runOptions, error) {
+	o := &runOptions{}
+	fs := newFlagSet("repro", stderr, "repro --repo DIR --host REF --client REF [flags]")
+	o.register(fs)
+	var kind, journey string
+	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (required)`)
+	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree" (required)`)
+	fs.StringVar(&kind, "kind", "", "client kind (default: every kind of the journeys)")
+	fs.StringVar(&journey, "journey", "", "journey name or file (default: every built-in journey)")
+	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	if o.Host == "" || o.Client == "" {
+		return nil, usagef("repro needs --host and --client")
+	}
+	o.Kinds, o.Journeys = list(kind), list(journey)
+	return o, o.check()
+}
+
+func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseRepro(args, stderr)
+	if err != nil {
+		return err
+	}
+	return execute(ctx, o, stdout, stderr)
+}

@@ -1,0 +1,85 @@
+package host
+
+import (
+	"github.com/skewtest/skewtest/examples/remoteterm/chunker"
+	"github.com/skewtest/skewtest/examples/remoteterm/observe"
+	"github.com/skewtest/skewtest/examples/remoteterm/wire"
+)
+
+type snapshotOptions struct {
+	requestID int64
+	// recovery: the host dropped queued output and recovers the stream with this snapshot.
+	recovery bool
+}
+
+// requested answers a SnapshotRequest.
+func (st *stream) requested(r wire.SnapshotRequest) error {
+	rows := -1
+	if r.ScrollbackRows != nil {
+		rows = min(max(*r.ScrollbackRows, 0), wire.MaxScrollbackRows)
+	}
+	reason := "request"
+	if r.RequestID == 0 {
+		reason = "resync"
+	}
+	return st.sendSnapshot(st.term.snapshot(rows), reason, snapshotOptions{requestID: r.RequestID})
+}
+
+// sendSnapshot sends s as SnapshotStart, SnapshotChunk(s) of at most 48 KiB, SnapshotEnd.
+//
+// Output the snapshot covers is not sent again to a stream without a ledger (a client that
+// ignores seq would render it twice). A stream with a ledger keeps its ack-pending queue in
+// order, because its ranges must stay contiguous; its client drops the frames the snapshot
+// covers by seq. Only a recovery resets the ledger's position and skips covered output.
+func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error {
+	if st.ledger == nil || o.recovery {
+		st.batch = nil
+		kept := st.queue[:0]
+		for _, q := range st.queue {
+			if q.index > s.emitted {
+				kept = append(kept, q)
+			} else {
+				st.queuedBytes -= len(q.frame.Payload)
+			}
+		}
+		st.queue = kept
+		st.skipThrough = max(st.skipThrough, s.emitted)
+	} else {
+		st.frameBatch()
+	}
+
+	f := st.c.h.opts.Features
+	start := wire.SnapshotStart{
+		Kind:      "scrollback",
+		Cols:      s.cols,
+		Rows:      s.rows,
+		RequestID: o.requestID,
+		Seq:       st.seqOf(s.raw, s.display),
+		Source:    "headless",
+		Truncated: false,
+	}
+	if o.recovery {
+		start.Reason = reason
+	}
+	if f.PublishCwd {
+		start.Cwd = s.cwd
+	}
+	if f.SnapshotOwnerFields {
+		alt := false
+		start.AlternateScreen = &alt
+		start.TerminalOwner = "shell"
+	}
+	if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpSnapshotStart, Stream: st.id, Seq: start.Seq}, start); err != nil {
+		return err
+	}
+	for _, p := range chunker.Split(s.data, chunker.MaxFrameBytes) {
+		if err := st.c.writeFrame(wire.Header{Opcode: wire.OpSnapshotChunk, Stream: st.id}, p); err != nil {
+			return err
+		}
+	}
+	if err := st.c.writeFrame(wire.Header{Opcode: wire.OpSnapshotEnd, Stream: st.id}, nil); err != nil {
+		return err
+	}
+	st.c.h.opts.Sink.Observe(observe.SnapshotSent{Terminal: st.term.name, Reason: reason, Bytes: s.data})
+	return st.pump()
+}

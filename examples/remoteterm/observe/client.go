@@ -1,0 +1,75 @@
+package observe
+
+import "encoding/json"
+
+// Subscribed is the host's subscribed event exactly as the client received it.
+type Subscribed json.RawMessage
+
+func (Subscribed) What() string { return "subscribed" }
+
+// MarshalJSON writes the event as received.
+func (s Subscribed) MarshalJSON() ([]byte, error) {
+	if len(s) == 0 {
+		return []byte("null"), nil
+	}
+	return []byte(s), nil
+}
+
+// RenderedSnapshot is a snapshot the client rendered. Screen is the whole rendered buffer
+// after the render.
+type RenderedSnapshot struct {
+	Terminal string          `json:"terminal"`
+	Bytes    []byte          `json:"bytes"`
+	Cols     int             `json:"cols"`
+	Rows     int             `json:"rows"`
+	Start    json.RawMessage `json:"start"`
+	Screen   []byte          `json:"screen"`
+}
+
+func (RenderedSnapshot) What() string { return "rendered-snapshot" }
+
+// RenderedOutput is output the client rendered. Screen is the whole rendered buffer after
+// the render.
+type RenderedOutput struct {
+	Terminal    string `json:"terminal"`
+	Bytes       []byte `json:"bytes"`
+	RawLength   uint64 `json:"rawLength"`
+	Transformed bool   `json:"transformed"`
+	Seq         uint64 `json:"seq"`
+	Screen      []byte `json:"screen"`
+}
+
+func (RenderedOutput) What() string { return "rendered-output" }
+
+// Resync is a resync snapshot the client asked for on its own.
+type Resync struct {
+	Terminal    string `json:"terminal"`
+	Reason      string `json:"reason"`
+	ExpectedSeq uint64 `json:"expectedSeq"`
+	Seq         uint64 `json:"seq"`
+}
+
+func (Resync) What() string { return "resync" }
+
+// TransportClosed is the connection to the host closing under the client.
+type TransportClosed struct {
+	Code   int    `json:"code"`
+	Reason string `json:"reason"`
+}
+
+func (TransportClosed) What() string { return "transport-closed" }
+
+// Connected is the client's connection to the host opening.
+type Connected struct {
+	Path string `json:"path"`
+}
+
+func (Connected) What() string { return "connected" }
+
+// WriteUnavailable is the host telling the client (opcode 17) that the terminal does not
+// accept input.
+type WriteUnavailable struct {
+	Terminal string `json:"terminal"`
+}
+
+func (WriteUnavailable) What() string { return "write-unavailable" }

@@ -1,0 +1,27 @@
+package observe
+
+// PTYOutput is output the terminal's process produced (the initial scrollback, then each
+// emission's display bytes), in order.
+type PTYOutput struct {
+	Terminal string `json:"terminal"`
+	Bytes    []byte `json:"bytes"`
+}
+
+func (PTYOutput) What() string { return "pty-output" }
+
+// Input is input that reached the terminal's process.
+type Input struct {
+	Terminal string `json:"terminal"`
+	Bytes    []byte `json:"bytes"`
+}
+
+func (Input) What() string { return "input" }
+
+// SnapshotSent is a snapshot the host serialized and sent.
+type SnapshotSent struct {
+	Terminal string `json:"terminal"`
+	Reason   string `json:"reason"`
+	Bytes    []byte `json:"bytes"`
+}
+
+func (SnapshotSent) What() string { return "snapshot-sent" }

@@ -1,0 +1,270 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// CloseIncompatibleProtocol is the WebSocket close code (application range) either peer
+// closes with after refusing the other's protocol window.
+const CloseIncompatibleProtocol = 4001
+
+// Role names used in observations and messages.
+const (
+	roleHost   = "host"
+	roleClient = "client"
+)
+
+// daemonConn is one session client of the daemon. Its serve loop is the only reader; writes
+// are serialized by wmu, since serverRequests and progress events are written from the
+// daemon's callers.
+type daemonConn struct {
+	d   *Daemon
+	ws  *websocket.Conn
+	wmu sync.Mutex
+
+	helloed bool // guarded by d.mu: past the handshake, so broadcasts reach it
+}
+
+func (c *daemonConn) serve(ctx context.Context) {
+	for {
+		mt, b, err := c.ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		if mt != websocket.TextMessage {
+			c.refuse(ctx, len(b), "", "", CodeInvalidInput, "binary message on the session channel")
+			continue
+		}
+		f, err := Decode(b)
+		if err != nil {
+			var de *DecodeError
+			errors.As(err, &de)
+			code := CodeInvalidInput
+			if errors.Is(err, ErrUnknownFrame) {
+				code = CodeUnknownFrame
+			}
+			c.refuse(ctx, len(b), de.Type, de.RequestID, code, err.Error())
+			continue
+		}
+		spec, _ := lookupFrame(f.FrameType())
+		if spec.Direction != ClientToHost {
+			c.refuse(ctx, len(b), spec.Type, "", CodeUnknownFrame,
+				fmt.Sprintf("frame type %q is sent by the host, not accepted from a client", spec.Type))
+			continue
+		}
+		if spec.Feature != "" && !c.d.features.Has(spec.Feature) {
+			c.refuse(ctx, len(b), spec.Type, "", CodeUnknownFrame,
+				fmt.Sprintf("unknown frame type %q: feature %s is not composed in this daemon", spec.Type, spec.Feature))
+			continue
+		}
+		c.d.mu.Lock()
+		helloed := c.helloed
+		c.d.mu.Unlock()
+		if h, ok := f.(Hello); ok {
+			if !c.hello(ctx, h, helloed) {
+				return
+			}
+			continue
+		}
+		if !helloed {
+			requestID := ""
+			if r, ok := f.(Request); ok {
+				requestID = r.RequestID
+			}
+			c.fail(ctx, requestID, CodeHelloRequired, fmt.Sprintf("%s before hello", f.FrameType()), nil)
+			continue
+		}
+		switch f := f.(type) {
+		case Request:
+			c.request(ctx, f)
+		case Presence:
+			c.d.obs.Observe(Event{Name: EventPresenceReceived, Data: map[string]any{
+				"focus": f.Focus, "visibility": f.Visibility, "deviceClass": f.DeviceClass, "focusedReview": f.FocusedReview,
+			}})
+		case ServerResponse:
+			c.serverResponse(ctx, f)
+		}
+	}
+}
+
+// hello runs the handshake. It reports false when the connection is over: the client is
+// outside the daemon's window and was refused.
+func (c *daemonConn) hello(ctx context.Context, h Hello, again bool) bool {
+	if again {
+		c.fail(ctx, HelloRequestID, CodeInvalidInput, "hello already received", nil)
+		return true
+	}
+	peer := Window{Version: h.ProtocolVersion, MinCompatible: h.MinCompatibleProtocolVersion}
+	c.d.obs.Observe(Event{Name: EventHelloReceived, Data: map[string]any{
+		"clientId": h.ClientID, "clientType": h.ClientType,
+		"protocolVersion": h.ProtocolVersion, "minCompatibleProtocolVersion": h.MinCompatibleProtocolVersion,
+	}})
+	comp := CheckProtocolCompatibility(c.d.Window(), peer)
+	if !comp.Compatible {
+		outside := roleHost
+		if comp.Outside == Remote {
+			outside = roleClient
+		}
+		reason := comp.Explain(roleHost, roleClient)
+		c.d.obs.Observe(Event{Name: EventRefusedPeer, Data: map[string]any{
+			"by": roleHost, "outside": outside, "reason": reason, "local": comp.Local, "peer": comp.Remote,
+		}})
+		local := c.d.Window()
+		c.fail(ctx, HelloRequestID, CodeIncompatibleProtocol, reason, map[string]any{
+			"protocolVersion": local.Version, "minCompatibleProtocolVersion": local.MinCompatible, "outside": outside,
+		})
+		c.closeWith(CloseIncompatibleProtocol, string(CodeIncompatibleProtocol))
+		c.drain()
+		return false
+	}
+	info := ServerInfo{
+		AppVersion:                   c.d.rel.Version,
+		ProtocolVersion:              c.d.rel.SessionProtocol,
+		MinCompatibleProtocolVersion: c.d.rel.SessionMinCompatible,
+		Features:                     c.d.features,
+		Commands:                     c.d.spoken,
+	}
+	if err := c.write(ctx, info); err != nil {
+		return false
+	}
+	c.d.mu.Lock()
+	c.helloed = true
+	c.d.mu.Unlock()
+	return true
+}
+
+// request validates and runs one command. Every refusal is an rpcError, never silence.
+func (c *daemonConn) request(ctx context.Context, r Request) {
+	c.d.obs.Observe(Event{Name: EventRequestReceived, Data: map[string]any{
+		"requestId": r.RequestID, "command": r.Command, "version": r.Version,
+	}})
+	versions, ok := c.d.spoken[r.Command]
+	if !ok {
+		c.fail(ctx, r.RequestID, CodeUnknownCommand, fmt.Sprintf("unknown command %q", r.Command), nil)
+		return
+	}
+	version := r.Version
+	if version == 0 {
+		if len(versions) != 1 {
+			c.fail(ctx, r.RequestID, CodeInvalidInput,
+				fmt.Sprintf("command %s speaks versions %v: %v", r.Command, sortedVersions(versions), ErrImplicitVersion),
+				map[string]any{"supported": sortedVersions(versions)})
+			return
+		}
+		version = versions[0]
+	}
+	if !slices.Contains(versions, version) {
+		c.fail(ctx, r.RequestID, CodeUnsupportedVersion,
+			fmt.Sprintf("command %s version %d is not spoken here (versions %v)", r.Command, version, sortedVersions(versions)),
+			map[string]any{"supported": sortedVersions(versions)})
+		return
+	}
+	cv, _ := c.d.reg.Lookup(r.Command, version)
+	if err := cv.Input.Check(r.Input); err != nil {
+		c.fail(ctx, r.RequestID, CodeInvalidInput, fmt.Sprintf("%s v%d input: %v", r.Command, version, err), nil)
+		return
+	}
+	out, err := c.d.handle[commandKey{r.Command, version}](ctx, r.Input)
+	if err != nil {
+		c.fail(ctx, r.RequestID, CodeCommandFailed, err.Error(), nil)
+		return
+	}
+	raw, err := json.Marshal(out)
+	if err == nil {
+		err = cv.Output.Check(raw)
+	}
+	if err != nil {
+		c.fail(ctx, r.RequestID, CodeCommandFailed, fmt.Sprintf("%s v%d output: %v", r.Command, version, err), nil)
+		return
+	}
+	_ = c.write(ctx, Response{RequestID: r.RequestID, Output: raw})
+}
+
+func (c *daemonConn) serverResponse(ctx context.Context, r ServerResponse) {
+	c.d.mu.Lock()
+	pending := c.d.pending[r.ServerRequestID]
+	delete(c.d.pending, r.ServerRequestID)
+	c.d.mu.Unlock()
+	if !pending {
+		c.fail(ctx, "", CodeInvalidInput, fmt.Sprintf("serverResponse for unknown or resolved serverRequest %q", r.ServerRequestID),
+			map[string]any{"serverRequestId": r.ServerRequestID})
+		return
+	}
+	c.d.obs.Observe(Event{Name: EventServerResponseReceived, Data: map[string]any{
+		"serverRequestId": r.ServerRequestID, "payload": r.Payload,
+	}})
+	_ = c.d.broadcast(ctx, ServerRequestResolved{ServerRequestID: r.ServerRequestID})
+}
+
+// refuse reports a frame the daemon's decoder refused and answers it with an rpcError.
+func (c *daemonConn) refuse(ctx context.Context, length int, typ Type, requestID string, code Code, reason string) {
+	c.d.obs.Observe(Event{Name: EventRefused, Data: map[string]any{
+		"direction": string(ClientToHost), "type": string(typ), "length": length, "reason": reason, "silent": false,
+	}})
+	c.fail(ctx, requestID, code, reason, nil)
+}
+
+func (c *daemonConn) fail(ctx context.Context, requestID string, code Code, message string, details map[string]any) {
+	f := RPCErrorFrame{RequestID: requestID, Code: code, Message: message}
+	if details != nil {
+		f.Details = mustJSON(details)
+	}
+	_ = c.write(ctx, f)
+}
+
+// write sends one frame within the write timeout (or ctx's deadline when sooner).
+func (c *daemonConn) write(ctx context.Context, f Frame) error {
+	b, err := Encode(f)
+	if err != nil {
+		return err
+	}
+	return writeFrame(ctx, c.ws, &c.wmu, c.d.opts.WriteTimeout, b)
+}
+
+// closeWith starts the closing handshake and bounds the wait for the client's answer.
+func (c *daemonConn) closeWith(code int, reason string) {
+	startClose(c.ws, &c.wmu, code, reason, c.d.opts.CloseTimeout)
+}
+
+// drain reads until the client answers the close (or the close timeout passes).
+func (c *daemonConn) drain() {
+	for {
+		if _, _, err := c.ws.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+// writeFrame writes one text message under mu, with a deadline.
+func writeFrame(ctx context.Context, ws *websocket.Conn, mu *sync.Mutex, timeout time.Duration, b []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if err := ws.SetWriteDeadline(deadline); err != nil {
+		return err
+	}
+	return ws.WriteMessage(websocket.TextMessage, b)
+}
+
+// startClose sends a close frame and makes the reader give up after timeout if the peer
+// never answers it. The net.Conn deadline is safe to set while another goroutine reads.
+func startClose(ws *websocket.Conn, mu *sync.Mutex, code int, reason string, timeout time.Duration) {
+	mu.Lock()
+	_ = ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(timeout))
+	mu.Unlock()
+	_ = ws.UnderlyingConn().SetReadDeadline(time.Now().Add(timeout))
+}

@@ -1,0 +1,50 @@
+// Package harness plans pairings and runs them: it starts each pairing's drivers and wire
+// tap, drives the journey step by step, owns every process's lifetime, and hands the
+// transcript to the checkers.
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/skewtest/skewtest/contract"
+)
+
+// Build is one built version of the subject, as the harness needs it.
+type Build struct {
+	Label    string // "worktree" or a pin's ref
+	Revision string // commit, or "worktree"
+	Dir      string // the build's output directory: drivers run here
+	// Host is the host driver's argv; Clients maps client kind to argv.
+	Host     []string
+	Clients  map[string][]string
+	Contract *contract.Contract
+	// Err is set when the build failed: its pairings are errors, not findings.
+	Err error
+}
+
+// argv resolves a driver command: a first word starting with "./" is relative to Dir.
+func (b *Build) argv(cmd []string) []string {
+	out := append([]string(nil), cmd...)
+	if len(out) > 0 && strings.HasPrefix(out[0], "./") {
+		out[0] = filepath.Join(b.Dir, out[0])
+	}
+	return out
+}
+
+// Kinds lists the client kinds the build has drivers for.
+func (b *Build) Kinds() []string {
+	var out []string
+	for k := range b.Clients {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (b *Build) String() string {
+	if b.Revision == "" || b.Revision == "worktree" || b.Revision == b.Label {
+		return b.Label
+	}
+	return fmt.Sprintf("%s (%.10s)", b.Label, b.Revision)
+}

@@ -1,0 +1,35 @@
+// Package checks turns a pairing's transcript into findings. Every check is a pure function
+// of the transcript, the journey and the two builds' contracts: no processes, no sockets.
+package checks
+
+import (
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// Input is what every check reads.
+type Input struct {
+	Transcript *transcript.Transcript
+	Journey    *journeys.Journey
+	Host       *contract.Contract // the host build's contract
+	Client     *contract.Contract // the client build's contract
+}
+
+// Check is one kind of check.
+type Check func(in *Input) []results.Finding
+
+// All lists the checks in the order their findings are reported.
+func All() []Check {
+	return []Check{DriverErrors, Stall, Incomplete, DecoderRefusal, CapabilityMismatch, SequenceDrift, DataLoss}
+}
+
+// Run runs every check.
+func Run(in *Input) []results.Finding {
+	findings := []results.Finding{}
+	for _, c := range All() {
+		findings = append(findings, c(in)...)
+	}
+	return findings
+}

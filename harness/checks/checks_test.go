@@ -1,0 +1,240 @@
+package checks_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+func kinds(fs []results.Finding) []results.Kind {
+	var out []results.Kind
+	for _, f := range fs {
+		out = append(out, f.Kind)
+	}
+	return out
+}
+
+var _ = Describe("checks", func() {
+	newer := contractJSON("v2", true, false)
+	older := contractJSON("v1", false, false)
+
+	Context("on compatible pairings", func() {
+		It("finds nothing when both builds frame transformed runs as OutputSpan", func() {
+			Expect(checks.Run(input(compatible(true), newer, newer))).To(BeEmpty())
+		})
+		It("finds nothing when neither knows OutputSpan and the run goes as Output", func() {
+			Expect(checks.Run(input(compatible(false), older, older))).To(BeEmpty())
+		})
+		It("expects Output from a host whose contract predates OutputSpan", func() {
+			Expect(checks.Run(input(compatible(false), older, newer))).To(BeEmpty())
+		})
+	})
+
+	Describe("DecoderRefusal", func() {
+		It("reports a frame outside the receiver's contract, naming opcode, direction and step", func() {
+			fs := checks.DecoderRefusal(input(compatible(true), newer, older))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Kind).To(Equal(results.DecoderRefusal))
+			Expect(fs[0].Direction).To(Equal("H>C"))
+			Expect(fs[0].Step).To(Equal("output"))
+			Expect(fs[0].Frame).To(Equal(&results.Frame{Opcode: 15, Name: "OutputSpan"}))
+			Expect(fs[0].Message).To(ContainSubstring("OutputSpan (opcode 15) is not in the contract of desktop client v1"))
+		})
+		It("merges what the receiving driver reported with what the tap saw", func() {
+			b := compatible(true)
+			b.step = "output"
+			b.observe(transcript.Client, "refused", map[string]any{"direction": "H>C", "opcode": 15, "reason": "unknown opcode 15"})
+			fs := checks.DecoderRefusal(input(b, newer, older))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Message).To(ContainSubstring("desktop client v1 refused H>C OutputSpan (opcode 15): unknown opcode 15"))
+		})
+		It("says so when the receiver drops a frame silently", func() {
+			b := compatible(false)
+			b.step = "output"
+			b.observe(transcript.Client, "refused", map[string]any{"direction": "H>C", "opcode": 15, "silent": true})
+			fs := checks.DecoderRefusal(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Message).To(ContainSubstring("silently dropped"))
+		})
+		It("reports a frame without the channel's header", func() {
+			b := compatible(true)
+			b.frame("H>C", []byte{0x74, 1, 1})
+			fs := checks.DecoderRefusal(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Message).To(ContainSubstring("shorter than the 16-byte header"))
+		})
+	})
+
+	Describe("SequenceDrift", func() {
+		It("shows an unexpected frame as a diff at the step it appeared", func() {
+			b := compatible(true)
+			b.frame("C>H", bin(11, 0, `{}`))
+			fs := checks.SequenceDrift(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Step).To(Equal("output"))
+			Expect(fs[0].Detail).To(ContainSubstring("+ C>H SnapshotRequest   (step output)"))
+			Expect(fs[0].Detail).To(ContainSubstring("  H>C OutputSpan"))
+		})
+		It("shows a missing frame", func() {
+			b := compatible(true)
+			b.t.Frames = b.t.Frames[:len(b.t.Frames)-1]
+			fs := checks.SequenceDrift(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Detail).To(ContainSubstring("- H>C OutputSpan"))
+		})
+		It("expects Output where the client's contract lacks OutputSpan, and flags the span", func() {
+			fs := checks.SequenceDrift(input(compatible(true), newer, older))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Detail).To(ContainSubstring("- H>C Output+"))
+			Expect(fs[0].Detail).To(ContainSubstring("+ H>C OutputSpan"))
+		})
+		It("leaves ignored frames out", func() {
+			b := compatible(true)
+			b.frame("C>H", bin(13, 0, `{}`))
+			Expect(checks.SequenceDrift(input(b, newer, newer))).To(BeEmpty())
+		})
+		It("compares a stalled journey's frames as a prefix", func() {
+			b := compatible(true)
+			b.t.Frames = b.t.Frames[:5]
+			b.t.Steps = b.t.Steps[:2]
+			b.t.Steps[1].Done = false
+			b.t.Stall = &transcript.Stall{Step: "input", Barrier: "await host input"}
+			Expect(checks.SequenceDrift(input(b, newer, newer))).To(BeEmpty())
+		})
+	})
+
+	DescribeTable("Match",
+		func(want []string, got []string, prefix, ok bool) {
+			var lines []journeys.FrameLine
+			for _, w := range want {
+				fl := journeys.FrameLine{Dir: w[:3], Name: w[4:]}
+				if q := w[len(w)-1:]; q == "+" || q == "*" || q == "?" {
+					fl.Name, fl.Quant = fl.Name[:len(fl.Name)-1], q
+				}
+				lines = append(lines, fl)
+			}
+			Expect(checks.Match(lines, got, prefix)).To(Equal(ok))
+		},
+		Entry("exact", []string{"C>H A", "H>C B"}, []string{"C>H A", "H>C B"}, false, true),
+		Entry("missing", []string{"C>H A", "H>C B"}, []string{"C>H A"}, false, false),
+		Entry("missing, as prefix", []string{"C>H A", "H>C B"}, []string{"C>H A"}, true, true),
+		Entry("plus takes many", []string{"H>C B+"}, []string{"H>C B", "H>C B"}, false, true),
+		Entry("plus needs one", []string{"H>C B+", "C>H A"}, []string{"C>H A"}, false, false),
+		Entry("star takes none", []string{"H>C B*", "C>H A"}, []string{"C>H A"}, false, true),
+		Entry("optional", []string{"C>H A", "H>C B?"}, []string{"C>H A"}, false, true),
+		Entry("extra", []string{"C>H A"}, []string{"C>H A", "C>H A"}, false, false),
+	)
+
+	Describe("CapabilityMismatch", func() {
+		It("reports a gated frame sent without its capability echoed", func() {
+			b := compatible(true)
+			b.frame("C>H", bin(16, 0, `{"paused":true}`))
+			fs := checks.CapabilityMismatch(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Direction).To(Equal("C>H"))
+			Expect(fs[0].Frame.Name).To(Equal("SetOutputPaused"))
+		})
+		It("accepts it once the host echoed the capability", func() {
+			b := compatible(true)
+			b.observe(transcript.Client, "subscribed", map[string]any{"capabilities": map[string]any{"outputPause": 1}})
+			b.frame("C>H", bin(16, 0, `{"paused":true}`))
+			Expect(checks.CapabilityMismatch(input(b, newer, newer))).To(BeEmpty())
+		})
+		It("treats a multiplex gate as the frame condition too", func() {
+			gated := contractJSON("v3", true, true)
+			fs := checks.CapabilityMismatch(input(compatible(true), gated, gated))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Frame.Name).To(Equal("OutputSpan"))
+			in := input(compatible(true), gated, gated)
+			Expect(checks.Conditions(in)("frame:OutputSpan")).To(BeFalse())
+		})
+	})
+
+	Describe("DataLoss", func() {
+		It("reports input that did not reach the process byte-exact", func() {
+			b := compatible(true)
+			b.t.Observations = filter(b.t.Observations, func(o transcript.Observation) bool { return !(o.Role == transcript.Host && o.What == "input") })
+			b.observe(transcript.Host, "input", map[string]any{"bytes": []byte("h\r")})
+			fs := checks.DataLoss(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Direction).To(Equal("C>H"))
+			Expect(fs[0].Detail).To(ContainSubstring(`typed:   "hi\r"`))
+		})
+		It("reports a screen that lost output", func() {
+			b := compatible(true)
+			b.step = "output"
+			b.observe(transcript.Host, "pty-output", map[string]any{"bytes": []byte("more")})
+			fs := checks.DataLoss(input(b, newer, newer))
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Direction).To(Equal("H>C"))
+			Expect(fs[0].Message).To(ContainSubstring("13 bytes written, 9 on screen"))
+		})
+		It("reports a snapshot that changed on the way", func() {
+			b := compatible(true)
+			b.observe(transcript.Host, "snapshot-sent", map[string]any{"bytes": []byte("A")})
+			b.observe(transcript.Client, "rendered-snapshot", map[string]any{"bytes": []byte("B"), "screen": []byte("init\r\nout")})
+			fs := checks.DataLoss(input(b, newer, newer))
+			Expect(kinds(fs)).To(Equal([]results.Kind{results.DataLoss}))
+			Expect(fs[0].Message).To(ContainSubstring("snapshot 2"))
+		})
+	})
+
+	Describe("Stall and Incomplete", func() {
+		It("names the stalled step, its barrier and the last frames", func() {
+			b := compatible(true)
+			b.t.Steps[2].Done = false
+			b.t.Stall = &transcript.Stall{Step: "output", Barrier: `await client screen text="out"`}
+			in := input(b, newer, newer)
+			fs := checks.Stall(in)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Step).To(Equal("output"))
+			Expect(fs[0].Message).To(ContainSubstring(`await client screen text="out" not reached`))
+			Expect(fs[0].Detail).To(ContainSubstring("H>C OutputSpan (step output)"))
+			inc := checks.Incomplete(in)
+			Expect(inc).To(HaveLen(1))
+			Expect(inc[0].Message).To(Equal("completed 2 of 3 steps; not completed: output"))
+		})
+		It("never passes a journey that did not run every step", func() {
+			b := compatible(true)
+			b.t.Steps = b.t.Steps[:1]
+			Expect(kinds(checks.Run(input(b, newer, newer)))).To(ContainElement(results.IncompleteJourney))
+		})
+	})
+
+	It("reports driver problems", func() {
+		b := compatible(true)
+		b.t.Problems = append(b.t.Problems, transcript.Problem{Role: transcript.Client, Step: "input", Message: "wrote a line that is not a driver protocol message", Detail: "oops"})
+		fs := checks.DriverErrors(input(b, newer, newer))
+		Expect(fs).To(ConsistOf(HaveField("Kind", results.DriverError)))
+		Expect(fs[0].Message).To(HavePrefix("client driver: "))
+	})
+
+	DescribeTable("Conditions",
+		func(host, client string, cond string, match types.GomegaMatcher) {
+			cs := map[string]bool{"newer": true, "older": false}
+			h, c := contractJSON(host, cs[host], false), contractJSON(client, cs[client], false)
+			Expect(checks.Conditions(input(compatible(true), h, c))(cond)).To(match)
+		},
+		Entry("both know the frame", "newer", "newer", "frame:OutputSpan", BeTrue()),
+		Entry("the client does not", "newer", "older", "frame:OutputSpan", BeFalse()),
+		Entry("the host does not", "older", "newer", "frame:OutputSpan", BeFalse()),
+		Entry("kind", "newer", "newer", "kind:desktop", BeTrue()),
+		Entry("other kind", "newer", "newer", "kind:mobile", BeFalse()),
+		Entry("capability not echoed", "newer", "newer", "cap:outputPause", BeFalse()),
+	)
+})
+
+func filter(obs []transcript.Observation, keep func(transcript.Observation) bool) []transcript.Observation {
+	var out []transcript.Observation
+	for _, o := range obs {
+		if keep(o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}

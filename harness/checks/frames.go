@@ -1,0 +1,195 @@
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+)
+
+// Named is a tapped frame read with the receiver's contract.
+type Named struct {
+	transcript.Frame
+	Decoded contract.Decoded
+	// Name is the frame's name in the receiver's contract, else the sender's, else Opcode<n>.
+	Name string
+	// Known says the receiver's contract lists the frame for its client kind.
+	Known bool
+	// Def is the receiver's definition, or the sender's when the receiver has none.
+	Def *contract.Frame
+	// Err is set when the frame does not even carry the channel's framing.
+	Err error
+}
+
+// Label is the frame as the sequence shows it: "H>C SnapshotStart".
+func (n Named) Label() string { return n.Dir + " " + n.Name }
+
+// receiver returns the receiving contract of a frame and the kind it decodes as.
+func (in *Input) receiver(dir string) (*contract.Contract, string) {
+	if dir == "H>C" {
+		return in.Client, in.Transcript.Kind
+	}
+	return in.Host, ""
+}
+
+func (in *Input) sender(dir string) (*contract.Contract, string) {
+	if dir == "H>C" {
+		return in.Host, ""
+	}
+	return in.Client, in.Transcript.Kind
+}
+
+// NameFrames decodes every tapped frame with its receiver's contract.
+func NameFrames(in *Input) []Named {
+	out := make([]Named, 0, len(in.Transcript.Frames))
+	for _, f := range in.Transcript.Frames {
+		out = append(out, in.name(f))
+	}
+	return out
+}
+
+func (in *Input) name(f transcript.Frame) Named {
+	n := Named{Frame: f}
+	recv, kind := in.receiver(f.Dir)
+	send, sendKind := in.sender(f.Dir)
+	ch := channelFor(recv, send, f.Path)
+	if ch == nil {
+		n.Name, n.Err = "Unknown", fmt.Errorf("no channel serves %s in either contract", f.Path)
+		return n
+	}
+	d, err := ch.Decode(f.Binary, f.Data)
+	n.Decoded = d
+	if err != nil {
+		n.Name, n.Err = "Malformed", err
+		return n
+	}
+	lookup := func(c *contract.Contract, k string) *contract.Frame {
+		if c == nil {
+			return nil
+		}
+		rc := c.Channel(f.Path)
+		if rc == nil {
+			return nil
+		}
+		if d.Binary {
+			return rc.Opcode(d.Opcode, k)
+		}
+		return rc.Type(d.Type, k)
+	}
+	if def := lookup(recv, kind); def != nil {
+		n.Name, n.Known, n.Def = def.Name, true, def
+		return n
+	}
+	if def := lookup(send, sendKind); def != nil {
+		n.Name, n.Def = def.Name, def
+		return n
+	}
+	if d.Binary {
+		n.Name = fmt.Sprintf("Opcode%d", d.Opcode)
+	} else {
+		n.Name = d.Type
+	}
+	return n
+}
+
+func channelFor(a, b *contract.Contract, path string) *contract.Channel {
+	for _, c := range []*contract.Contract{a, b} {
+		if c == nil {
+			continue
+		}
+		if ch := c.Channel(path); ch != nil {
+			return ch
+		}
+	}
+	return nil
+}
+
+// Echoed returns the capabilities the host echoed in the client's last subscribed event.
+func Echoed(t *transcript.Transcript) map[string]bool {
+	caps := map[string]bool{}
+	obs := t.Observed(transcript.Client, "subscribed")
+	if len(obs) == 0 {
+		return caps
+	}
+	var ev struct {
+		Capabilities map[string]any `json:"capabilities"`
+	}
+	_ = json.Unmarshal(obs[len(obs)-1].Data, &ev)
+	for k, v := range ev.Capabilities {
+		switch v := v.(type) {
+		case bool:
+			caps[k] = v
+		case float64:
+			caps[k] = v != 0
+		case string:
+			caps[k] = v != ""
+		default:
+			caps[k] = v != nil
+		}
+	}
+	return caps
+}
+
+// path is the WebSocket path the journey's client used first.
+func path(t *transcript.Transcript) string {
+	for _, c := range t.Conns {
+		return c.Path
+	}
+	for _, f := range t.Frames {
+		return f.Path
+	}
+	return ""
+}
+
+// Conditions evaluates a journey condition for this pairing:
+//
+//	kind:K       the client kind is K
+//	cap:NAME     the host echoed capability NAME
+//	frame:NAME   both builds know frame NAME (the client for its kind) and, where the host's
+//	             contract gates it on the journey's path, its capability was echoed
+func Conditions(in *Input) func(string) bool {
+	t := in.Transcript
+	caps := Echoed(t)
+	p := path(t)
+	return func(name string) bool {
+		key, val, _ := strings.Cut(name, ":")
+		switch key {
+		case "kind":
+			return t.Kind == val
+		case "cap":
+			return caps[val]
+		case "frame":
+			if in.Host == nil || in.Client == nil {
+				return false
+			}
+			hc, cc := in.Host.Channel(p), in.Client.Channel(p)
+			if hc == nil || cc == nil {
+				return false
+			}
+			hf, cf := hc.Named(val, ""), cc.Named(val, t.Kind)
+			if hf == nil || cf == nil {
+				return false
+			}
+			if g := hf.Gate(p); g != "" && !caps[g] {
+				return false
+			}
+			return true
+		}
+		return false
+	}
+}
+
+// Expected returns the journey's expected frame sequence for this pairing.
+func Expected(in *Input) []journeys.FrameLine {
+	has := Conditions(in)
+	var out []journeys.FrameLine
+	for _, fl := range in.Journey.Frames {
+		if journeys.Holds(fl.Conds, has) {
+			out = append(out, fl)
+		}
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// run is a stretch of consecutive tapped frames with one label.
+type run struct {
+	label string
+	count int
+	step  string
+}
+
+// Sequence returns the tapped frame labels in order, without the frames the journey ignores.
+func Sequence(in *Input) []Named {
+	ignored := map[string]bool{}
+	for _, fl := range in.Journey.Ignore {
+		ignored[fl.Dir+" "+fl.Name] = true
+	}
+	var out []Named
+	for _, n := range NameFrames(in) {
+		if !ignored[n.Label()] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// SequenceDrift compares the named frame sequence with the journey's expected sequence for
+// this pairing and shows the difference as a diff. When the journey stalled, only the frames
+// seen so far are compared (as a prefix of the expected sequence): the stall is its own
+// finding.
+func SequenceDrift(in *Input) []results.Finding {
+	seq := Sequence(in)
+	want := Expected(in)
+	if len(in.Journey.Frames) == 0 {
+		return nil
+	}
+	labels := make([]string, len(seq))
+	for i, n := range seq {
+		labels[i] = n.Label()
+	}
+	prefix := in.Transcript.Stall != nil || len(in.Transcript.CompletedSteps()) < len(in.Journey.Steps)
+	if Match(want, labels, prefix) {
+		return nil
+	}
+	runs := collapse(seq)
+	diff, first := Diff(want, runs)
+	step := ""
+	if first >= 0 && first < len(runs) {
+		step = runs[first].step
+	}
+	msg := "frame sequence differs from the journey's expected sequence"
+	if step != "" {
+		msg += " from step " + step
+	}
+	return []results.Finding{{Kind: results.SequenceDrift, Step: step, Message: msg, Detail: diff}}
+}
+
+func collapse(seq []Named) []run {
+	var runs []run
+	for _, n := range seq {
+		if k := len(runs) - 1; k >= 0 && runs[k].label == n.Label() {
+			runs[k].count++
+			continue
+		}
+		runs = append(runs, run{label: n.Label(), count: 1, step: n.Step})
+	}
+	return runs
+}
+
+// Match reports whether labels match the expected lines (with ?, * and + quantifiers).
+// With prefix set, labels need only match a prefix of the expected sequence.
+func Match(want []journeys.FrameLine, labels []string, prefix bool) bool {
+	type key struct{ i, j int }
+	memo := map[key]bool{}
+	var m func(i, j int) bool
+	m = func(i, j int) bool {
+		k := key{i, j}
+		if v, ok := memo[k]; ok {
+			return v
+		}
+		var ok bool
+		switch {
+		case i == len(labels):
+			ok = prefix || restOptional(want[j:])
+		case j == len(want):
+			ok = false
+		default:
+			w := want[j]
+			same := labels[i] == w.Dir+" "+w.Name
+			switch w.Quant {
+			case "":
+				ok = same && m(i+1, j+1)
+			case "?":
+				ok = (same && m(i+1, j+1)) || m(i, j+1)
+			case "*":
+				ok = (same && m(i+1, j)) || m(i, j+1)
+			case "+":
+				ok = same && (m(i+1, j) || m(i+1, j+1))
+			}
+		}
+		memo[k] = ok
+		return ok
+	}
+	return m(0, 0)
+}
+
+func restOptional(want []journeys.FrameLine) bool {
+	for _, w := range want {
+		if w.Quant == "" || w.Quant == "+" {
+			return false
+		}
+	}
+	return true
+}
+
+// Diff renders expected lines against tapped runs, LCS-aligned: "  " both, "- " expected but
+// not seen, "+ " seen but not expected. It returns the index of the first run that is not
+// where it was expected (or -1).
+func Diff(want []journeys.FrameLine, runs []run) (string, int) {
+	n, m := len(want), len(runs)
+	fits := func(w journeys.FrameLine, r run) bool {
+		if r.label != w.Dir+" "+w.Name {
+			return false
+		}
+		switch w.Quant {
+		case "", "?":
+			return r.count == 1
+		}
+		return true
+	}
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if fits(want[i], runs[j]) {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var b strings.Builder
+	first := -1
+	show := func(r run) string {
+		if r.count > 1 {
+			return fmt.Sprintf("%s ×%d", r.label, r.count)
+		}
+		return r.label
+	}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && fits(want[i], runs[j]):
+			fmt.Fprintf(&b, "  %s\n", show(runs[j]))
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			fmt.Fprintf(&b, "+ %s   (step %s)\n", show(runs[j]), runs[j].step)
+			if first < 0 {
+				first = j
+			}
+			j++
+		default:
+			if want[i].Quant != "?" && want[i].Quant != "*" {
+				fmt.Fprintf(&b, "- %s\n", want[i].String())
+				if first < 0 {
+					first = min(j, m-1)
+				}
+			}
+			i++
+		}
+	}
+	return strings.TrimRight(b.String(), "\n"), first
+}

@@ -1,0 +1,73 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/skewtest/skewtest/results"
+)
+
+// lastFrames is how many frames a stall finding shows.
+const lastFrames = 6
+
+// Stall reports the barrier a step was waiting on when its time ran out, with the last frames
+// the tap saw.
+func Stall(in *Input) []results.Finding {
+	s := in.Transcript.Stall
+	if s == nil {
+		return nil
+	}
+	named := NameFrames(in)
+	var last []string
+	for _, n := range named[max(0, len(named)-lastFrames):] {
+		last = append(last, fmt.Sprintf("#%d %s (step %s)", n.Index, n.Label(), n.Step))
+	}
+	detail := "last frames seen: none"
+	if len(last) > 0 {
+		detail = "last frames seen:\n  " + strings.Join(last, "\n  ")
+	}
+	return []results.Finding{{
+		Kind:    results.Stall,
+		Step:    s.Step,
+		Message: fmt.Sprintf("step %s stalled: %s not reached within %s", s.Step, s.Barrier, s.Timeout),
+		Detail:  detail,
+	}}
+}
+
+// Incomplete reports a journey that did not complete every step; such a pairing never passes.
+func Incomplete(in *Input) []results.Finding {
+	done := in.Transcript.CompletedSteps()
+	all := in.Journey.StepNames()
+	if len(done) == len(all) {
+		return nil
+	}
+	missing := all[len(done):]
+	if len(done) < len(all) {
+		for i, s := range all {
+			if i >= len(done) || done[i] != s {
+				missing = all[i:]
+				break
+			}
+		}
+	}
+	return []results.Finding{{
+		Kind:    results.IncompleteJourney,
+		Step:    missing[0],
+		Message: fmt.Sprintf("completed %d of %d steps; not completed: %s", len(done), len(all), strings.Join(missing, ", ")),
+	}}
+}
+
+// DriverErrors reports what drivers did wrong: invalid output, crashes, failed or unsupported
+// actions.
+func DriverErrors(in *Input) []results.Finding {
+	var out []results.Finding
+	for _, p := range in.Transcript.Problems {
+		out = append(out, results.Finding{
+			Kind:    results.DriverError,
+			Step:    p.Step,
+			Message: fmt.Sprintf("%s driver: %s", p.Role, p.Message),
+			Detail:  p.Detail,
+		})
+	}
+	return out
+}

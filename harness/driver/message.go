@@ -1,0 +1,91 @@
+package driver
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Message types sent by a driver (see docs/driver-protocol.md), plus
+// TypeInvalid for lines that break the protocol.
+const (
+	TypeHello   = "hello"
+	TypeReady   = "ready"
+	TypeResult  = "result"
+	TypeObserve = "observe"
+	// TypeInvalid marks a stdout line that is not a JSON object with a
+	// string "type". Line holds the raw line and What says what is wrong.
+	TypeInvalid = "invalid"
+)
+
+// Error codes a driver may put in a failed result.
+const (
+	CodeUnsupportedAction = "unsupported-action"
+	CodeBadArgs           = "bad-args"
+	CodeFailed            = "failed"
+)
+
+// Message is one line from a driver, decoded. Unknown fields are ignored.
+type Message struct {
+	Type     string          `json:"type"`
+	ID       int             `json:"id"`
+	OK       bool            `json:"ok"`
+	Data     json.RawMessage `json:"data"`
+	Error    *ActionError    `json:"error"`
+	What     string          `json:"what"`
+	URL      string          `json:"url"`
+	Protocol int             `json:"protocol"`
+	Role     string          `json:"role"`
+	Kind     string          `json:"kind"`
+	Build    json.RawMessage `json:"build"`
+	Actions  []string        `json:"actions"`
+
+	Line string    `json:"-"` // the raw line, without its newline
+	At   time.Time `json:"-"` // when the line was read
+}
+
+// ActionError is the error of a result with ok=false.
+type ActionError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *ActionError) Error() string {
+	if e.Message == "" {
+		return e.Code
+	}
+	return e.Code + ": " + e.Message
+}
+
+// decodeLine decodes one stdout line. It never fails: a line that breaks
+// the protocol becomes a TypeInvalid message.
+func decodeLine(line []byte, at time.Time) Message {
+	raw := string(line)
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return invalid(raw, at, "not a JSON object")
+	}
+	var m Message
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return invalid(raw, at, "malformed message: "+err.Error())
+	}
+	if m.Type == "" {
+		return invalid(raw, at, "message without a type")
+	}
+	if m.Type == TypeInvalid {
+		return invalid(raw, at, `reserved type "invalid"`)
+	}
+	m.Line, m.At = raw, at
+	return m
+}
+
+func invalid(line string, at time.Time, why string) Message {
+	return Message{Type: TypeInvalid, Line: line, What: why, At: at}
+}
+
+// request is one line to the driver.
+type request struct {
+	ID     int    `json:"id"`
+	Action string `json:"action"`
+	Args   any    `json:"args"`
+}

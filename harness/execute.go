@@ -1,0 +1,51 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/skewtest/skewtest/results"
+)
+
+// ExecuteOptions tune a run of a whole plan.
+type ExecuteOptions struct {
+	// ReportDir receives one directory per pairing (transcript and driver logs).
+	ReportDir string
+	// Pairing options shared by every pairing; Dir and Repro are set per pairing.
+	Pairing Options
+	// Repro returns the command that reruns one pairing.
+	Repro func(p Pairing) string
+	// Progress receives one line per pairing as it starts and ends.
+	Progress io.Writer
+}
+
+// Execute runs every pairing of the plan in order and records each in run. It stops early
+// only when ctx ends; the pairings not run are left out of the run.
+func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts ExecuteOptions) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	for i, p := range plan {
+		if ctx.Err() != nil {
+			fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", len(plan)-i, len(plan))
+			return
+		}
+		po := opts.Pairing
+		name := fmt.Sprintf("%03d-%s-%s-%s-%s", i+1, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+		po.Dir = filepath.Join(opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
+		if opts.Repro != nil {
+			po.Repro = opts.Repro(p)
+		}
+		fmt.Fprintf(progress, "[%d/%d] host %s × %s client %s · %s ...\n", i+1, len(plan), p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+		start := time.Now()
+		res := Run(ctx, p, po)
+		rel, _ := filepath.Rel(opts.ReportDir, filepath.Join(po.Dir, res.Transcript))
+		res.Transcript = rel
+		run.Pairings = append(run.Pairings, res)
+		fmt.Fprintf(progress, "[%d/%d] %s in %s\n", i+1, len(plan), res.Status, time.Since(start).Round(time.Millisecond))
+	}
+}

@@ -1,0 +1,244 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/harness/tap"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// DefaultTimeout is a step barrier's default timeout when neither the journey nor the
+// options set one.
+const DefaultTimeout = 10 * time.Second
+
+// DefaultReadyTimeout is how long a driver may take to say hello and ready.
+const DefaultReadyTimeout = 30 * time.Second
+
+// Pairing is one (host build, client build, client kind, journey).
+type Pairing struct {
+	Host    *Build
+	Client  *Build
+	Kind    string
+	Journey *journeys.Journey
+}
+
+// Options tune how pairings run.
+type Options struct {
+	// Dir is where the pairing's transcript and driver logs go.
+	Dir string
+	// Timeout overrides every barrier's timeout (the journey's own, or DefaultTimeout).
+	Timeout time.Duration
+	// ReadyTimeout bounds driver start-up.
+	ReadyTimeout time.Duration
+	// StopGrace is how long a driver gets to stop politely before it is killed.
+	StopGrace time.Duration
+	// Repro is the one-line command that reruns this pairing.
+	Repro string
+}
+
+func (o *Options) validate() error {
+	if o.Dir == "" {
+		return errors.New("harness: Options.Dir is required")
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = DefaultReadyTimeout
+	}
+	return nil
+}
+
+// errAbort stops a journey after a problem that is already recorded.
+var errAbort = errors.New("journey aborted")
+
+// infraError marks a failure before the journey could start: the pairing is an error, not
+// a finding.
+type infraError struct{ err error }
+
+func (e *infraError) Error() string { return e.err.Error() }
+func (e *infraError) Unwrap() error { return e.err }
+
+// Run runs one pairing to completion and returns its result. It never returns with a
+// process of the pairing still alive.
+func Run(ctx context.Context, p Pairing, opts Options) *results.Pairing {
+	start := time.Now()
+	res := &results.Pairing{Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind, Journey: p.Journey.Name,
+		Repro: opts.Repro, CompletedSteps: []string{}, Findings: []results.Finding{}, StepsTotal: len(p.Journey.Steps)}
+	if err := opts.validate(); err != nil {
+		res.Status, res.Error = results.StatusError, err.Error()
+		return res
+	}
+	for _, b := range []*Build{p.Host, p.Client} {
+		if b.Err != nil {
+			res.Status, res.Error = results.StatusError, fmt.Sprintf("build %s failed: %v", b.Label, b.Err)
+			return res
+		}
+	}
+	t := &transcript.Transcript{
+		Host:    transcript.Build{Label: p.Host.Label, Revision: p.Host.Revision},
+		Client:  transcript.Build{Label: p.Client.Label, Revision: p.Client.Revision},
+		Kind:    p.Kind,
+		Journey: p.Journey.Name,
+	}
+	err := run(ctx, p, opts, newRecorder(t))
+	res.Duration = time.Since(start)
+	if werr := writeTranscript(opts.Dir, t); werr != nil && err == nil {
+		err = &infraError{werr}
+	}
+	res.Transcript = "transcript.json"
+	var ie *infraError
+	if errors.As(err, &ie) || ctx.Err() != nil {
+		res.Status = results.StatusError
+		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
+		return res
+	}
+	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract}
+	res.Findings = checks.Run(in)
+	res.CompletedSteps = t.CompletedSteps()
+	for _, s := range t.Steps {
+		res.Steps = append(res.Steps, results.Step{Name: s.Name, Done: s.Done, Duration: s.Ended.Sub(s.Started)})
+	}
+	for _, n := range checks.NameFrames(in) {
+		res.Frames = append(res.Frames, n.Label())
+	}
+	res.Status = results.StatusPass
+	if len(res.Findings) > 0 {
+		res.Status = results.StatusFail
+	}
+	return res
+}
+
+func writeTranscript(dir string, t *transcript.Transcript) error {
+	data, err := json.MarshalIndent(t, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "transcript.json"), data, 0o644)
+}
+
+// run owns the pairing's processes: every one started here is stopped before it returns.
+func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error) {
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return &infraError{err}
+	}
+	// Teardown must finish even when ctx is cancelled (Ctrl-C): it gets its own deadline.
+	stopCtx := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.WithoutCancel(ctx), 4*max(opts.StopGrace, 3*time.Second))
+	}
+	stop := func(role transcript.Role, d *driver.Driver) {
+		sctx, cancel := stopCtx()
+		defer cancel()
+		if serr := d.Stop(sctx); serr != nil {
+			rec.problem(role, serr.Error(), "")
+		}
+	}
+
+	host, hostURL, err := startDriver(ctx, p.Host, transcript.Host, "", p.Host.Host, nil, opts, rec)
+	if err != nil {
+		return err
+	}
+	defer stop(transcript.Host, host)
+
+	proxy, err := tap.Start(ctx, hostURL, rec)
+	if err != nil {
+		return &infraError{fmt.Errorf("start wire tap: %w", err)}
+	}
+	defer proxy.Close()
+
+	argv, ok := p.Client.Clients[p.Kind]
+	if !ok {
+		return &infraError{fmt.Errorf("client %s has no %s driver", p.Client, p.Kind)}
+	}
+	client, _, err := startDriver(ctx, p.Client, transcript.Client, p.Kind, argv,
+		[]string{"SKEWTEST_HOST_URL=" + proxy.URL()}, opts, rec)
+	if err != nil {
+		return err
+	}
+	defer stop(transcript.Client, client)
+
+	j := &journey{p: p, opts: opts, rec: rec, host: host, client: client, proxy: proxy,
+		has: func(string) bool { return false }}
+	j.has = func(name string) bool {
+		var v bool
+		rec.view(func(t *transcript.Transcript) {
+			v = checks.Conditions(&checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract})(name)
+		})
+		return v
+	}
+	for _, s := range p.Journey.Steps {
+		rec.setStep(s.Name)
+		err := j.step(ctx, s)
+		rec.endStep(err == nil)
+		if err != nil {
+			if errors.Is(err, errAbort) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func startDriver(ctx context.Context, b *Build, role transcript.Role, kind string, cmd []string, env []string,
+	opts Options, rec *recorder) (*driver.Driver, string, error) {
+	name := string(role) + " " + b.Label
+	if kind != "" {
+		name = kind + " client " + b.Label
+	}
+	if len(cmd) == 0 {
+		return nil, "", &infraError{fmt.Errorf("%s: no driver command", name)}
+	}
+	logName := string(role)
+	if kind != "" {
+		logName += "-" + kind
+	}
+	spec := driver.Spec{
+		Argv:    b.argv(cmd),
+		Dir:     b.Dir,
+		LogPath: filepath.Join(opts.Dir, unsafeName.ReplaceAllString(logName, "_")+".log"),
+		Name:    name,
+		Env: append([]string{
+			"SKEWTEST_DRIVER_PROTOCOL=1",
+			"SKEWTEST_ROLE=" + string(role),
+			"SKEWTEST_KIND=" + kind,
+			"SKEWTEST_BUILD_LABEL=" + b.Label,
+			"SKEWTEST_BUILD_REVISION=" + b.Revision,
+		}, env...),
+		StopGrace: opts.StopGrace,
+	}
+	d, err := driver.Start(ctx, spec, rec.onMessage(role))
+	if err != nil {
+		return nil, "", &infraError{fmt.Errorf("start %s driver: %w", name, err)}
+	}
+	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
+	defer cancel()
+	ready, err := d.WaitReady(rctx)
+	if err != nil {
+		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer scancel()
+		_ = d.Stop(sctx)
+		return nil, "", &infraError{fmt.Errorf("%s driver never got ready: %w", name, err)}
+	}
+	if h := d.Hello(); h.Protocol != 1 {
+		rec.problem(role, fmt.Sprintf("announced driver protocol %d; this skewtest speaks 1 and drives it as 1", h.Protocol), "")
+	}
+	if role == transcript.Host && !strings.HasPrefix(ready.URL, "ws://") {
+		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer scancel()
+		_ = d.Stop(sctx)
+		return nil, "", &infraError{fmt.Errorf("%s driver reported ready without a ws:// url (got %q)", name, ready.URL)}
+	}
+	return d, ready.URL, nil
+}

@@ -1,0 +1,105 @@
+package harness
+
+import (
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/harness/tap"
+	"github.com/skewtest/skewtest/harness/transcript"
+)
+
+// recorder is the one writer of a pairing's transcript. Drivers and the tap report to it
+// from their goroutines; barriers wait on its change signal.
+type recorder struct {
+	mu      sync.Mutex
+	t       *transcript.Transcript
+	step    string
+	changed chan struct{} // closed and replaced on every change
+}
+
+func newRecorder(t *transcript.Transcript) *recorder {
+	return &recorder{t: t, changed: make(chan struct{})}
+}
+
+// signal wakes every waiter. Callers hold mu.
+func (r *recorder) signal() {
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// view runs f on the transcript under the lock and returns the channel that is closed on
+// the next change, so a waiter can check a condition and sleep without missing an update.
+func (r *recorder) view(f func(t *transcript.Transcript)) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(r.t)
+	return r.changed
+}
+
+func (r *recorder) update(f func(t *transcript.Transcript, step string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f(r.t, r.step)
+	r.signal()
+}
+
+func (r *recorder) setStep(name string) {
+	r.update(func(t *transcript.Transcript, _ string) {
+		r.step = name
+		t.Steps = append(t.Steps, transcript.Step{Name: name, Started: time.Now()})
+	})
+}
+
+func (r *recorder) endStep(done bool) {
+	r.update(func(t *transcript.Transcript, _ string) {
+		s := &t.Steps[len(t.Steps)-1]
+		s.Ended, s.Done = time.Now(), done
+	})
+}
+
+func (r *recorder) problem(role transcript.Role, msg, detail string) {
+	r.update(func(t *transcript.Transcript, step string) {
+		t.Problems = append(t.Problems, transcript.Problem{Role: role, Step: step, Message: msg, Detail: detail})
+	})
+}
+
+// onMessage returns the driver callback for role.
+func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
+	return func(m driver.Message) {
+		r.update(func(t *transcript.Transcript, step string) {
+			switch m.Type {
+			case "observe":
+				data := m.Data
+				if len(data) == 0 {
+					data = json.RawMessage("null")
+				}
+				t.Observations = append(t.Observations, transcript.Observation{Role: role, What: m.What, Data: data, At: m.At, Step: step})
+			case "hello":
+				if t.Hello == nil {
+					t.Hello = map[transcript.Role]transcript.Hello{}
+				}
+				t.Hello[role] = transcript.Hello{Protocol: m.Protocol, Actions: m.Actions}
+			case "invalid":
+				t.Problems = append(t.Problems, transcript.Problem{Role: role, Step: step,
+					Message: "wrote a line that is not a driver protocol message", Detail: m.Line})
+			}
+		})
+	}
+}
+
+// Frame implements tap.Recorder.
+func (r *recorder) Frame(f tap.Frame) {
+	r.update(func(t *transcript.Transcript, step string) {
+		t.Frames = append(t.Frames, transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
+			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step})
+	})
+}
+
+// Conn implements tap.Recorder.
+func (r *recorder) Conn(e tap.ConnEvent) {
+	r.update(func(t *transcript.Transcript, step string) {
+		t.Conns = append(t.Conns, transcript.ConnEvent{Conn: e.Conn, Path: e.Path, Event: e.Event, Detail: e.Detail, At: e.At, Step: step})
+	})
+}

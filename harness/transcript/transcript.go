@@ -1,0 +1,132 @@
+// Package transcript holds everything observed in one pairing: frames both ways as the wire
+// tap saw them, driver observations, actions and their results, steps and their timings.
+// The runner writes it; checkers read it. It is plain data.
+package transcript
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Role of a driver.
+type Role string
+
+const (
+	Host   Role = "host"
+	Client Role = "client"
+)
+
+// Transcript is one pairing's record.
+type Transcript struct {
+	Host         Build          `json:"host"`
+	Client       Build          `json:"client"`
+	Kind         string         `json:"kind"`
+	Journey      string         `json:"journey"`
+	Steps        []Step         `json:"steps"`
+	Frames       []Frame        `json:"frames"`
+	Conns        []ConnEvent    `json:"conns"`
+	Observations []Observation  `json:"observations"`
+	Actions      []Action       `json:"actions"`
+	Problems     []Problem      `json:"problems"`
+	Stall        *Stall         `json:"stall,omitempty"`
+	Hello        map[Role]Hello `json:"hello"`
+}
+
+// Build identifies one side.
+type Build struct {
+	Label    string `json:"label"`
+	Revision string `json:"revision"`
+}
+
+// Hello is what a driver announced.
+type Hello struct {
+	Protocol int      `json:"protocol"`
+	Actions  []string `json:"actions"`
+}
+
+// Step is a journey step as it ran.
+type Step struct {
+	Name    string    `json:"name"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	Done    bool      `json:"done"`
+}
+
+// Frame is one WebSocket message as tapped.
+type Frame struct {
+	Index  int       `json:"index"`
+	Conn   int       `json:"conn"`
+	Path   string    `json:"path"`
+	Dir    string    `json:"dir"` // "C>H" or "H>C"
+	Binary bool      `json:"binary"`
+	Data   []byte    `json:"data"`
+	At     time.Time `json:"at"`
+	Step   string    `json:"step"`
+}
+
+// ConnEvent is a tapped connection opening, closing or being dropped.
+type ConnEvent struct {
+	Conn   int       `json:"conn"`
+	Path   string    `json:"path"`
+	Event  string    `json:"event"`
+	Detail string    `json:"detail,omitempty"`
+	At     time.Time `json:"at"`
+	Step   string    `json:"step"`
+}
+
+// Observation is one driver observation.
+type Observation struct {
+	Role Role            `json:"role"`
+	What string          `json:"what"`
+	Data json.RawMessage `json:"data"`
+	At   time.Time       `json:"at"`
+	Step string          `json:"step"`
+}
+
+// Action is one action sent to a driver and how it ended.
+type Action struct {
+	Role      Role            `json:"role"`
+	Name      string          `json:"name"`
+	Args      json.RawMessage `json:"args"`
+	Step      string          `json:"step"`
+	OK        bool            `json:"ok"`
+	ErrorCode string          `json:"errorCode,omitempty"`
+	Error     string          `json:"error,omitempty"`
+}
+
+// Problem is something a driver did wrong: an invalid line, a crash, an unsupported action.
+type Problem struct {
+	Role    Role   `json:"role"`
+	Step    string `json:"step"`
+	Message string `json:"message"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Stall says which barrier a step was waiting on when its time ran out.
+type Stall struct {
+	Step    string        `json:"step"`
+	Barrier string        `json:"barrier"`
+	Timeout time.Duration `json:"timeoutNs"`
+}
+
+// Observed returns the observations of role and what, in order.
+func (t *Transcript) Observed(role Role, what string) []Observation {
+	var out []Observation
+	for _, o := range t.Observations {
+		if o.Role == role && o.What == what {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// CompletedSteps lists the steps that reached their barrier.
+func (t *Transcript) CompletedSteps() []string {
+	out := []string{}
+	for _, s := range t.Steps {
+		if s.Done {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}

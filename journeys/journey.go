@@ -1,0 +1,130 @@
+// Package journeys parses journey files: a script of steps (actions sent to drivers, barriers
+// to wait for) and a golden section with the expected named frame sequence. It knows nothing
+// of processes or sockets: the harness gives the verbs their meaning.
+//
+// A journey file is a txtar archive (see docs/journeys.md):
+//
+//	# comment lines describe the journey
+//	kind desktop
+//	timeout 10s
+//	-- script --
+//	step subscribe
+//	client subscribe path=/terminal.multiplex terminal=t1 cols=120 rows=40
+//	await client rendered-snapshot
+//	-- frames --
+//	ignore C>H Ack
+//	C>H Subscribe
+//	H>C SnapshotChunk+
+//	[frame:OutputSpan] H>C OutputSpan
+package journeys
+
+import (
+	"fmt"
+	"time"
+)
+
+// Journey is one parsed journey file.
+type Journey struct {
+	Name        string
+	File        string // file name used in errors and reports
+	Description string
+	Kind        string        // client kind the journey drives
+	Timeout     time.Duration // default barrier timeout; 0 means the harness default
+	Steps       []Step
+	Frames      []FrameLine // expected named frame sequence
+	Ignore      []FrameLine // frames left out of the sequence, with the reason in a comment
+}
+
+// Step is a named group of commands; it ends when its last barrier is reached.
+type Step struct {
+	Name     string
+	Line     int
+	Commands []Command
+}
+
+// Command is one script line: a verb and its arguments, under conditions.
+type Command struct {
+	Line  int
+	Conds []Cond
+	Verb  string // first word: client, host, await, tap, expect …
+	Args  []Arg
+}
+
+// Arg is a word of a command: positional (Key "") or key=value.
+type Arg struct {
+	Key   string
+	Value string
+}
+
+// Cond is a condition on the pairing, written [name] or [!name].
+type Cond struct {
+	Not  bool
+	Name string // e.g. "frame:OutputSpan", "cap:outputPause", "kind:mobile"
+}
+
+func (c Cond) String() string {
+	if c.Not {
+		return "[!" + c.Name + "]"
+	}
+	return "[" + c.Name + "]"
+}
+
+// FrameLine is one line of the frames golden: direction, name and a quantifier.
+type FrameLine struct {
+	Line  int
+	Conds []Cond
+	Dir   string // "C>H" or "H>C"
+	Name  string
+	Quant string // "", "?", "*" or "+"
+}
+
+func (f FrameLine) String() string { return f.Dir + " " + f.Name + f.Quant }
+
+// SyntaxError is a problem in a journey file, at a line.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Get returns the value of key=value, and whether it was given.
+func (c Command) Get(key string) (string, bool) {
+	for _, a := range c.Args {
+		if a.Key == key {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// Positional returns the positional words after the verb.
+func (c Command) Positional() []string {
+	var out []string
+	for _, a := range c.Args {
+		if a.Key == "" {
+			out = append(out, a.Value)
+		}
+	}
+	return out
+}
+
+// Holds reports whether every condition holds, given a lookup of condition names.
+func Holds(conds []Cond, has func(name string) bool) bool {
+	for _, c := range conds {
+		if has(c.Name) == c.Not {
+			return false
+		}
+	}
+	return true
+}
+
+// StepNames lists the journey's step names in order.
+func (j *Journey) StepNames() []string {
+	out := make([]string, len(j.Steps))
+	for i, s := range j.Steps {
+		out[i] = s.Name
+	}
+	return out
+}

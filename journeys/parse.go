@@ -1,0 +1,344 @@
+package journeys
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+//go:embed builtin/*.txtar
+var builtin embed.FS
+
+// Builtin returns the built-in journey called name.
+func Builtin(name string) (*Journey, error) {
+	data, err := builtin.ReadFile("builtin/" + name + ".txtar")
+	if err != nil {
+		return nil, fmt.Errorf("no built-in journey %q (have %s)", name, strings.Join(BuiltinNames(), ", "))
+	}
+	return Parse(name+".txtar", data)
+}
+
+// BuiltinNames lists the built-in journeys.
+func BuiltinNames() []string {
+	entries, _ := fs.ReadDir(builtin, "builtin")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".txtar"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Load reads a journey file, or a built-in journey when path names one and no such file
+// exists.
+func Load(path string) (*Journey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) && !strings.ContainsAny(path, "/.") {
+			return Builtin(path)
+		}
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a journey file. file names it in errors.
+func Parse(file string, data []byte) (*Journey, error) {
+	ar := txtar.Parse(data)
+	j := &Journey{Name: strings.TrimSuffix(filepath.Base(file), ".txtar"), File: file}
+	if err := j.parseHeader(ar.Comment); err != nil {
+		return nil, err
+	}
+	// Files start after the header; count lines to report file:line.
+	line := 1 + bytes.Count(ar.Comment, []byte("\n"))
+	seen := map[string]bool{}
+	for _, f := range ar.Files {
+		line++ // the "-- name --" marker
+		if seen[f.Name] {
+			return nil, &SyntaxError{file, line - 1, fmt.Sprintf("section %q appears twice", f.Name)}
+		}
+		seen[f.Name] = true
+		var err error
+		switch f.Name {
+		case "script":
+			err = j.parseScript(f.Data, line)
+		case "frames":
+			err = j.parseFrames(f.Data, line)
+		default:
+			err = &SyntaxError{file, line - 1, fmt.Sprintf("unknown section %q (want script or frames)", f.Name)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		line += bytes.Count(f.Data, []byte("\n"))
+	}
+	if !seen["script"] {
+		return nil, &SyntaxError{file, 1, "no -- script -- section"}
+	}
+	if len(j.Steps) == 0 {
+		return nil, &SyntaxError{file, 1, "the script has no step"}
+	}
+	if j.Kind == "" {
+		return nil, &SyntaxError{file, 1, "no kind line: say which client kind the journey drives (kind desktop)"}
+	}
+	return j, nil
+}
+
+func (j *Journey) errorf(line int, format string, args ...any) error {
+	return &SyntaxError{j.File, line, fmt.Sprintf(format, args...)}
+}
+
+func (j *Journey) parseHeader(data []byte) error {
+	var desc []string
+	for i, text := range lines(data) {
+		n := i + 1
+		t := strings.TrimSpace(text)
+		switch {
+		case t == "":
+		case strings.HasPrefix(t, "#"):
+			desc = append(desc, strings.TrimSpace(strings.TrimPrefix(t, "#")))
+		default:
+			key, val, _ := strings.Cut(t, " ")
+			val = strings.TrimSpace(val)
+			switch key {
+			case "kind":
+				if val == "" {
+					return j.errorf(n, "kind needs a client kind")
+				}
+				j.Kind = val
+			case "timeout":
+				d, err := time.ParseDuration(val)
+				if err != nil || d <= 0 {
+					return j.errorf(n, "timeout %q is not a positive duration such as 10s", val)
+				}
+				j.Timeout = d
+			default:
+				return j.errorf(n, "unknown header line %q (want kind or timeout, or # comments)", key)
+			}
+		}
+	}
+	j.Description = strings.Join(desc, "\n")
+	return nil
+}
+
+func (j *Journey) parseScript(data []byte, first int) error {
+	names := map[string]int{}
+	for i, text := range lines(data) {
+		n := first + i
+		t := strings.TrimSpace(text)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		conds, rest, err := parseConds(t)
+		if err != nil {
+			return j.errorf(n, "%v", err)
+		}
+		words, err := splitWords(rest)
+		if err != nil {
+			return j.errorf(n, "%v", err)
+		}
+		if len(words) == 0 {
+			return j.errorf(n, "a condition needs a command after it")
+		}
+		if words[0] == "step" {
+			if len(conds) > 0 {
+				return j.errorf(n, "a step cannot be conditional; put the condition on its commands")
+			}
+			if len(words) != 2 {
+				return j.errorf(n, "step needs exactly one name")
+			}
+			if prev, ok := names[words[1]]; ok {
+				return j.errorf(n, "step %q already defined at line %d", words[1], prev)
+			}
+			names[words[1]] = n
+			j.Steps = append(j.Steps, Step{Name: words[1], Line: n})
+			continue
+		}
+		if len(j.Steps) == 0 {
+			return j.errorf(n, "command before the first step line")
+		}
+		c := Command{Line: n, Conds: conds, Verb: words[0]}
+		for _, w := range words[1:] {
+			if k, v, ok := strings.Cut(w, "="); ok && k != "" && !strings.ContainsAny(k, `"`) {
+				val, err := evalValue(v)
+				if err != nil {
+					return j.errorf(n, "%s: %v", k, err)
+				}
+				c.Args = append(c.Args, Arg{Key: k, Value: val})
+				continue
+			}
+			val, err := evalValue(w)
+			if err != nil {
+				return j.errorf(n, "%v", err)
+			}
+			c.Args = append(c.Args, Arg{Value: val})
+		}
+		s := &j.Steps[len(j.Steps)-1]
+		s.Commands = append(s.Commands, c)
+	}
+	return nil
+}
+
+func (j *Journey) parseFrames(data []byte, first int) error {
+	for i, text := range lines(data) {
+		n := first + i
+		t := strings.TrimSpace(text)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		conds, rest, err := parseConds(t)
+		if err != nil {
+			return j.errorf(n, "%v", err)
+		}
+		ignore := false
+		if after, ok := strings.CutPrefix(rest, "ignore "); ok {
+			ignore, rest = true, strings.TrimSpace(after)
+		}
+		dir, name, ok := strings.Cut(rest, " ")
+		if !ok || (dir != "C>H" && dir != "H>C") {
+			return j.errorf(n, "frame line %q: want DIRECTION NAME, such as H>C SnapshotStart", rest)
+		}
+		name = strings.TrimSpace(name)
+		fl := FrameLine{Line: n, Conds: conds, Dir: dir}
+		if k := len(name) - 1; k > 0 && strings.ContainsRune("?*+", rune(name[k])) {
+			fl.Quant, name = name[k:], name[:k]
+		}
+		if name == "" || strings.ContainsAny(name, " \t") {
+			return j.errorf(n, "frame name %q must be one word", name)
+		}
+		fl.Name = name
+		if ignore {
+			if fl.Quant != "" || len(conds) > 0 {
+				return j.errorf(n, "ignore takes a plain frame name without quantifier or condition")
+			}
+			j.Ignore = append(j.Ignore, fl)
+			continue
+		}
+		j.Frames = append(j.Frames, fl)
+	}
+	return nil
+}
+
+func lines(data []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+// parseConds strips leading [cond] [!cond] words.
+func parseConds(t string) ([]Cond, string, error) {
+	var conds []Cond
+	for strings.HasPrefix(t, "[") {
+		end := strings.IndexByte(t, ']')
+		if end < 0 {
+			return nil, "", fmt.Errorf("unclosed condition %q", t)
+		}
+		name := strings.TrimSpace(t[1:end])
+		c := Cond{}
+		if strings.HasPrefix(name, "!") {
+			c.Not, name = true, strings.TrimSpace(name[1:])
+		}
+		if name == "" {
+			return nil, "", fmt.Errorf("empty condition []")
+		}
+		c.Name = name
+		conds = append(conds, c)
+		t = strings.TrimSpace(t[end+1:])
+	}
+	return conds, t, nil
+}
+
+// splitWords splits a line on blanks, keeping double-quoted strings (with Go escapes) whole.
+func splitWords(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inQuote, esc, have := false, false, false
+	for _, r := range s {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+		case inQuote && r == '\\':
+			cur.WriteRune(r)
+			esc = true
+		case r == '"':
+			cur.WriteRune(r)
+			inQuote = !inQuote
+			have = true
+		case !inQuote && (r == ' ' || r == '\t'):
+			if have {
+				words = append(words, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteRune(r)
+			have = true
+		}
+	}
+	if inQuote {
+		return nil, fmt.Errorf("unterminated string")
+	}
+	if have {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// evalValue turns a written value into its text. A value is a bare word, or one or more
+// parts joined by +, each a Go-quoted string optionally repeated with *N:
+//
+//	text="HEAD"+"x"*65536+"TAIL\r\n"
+func evalValue(v string) (string, error) {
+	if !strings.HasPrefix(v, `"`) {
+		return v, nil
+	}
+	var out strings.Builder
+	rest := v
+	for rest != "" {
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return "", fmt.Errorf("bad string %s: %v", rest, err)
+		}
+		s, _ := strconv.Unquote(q)
+		rest = rest[len(q):]
+		times := 1
+		if strings.HasPrefix(rest, "*") {
+			end := strings.IndexByte(rest, '+')
+			if end < 0 {
+				end = len(rest)
+			}
+			n, err := strconv.Atoi(rest[1:end])
+			if err != nil || n < 0 || n > 64<<20 {
+				return "", fmt.Errorf("repeat count %q is not a number up to %d", rest[1:end], 64<<20)
+			}
+			times, rest = n, rest[end:]
+		}
+		out.WriteString(strings.Repeat(s, times))
+		if rest == "" {
+			break
+		}
+		if !strings.HasPrefix(rest, "+") {
+			return "", fmt.Errorf("want + or the end after a string, found %q", rest)
+		}
+		rest = rest[1:]
+		if !strings.HasPrefix(rest, `"`) {
+			return "", fmt.Errorf("want a quoted string after +, found %q", rest)
+		}
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,236 @@
+package pins_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/pins"
+)
+
+var _ = Describe("ParseVersion", func() {
+	DescribeTable("stable tags",
+		func(tag string, want pins.Version) {
+			v, err := pins.ParseVersion(tag)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(v).To(Equal(want))
+			Expect(v.String()).To(Equal(tag))
+		},
+		Entry("plain", "v1.4.176", pins.Version{Major: 1, Minor: 4, Patch: 176}),
+		Entry("zeros", "v0.0.0", pins.Version{}),
+	)
+
+	DescribeTable("tags that are not stable say why",
+		func(tag, why string) {
+			_, err := pins.ParseVersion(tag)
+			Expect(err).To(MatchError(ContainSubstring(why)))
+		},
+		Entry("pre-release", "v1.4.191-rc.1", "pre-release"),
+		Entry("build metadata", "v1.4.191+linux", "pre-release or build metadata"),
+		Entry("foreign prefix", "mobile-v9.0.0", `foreign prefix "mobile-"`),
+		Entry("two parts", "v1.4", "not vX.Y.Z"),
+		Entry("one number", "v799", "not vX.Y.Z"),
+		Entry("no v", "1.4.176", "not vX.Y.Z"),
+		Entry("overflow", "v1.4.99999999999999999999", "out of range"),
+	)
+
+	It("compares parts as numbers", func() {
+		a, _ := pins.ParseVersion("v1.4.9")
+		b, _ := pins.ParseVersion("v1.4.10")
+		c, _ := pins.ParseVersion("v1.10.0")
+		Expect(a.Compare(b)).To(Equal(-1))
+		Expect(b.Compare(a)).To(Equal(1))
+		Expect(b.Compare(c)).To(Equal(-1))
+		Expect(a.Compare(a)).To(Equal(0))
+	})
+})
+
+var _ = Describe("Resolve", func() {
+	type selectionCase struct {
+		tags    []string // created in this order, one commit each
+		want    string
+		skipped []string
+	}
+
+	DescribeTable("default rule pins the newest stable tag",
+		func(ctx SpecContext, c selectionCase) {
+			f := newFixture()
+			commits := map[string]plumbing.Hash{}
+			for i, t := range c.tags {
+				commits[t] = f.tag(t, i%2 == 0)
+			}
+			sel, err := pins.Resolve(ctx, f.dir, pins.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sel.Pins).To(Equal([]pins.Pin{{Ref: c.want, Commit: commits[c.want], Reason: "newest stable tag"}}))
+			var skipped []string
+			for _, s := range sel.Skipped {
+				Expect(s.Why).NotTo(BeEmpty())
+				skipped = append(skipped, s.Ref)
+			}
+			Expect(skipped).To(ConsistOf(c.skipped))
+		},
+		Entry("ignores pre-releases, foreign prefixes and non-semver", selectionCase{
+			tags:    []string{"v799", "mobile-v9.0.0", "v1.4.177-rc.3", "v1.4.175", "v1.4.176"},
+			want:    "v1.4.176",
+			skipped: []string{"v799", "mobile-v9.0.0", "v1.4.177-rc.3"},
+		}),
+		Entry("compares numbers, not strings", selectionCase{
+			tags: []string{"v1.4.10", "v1.4.9"}, want: "v1.4.10",
+		}),
+		Entry("major beats minor", selectionCase{
+			tags: []string{"v10.0.0", "v9.99.99"}, want: "v10.0.0",
+		}),
+		Entry("newest is not the latest commit", selectionCase{
+			tags: []string{"v2.0.0", "v1.9.0"}, want: "v2.0.0",
+		}),
+	)
+
+	It("pins the last N stable tags, oldest first", func(ctx SpecContext) {
+		f := newFixture()
+		for _, t := range []string{"v1.0.0", "v1.1.0", "v1.2.0-rc.1", "v1.2.0", "v1.10.0"} {
+			f.tag(t, false)
+		}
+		sel, err := pins.Resolve(ctx, f.dir, pins.Options{LastN: 3})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(refs(sel)).To(Equal([]string{"v1.1.0", "v1.2.0", "v1.10.0"}))
+		Expect(sel.Pins[0].Reason).To(Equal("one of the last 3 stable tags"))
+
+		sel, err = pins.Resolve(ctx, f.dir, pins.Options{LastN: 10})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(refs(sel)).To(HaveLen(4))
+	})
+
+	Describe("explicit refs", func() {
+		var (
+			f                      *fixture
+			annotated, light, head plumbing.Hash
+		)
+		BeforeEach(func() {
+			f = newFixture()
+			annotated = f.tag("v1.0.0", true)
+			light = f.tag("v1.1.0", false)
+			head = f.commit("work in progress")
+			Expect(f.repo.Storer.SetReference(plumbing.NewHashReference("refs/heads/release", light))).To(Succeed())
+		})
+
+		It("resolves tags, branches and commit prefixes, in the order given", func(ctx SpecContext) {
+			sel, err := pins.Resolve(ctx, f.dir, pins.Options{
+				Refs: []string{"v1.1.0", " v1.0.0", "release", head.String()[:8], "v1.1.0"},
+			})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sel.Pins).To(Equal([]pins.Pin{
+				{Ref: "v1.1.0", Commit: light, Reason: "explicit"},
+				{Ref: "v1.0.0", Commit: annotated, Reason: "explicit"},
+				{Ref: "release", Commit: light, Reason: "explicit"},
+				{Ref: head.String()[:8], Commit: head, Reason: "explicit"},
+			}))
+			Expect(sel.Skipped).To(BeEmpty())
+		})
+
+		It("adds the last N stable tags after the explicit ones", func(ctx SpecContext) {
+			sel, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: []string{"release"}, LastN: 2})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(refs(sel)).To(Equal([]string{"release", "v1.0.0", "v1.1.0"}))
+		})
+
+		It("names an unknown ref", func(ctx SpecContext) {
+			_, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: []string{"v1.0.0", "v9.9.9"}})
+			Expect(err).To(MatchError(pins.ErrUnknownRef))
+			Expect(err).To(MatchError(ContainSubstring(`"v9.9.9"`)))
+		})
+	})
+
+	It("says how to fetch tags when there is no stable tag", func(ctx SpecContext) {
+		f := newFixture()
+		f.commit("first")
+		f.tag("v1.0.0-rc.1", true)
+		_, err := pins.Resolve(ctx, f.dir, pins.Options{})
+		Expect(err).To(MatchError(pins.ErrNoStableTag))
+		Expect(err.Error()).To(HavePrefix("no release tag matching vX.Y.Z in " + f.dir))
+		Expect(err.Error()).To(ContainSubstring("v1.0.0-rc.1"))
+		Expect(err.Error()).To(ContainSubstring("git fetch --unshallow --tags"))
+		Expect(err.Error()).To(ContainSubstring("fetch-depth: 0"))
+	})
+
+	It("opens the repository from a subdirectory", func(ctx SpecContext) {
+		f := newFixture()
+		want := f.tag("v1.0.0", false)
+		sub := filepath.Join(f.dir, "a", "b")
+		Expect(os.MkdirAll(sub, 0o755)).To(Succeed())
+		sel, err := pins.Resolve(ctx, sub, pins.Options{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sel.Pins[0].Commit).To(Equal(want))
+	})
+
+	It("refuses a directory outside any repository", func(ctx SpecContext) {
+		_, err := pins.Resolve(ctx, GinkgoT().TempDir(), pins.Options{})
+		Expect(err).To(MatchError(pins.ErrNotRepository))
+	})
+
+	It("refuses a negative N", func() {
+		o := pins.Options{LastN: -1}
+		Expect(o.Validate()).NotTo(Succeed())
+	})
+
+	It("defaults to the newest stable tag", func() {
+		o := pins.Options{}
+		Expect(o.Validate()).To(Succeed())
+		Expect(o.LastN).To(Equal(1))
+		o = pins.Options{Refs: []string{"main"}}
+		Expect(o.Validate()).To(Succeed())
+		Expect(o.LastN).To(Equal(0))
+	})
+})
+
+var _ = Describe("StableTags", func() {
+	It("lists stable tags oldest first and explains the rest", func(ctx SpecContext) {
+		f := newFixture()
+		for i, t := range []string{"v1.4.10", "mobile-v9.0.0", "v1.4.9", "v0.9.0", "v2-beta"} {
+			f.tag(t, i%2 == 1)
+		}
+		tags, skipped, err := pins.StableTags(ctx, f.dir)
+		Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, t := range tags {
+			names = append(names, t.Name)
+			Expect(t.Commit).NotTo(Equal(plumbing.ZeroHash))
+		}
+		Expect(names).To(Equal([]string{"v0.9.0", "v1.4.9", "v1.4.10"}))
+		Expect(skipped).To(Equal([]pins.Skipped{
+			{Ref: "mobile-v9.0.0", Why: `foreign prefix "mobile-": only vX.Y.Z is stable`},
+			{Ref: "v2-beta", Why: "not vX.Y.Z"},
+		}))
+	})
+
+	It("peels annotated tags to their commit", func(ctx SpecContext) {
+		f := newFixture()
+		want := f.tag("v1.0.0", true)
+		ref, err := f.repo.Tag("v1.0.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ref.Hash()).NotTo(Equal(want), "an annotated tag points at a tag object")
+		tags, _, err := pins.StableTags(ctx, f.dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tags[0].Commit).To(Equal(want))
+	})
+
+	It("stops when the context is cancelled", func() {
+		f := newFixture()
+		f.tag("v1.0.0", false)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _, err := pins.StableTags(ctx, f.dir)
+		Expect(err).To(MatchError(context.Canceled))
+	})
+})
+
+func refs(sel pins.Selection) []string {
+	var out []string
+	for _, p := range sel.Pins {
+		out = append(out, p.Ref)
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"strings"
+
+	"github.com/skewtest/skewtest/results"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// JUnit renders run as JUnit XML: one suite per journey, one case per pairing.
+func JUnit(run *results.Run) ([]byte, error) {
+	out := junitSuites{Name: "skewtest"}
+	index := map[string]int{}
+	for _, p := range run.Pairings {
+		i, ok := index[p.Journey]
+		if !ok {
+			i = len(out.Suites)
+			index[p.Journey] = i
+			out.Suites = append(out.Suites, junitSuite{Name: p.Journey})
+		}
+		s := &out.Suites[i]
+		c := junitCase{
+			Name:      fmt.Sprintf("host %s × %s %s", p.Host, p.ClientKind, p.Client),
+			Classname: "skewtest." + p.Journey,
+			Time:      fmt.Sprintf("%.3f", p.Duration.Seconds()),
+			SystemOut: "repro: " + p.Repro,
+		}
+		switch p.Status {
+		case results.StatusFail:
+			c.Failure = &junitMessage{Message: summarize(p), Type: "findings", Text: findingsText(p)}
+			s.Failures++
+		case results.StatusError:
+			c.Error = &junitMessage{Message: p.Error, Type: "error", Text: p.Error}
+			s.Errors++
+		}
+		s.Tests++
+		s.Cases = append(s.Cases, c)
+	}
+	for i := range out.Suites {
+		s := &out.Suites[i]
+		var total float64
+		for _, c := range s.Cases {
+			var t float64
+			fmt.Sscanf(c.Time, "%f", &t)
+			total += t
+		}
+		s.Time = fmt.Sprintf("%.3f", total)
+		out.Tests += s.Tests
+		out.Failures += s.Failures
+		out.Errors += s.Errors
+	}
+	data, err := xml.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(data, '\n')...), nil
+}
+
+// summarize is a pairing's findings in one line: "decoder-refusal, data-loss".
+func summarize(p *results.Pairing) string {
+	var kinds []string
+	seen := map[results.Kind]bool{}
+	for _, f := range p.Findings {
+		if !seen[f.Kind] {
+			seen[f.Kind] = true
+			kinds = append(kinds, string(f.Kind))
+		}
+	}
+	return strings.Join(kinds, ", ")
+}
+
+func findingsText(p *results.Pairing) string {
+	var b strings.Builder
+	for _, f := range p.Findings {
+		fmt.Fprintf(&b, "%s", FindingLine(f))
+		if f.Detail != "" {
+			fmt.Fprintf(&b, "\n%s", indent(f.Detail, "    "))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "repro: %s\n", p.Repro)
+	return b.String()
+}
+
+// FindingLine is a finding in one line: "[decoder-refusal] step transformed-output H>C: …".
+func FindingLine(f results.Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s]", f.Kind)
+	if f.Step != "" {
+		fmt.Fprintf(&b, " step %s", f.Step)
+	}
+	if f.Direction != "" {
+		fmt.Fprintf(&b, " %s", f.Direction)
+	}
+	fmt.Fprintf(&b, ": %s", f.Message)
+	return b.String()
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}

@@ -1,0 +1,127 @@
+// Package results is skewtest's plain data model of a run: builds, pairings, steps and
+// findings. The harness fills it, reports render it, and results.json is its serialization.
+// It imports nothing of skewtest, so every other package can share it.
+package results
+
+import "time"
+
+// SchemaVersion is the version of results.json. Fields are only ever added.
+const SchemaVersion = 1
+
+// Status of a pairing.
+type Status string
+
+const (
+	StatusPass            Status = "pass"
+	StatusFail            Status = "fail"
+	StatusError           Status = "error"
+	StatusExpectedRefusal Status = "expected-refusal"
+)
+
+// Kind of finding (DESIGN §5).
+type Kind string
+
+const (
+	DecoderRefusal        Kind = "decoder-refusal"
+	SequenceDrift         Kind = "sequence-drift"
+	CapabilityMismatch    Kind = "capability-mismatch"
+	PublishedFieldRemoved Kind = "published-field-removed"
+	DataLoss              Kind = "data-loss"
+	Stall                 Kind = "stall"
+	IncompleteJourney     Kind = "incomplete-journey"
+	WindowViolation       Kind = "window-violation"
+	DriverError           Kind = "driver-error"
+)
+
+// Run is one invocation of skewtest run or repro.
+type Run struct {
+	SchemaVersion int        `json:"schemaVersion"`
+	Tool          string     `json:"tool"`
+	Seed          int64      `json:"seed"`
+	Repo          string     `json:"repo"`
+	Started       time.Time  `json:"started"`
+	Finished      time.Time  `json:"finished"`
+	Builds        []Build    `json:"builds"`
+	Pairings      []*Pairing `json:"pairings"`
+}
+
+// Build is one version of the subject that took part.
+type Build struct {
+	Label    string `json:"label"`
+	Revision string `json:"revision"`
+	Status   string `json:"status"` // ok | cached | error
+	Reason   string `json:"reason,omitempty"`
+	Dir      string `json:"dir,omitempty"`
+	Log      string `json:"log,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Pairing is one (host build, client build, client kind, journey) and what became of it.
+type Pairing struct {
+	Host           string        `json:"host"`
+	Client         string        `json:"client"`
+	ClientKind     string        `json:"clientKind"`
+	Journey        string        `json:"journey"`
+	Status         Status        `json:"status"`
+	CompletedSteps []string      `json:"completedSteps"`
+	StepsTotal     int           `json:"stepsTotal"`
+	Steps          []Step        `json:"steps,omitempty"`
+	Findings       []Finding     `json:"findings"`
+	Error          string        `json:"error,omitempty"`
+	Repro          string        `json:"repro"`
+	Duration       time.Duration `json:"durationNs"`
+	Transcript     string        `json:"transcript,omitempty"` // path, relative to the report dir
+	Frames         []string      `json:"frames,omitempty"`     // named frame sequence as tapped
+}
+
+// Step is one journey step as it ran.
+type Step struct {
+	Name     string        `json:"name"`
+	Done     bool          `json:"done"`
+	Duration time.Duration `json:"durationNs"`
+}
+
+// Frame names a frame: its opcode (binary frames) or type (JSON frames), and its name.
+type Frame struct {
+	Opcode int    `json:"opcode,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Name   string `json:"name"`
+}
+
+// Finding is one incompatibility found in a transcript.
+type Finding struct {
+	Kind      Kind   `json:"kind"`
+	Step      string `json:"step,omitempty"`
+	Direction string `json:"direction,omitempty"`
+	Frame     *Frame `json:"frame,omitempty"`
+	Message   string `json:"message"`
+	Detail    string `json:"detail,omitempty"` // multi-line evidence: a diff, the last frames seen
+}
+
+// Label is the pairing's human name: "host v1.4.190 × desktop v1.4.120 · terminal".
+func (p *Pairing) Label() string {
+	return "host " + p.Host + " × " + p.ClientKind + " " + p.Client + " · " + p.Journey
+}
+
+// Counts tallies pairings by status.
+func (r *Run) Counts() map[Status]int {
+	c := map[Status]int{}
+	for _, p := range r.Pairings {
+		c[p.Status]++
+	}
+	return c
+}
+
+// ExitCode maps a finished run to skewtest's exit code: 3 when any pairing could not be
+// tested (an infrastructure error outranks findings: the matrix is incomplete), else 1 when
+// any pairing failed, else 0.
+func (r *Run) ExitCode() int {
+	c := r.Counts()
+	switch {
+	case c[StatusError] > 0:
+		return 3
+	case c[StatusFail] > 0:
+		return 1
+	}
+	return 0
+}
