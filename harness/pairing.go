@@ -138,9 +138,22 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	stop := func(role transcript.Role, d *driver.Driver) {
 		sctx, cancel := stopCtx()
 		defer cancel()
-		if serr := d.Stop(sctx); serr != nil {
-			rec.problem(role, serr.Error(), "")
+		serr := d.Stop(sctx)
+		if serr == nil {
+			return
 		}
+		// A crash during the journey is already a problem of its step; report only what
+		// stopping itself found (a driver that ignored stop, or died unnoticed).
+		reported := false
+		rec.view(func(t *transcript.Transcript) {
+			for _, p := range t.Problems {
+				reported = reported || p.Role == role
+			}
+		})
+		if errors.Is(serr, driver.ErrExited) && reported {
+			return
+		}
+		rec.problem(role, serr.Error(), "")
 	}
 
 	host, hostURL, err := startDriver(ctx, p.Host, transcript.Host, "", p.Host.Host, nil, opts, rec)

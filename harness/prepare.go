@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/contract"
@@ -15,7 +14,7 @@ import (
 // FromArtifact turns a built artifact into a harness build, reading its contract.
 func FromArtifact(a *builds.Artifact) (*Build, error) {
 	b := &Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients}
-	c, err := contract.Load(filepath.Join(a.SrcDir, a.Config.Contract))
+	c, err := contract.Load(a.ContractPath())
 	if err != nil {
 		return nil, fmt.Errorf("%s: contract: %w", a.Label, err)
 	}
@@ -23,40 +22,39 @@ func FromArtifact(a *builds.Artifact) (*Build, error) {
 	return b, nil
 }
 
-// BuildAll builds every source of the subject in repo. A source that fails to build is
-// recorded (status error, with its log) and returned as a Build with Err set, so its
+// BuildAll builds every source of the subject in repo, in parallel. A source that fails to
+// build is recorded (status error, with its log) and returned as a Build with Err set, so its
 // pairings become errors while every other pairing still runs. A configuration error
 // (a bad skewtest.yaml or contract) is returned as the error: nothing can run.
 func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, progress io.Writer) ([]*Build, []results.Build, error) {
 	var out []*Build
 	var recs []results.Build
-	for _, s := range srcs {
-		fmt.Fprintf(progress, "build %s ...\n", s)
-		a, err := b.Build(ctx, repo, s)
-		rec := results.Build{Label: s.Label, Revision: revision(s)}
+	for _, r := range b.BuildAll(ctx, repo, srcs) {
+		rec := results.Build{Label: r.Source.Label, Revision: revision(r.Source)}
 		var ce *builds.ConfigError
 		var be *builds.BuildError
 		switch {
-		case errors.As(err, &ce):
-			return nil, nil, err
-		case errors.As(err, &be):
+		case errors.As(r.Err, &ce):
+			return nil, nil, r.Err
+		case errors.As(r.Err, &be):
 			rec.Status, rec.Log, rec.Error = "error", be.LogPath, be.Error()
-			fmt.Fprintf(progress, "build %s: FAILED (log %s)\n%s\n", s.Label, be.LogPath, be.Tail)
-			out = append(out, &Build{Label: s.Label, Revision: rec.Revision, Err: be})
+			fmt.Fprintf(progress, "%v\n%s\n", be, be.Tail)
+			out = append(out, &Build{Label: r.Source.Label, Revision: rec.Revision, Err: be})
 			recs = append(recs, rec)
 			continue
-		case err != nil:
-			return nil, nil, fmt.Errorf("build %s: %w", s, err)
+		case r.Err != nil:
+			return nil, nil, r.Err
 		}
+		a := r.Artifact
 		hb, err := FromArtifact(a)
 		if err != nil {
 			return nil, nil, err
 		}
-		rec.Status, rec.Dir, rec.Log = "built", a.Dir, a.LogPath
+		rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
 		if a.Cached {
 			rec.Status = "cached"
 		}
-		fmt.Fprintf(progress, "build %s: %s\n", s.Label, rec.Status)
+		fmt.Fprintf(progress, "build %s: %s\n", a.Label, rec.Status)
 		out = append(out, hb)
 		recs = append(recs, rec)
 	}

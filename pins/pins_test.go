@@ -156,6 +156,15 @@ var _ = Describe("Resolve", func() {
 		Expect(err.Error()).To(ContainSubstring("fetch-depth: 0"))
 	})
 
+	It("says when the checkout is shallow", func(ctx SpecContext) {
+		f := newFixture()
+		h := f.commit("only")
+		Expect(os.WriteFile(filepath.Join(f.dir, ".git", "shallow"), []byte(h.String()+"\n"), 0o644)).To(Succeed())
+		_, err := pins.Resolve(ctx, f.dir, pins.Options{})
+		Expect(err).To(MatchError(pins.ErrNoStableTag))
+		Expect(err.Error()).To(ContainSubstring("(this checkout is a shallow clone)"))
+	})
+
 	It("opens the repository from a subdirectory", func(ctx SpecContext) {
 		f := newFixture()
 		want := f.tag("v1.0.0", false)

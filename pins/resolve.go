@@ -97,8 +97,12 @@ func Resolve(ctx context.Context, repoDir string, opts Options) (Selection, erro
 	}
 	sel.Skipped = skipped
 	if len(tags) == 0 {
-		return Selection{}, fmt.Errorf("%w in %s%s; %s",
-			ErrNoStableTag, repoDir, describeSkipped(skipped), fetchTagsHint)
+		shallow := ""
+		if hs, err := repo.Storer.Shallow(); err == nil && len(hs) > 0 {
+			shallow = " (this checkout is a shallow clone)"
+		}
+		return Selection{}, fmt.Errorf("%w in %s%s%s; %s",
+			ErrNoStableTag, repoDir, shallow, describeSkipped(skipped), fetchTagsHint)
 	}
 	reason := "newest stable tag"
 	if opts.LastN > 1 {

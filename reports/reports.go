@@ -4,6 +4,7 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -24,11 +25,15 @@ func Write(dir string, run *results.Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(run, "", "  ")
-	if err != nil {
+	// Frame labels read "H>C …": keep them readable rather than HTML-escaped.
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(run); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultsFile), append(data, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ResultsFile), data.Bytes(), 0o644); err != nil {
 		return err
 	}
 	junit, err := JUnit(run)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/skewtest/skewtest/builds"
@@ -29,7 +28,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, p := range sel.Pins {
 		srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 	}
-	b := &builds.Builder{CacheDir: o.CacheDir, Toolchain: toolchain(ctx), Log: stderr}
+	b := &builds.Builder{CacheDir: o.CacheDir, Log: stderr}
 	_, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, stdout)
 	if err != nil {
 		return err

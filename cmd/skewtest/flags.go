@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/skewtest/skewtest/builds"
 )
 
 // common are the flags every command that runs pairings takes.
@@ -38,11 +38,11 @@ func (c *common) check() error {
 		c.Seed = rand.Int64N(1<<53-1) + 1
 	}
 	if c.CacheDir == "" {
-		dir, err := os.UserCacheDir()
+		dir, err := builds.DefaultCacheDir()
 		if err != nil {
-			dir = os.TempDir()
+			return usagef("no user cache directory (%v): give --cache-dir", err)
 		}
-		c.CacheDir = filepath.Join(dir, "skewtest")
+		c.CacheDir = dir
 	}
 	if c.Timeout < 0 {
 		return usagef("--timeout must be positive")

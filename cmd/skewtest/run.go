@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -67,15 +66,6 @@ func loadJourneys(names []string) ([]*journeys.Journey, error) {
 	return out, nil
 }
 
-// toolchain names the Go toolchain builds run with, for the build cache key.
-func toolchain(ctx context.Context) string {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION").Output()
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // execute resolves pins, builds, plans, runs every pairing and writes the reports.
 func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error {
 	js, err := loadJourneys(o.Journeys)
@@ -117,7 +107,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 		}
 	}
-	b := &builds.Builder{CacheDir: o.CacheDir, Toolchain: toolchain(ctx), Log: progress}
+	b := &builds.Builder{CacheDir: o.CacheDir, Log: progress}
 	built, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, progress)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ type run struct {
 	label string
 	count int
 	step  string
+	index int // the first frame's index in the transcript
 }
 
 // Sequence returns the tapped frame labels in order, without the frames the journey ignores.
@@ -31,34 +32,53 @@ func Sequence(in *Input) []Named {
 }
 
 // SequenceDrift compares the named frame sequence with the journey's expected sequence for
-// this pairing and shows the difference as a diff. When the journey stalled, only the frames
-// seen so far are compared (as a prefix of the expected sequence): the stall is its own
-// finding.
+// this pairing and shows the difference as a diff. Each direction is compared on its own:
+// a WebSocket orders the frames of one direction, but how the two directions interleave is
+// a race between two processes that a tap cannot order. When the journey stalled, only the
+// frames seen so far are compared (as a prefix of the expected sequence): the stall is its
+// own finding.
 func SequenceDrift(in *Input) []results.Finding {
-	seq := Sequence(in)
-	want := Expected(in)
 	if len(in.Journey.Frames) == 0 {
 		return nil
 	}
-	labels := make([]string, len(seq))
-	for i, n := range seq {
-		labels[i] = n.Label()
-	}
+	seq := Sequence(in)
+	want := Expected(in)
 	prefix := in.Transcript.Stall != nil || len(in.Transcript.CompletedSteps()) < len(in.Journey.Steps)
-	if Match(want, labels, prefix) {
-		return nil
+	var details []string
+	firstIndex, step := -1, ""
+	for _, dir := range []string{"C>H", "H>C"} {
+		var w []journeys.FrameLine
+		for _, fl := range want {
+			if fl.Dir == dir {
+				w = append(w, fl)
+			}
+		}
+		var got []Named
+		var labels []string
+		for _, n := range seq {
+			if n.Dir == dir {
+				got = append(got, n)
+				labels = append(labels, n.Label())
+			}
+		}
+		if Match(w, labels, prefix) {
+			continue
+		}
+		runs := collapse(got)
+		diff, first := Diff(w, runs)
+		details = append(details, dir+" frames:\n"+diff)
+		if first >= 0 && first < len(runs) && (firstIndex < 0 || runs[first].index < firstIndex) {
+			firstIndex, step = runs[first].index, runs[first].step
+		}
 	}
-	runs := collapse(seq)
-	diff, first := Diff(want, runs)
-	step := ""
-	if first >= 0 && first < len(runs) {
-		step = runs[first].step
+	if len(details) == 0 {
+		return nil
 	}
 	msg := "frame sequence differs from the journey's expected sequence"
 	if step != "" {
 		msg += " from step " + step
 	}
-	return []results.Finding{{Kind: results.SequenceDrift, Step: step, Message: msg, Detail: diff}}
+	return []results.Finding{{Kind: results.SequenceDrift, Step: step, Message: msg, Detail: strings.Join(details, "\n")}}
 }
 
 func collapse(seq []Named) []run {
@@ -68,7 +88,7 @@ func collapse(seq []Named) []run {
 			runs[k].count++
 			continue
 		}
-		runs = append(runs, run{label: n.Label(), count: 1, step: n.Step})
+		runs = append(runs, run{label: n.Label(), count: 1, step: n.Step, index: n.Index})
 	}
 	return runs
 }

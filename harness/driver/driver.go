@@ -162,9 +162,9 @@ func (d *Driver) Hello() Message {
 // WaitReady waits for hello and then ready, and returns the ready message.
 // It fails if the first line is not hello (ErrNotHello), if the process
 // exits first (an *ExitError with the tail of its log), or when ctx is
-// done; without an earlier deadline it waits spec.ReadyTimeout.
+// done; if ctx has no deadline it waits at most spec.ReadyTimeout.
 func (d *Driver) WaitReady(ctx context.Context) (Message, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.spec.ReadyTimeout)
+	ctx, cancel := withDefaultTimeout(ctx, d.spec.ReadyTimeout)
 	defer cancel()
 	select {
 	case <-d.readyCh:
@@ -179,10 +179,10 @@ func (d *Driver) WaitReady(ctx context.Context) (Message, error) {
 // Do sends an action and waits for its result. A result with ok=false is
 // returned together with its *ActionError. Do fails if the process exits
 // before the result (the error wraps an *ExitError) or when ctx is done;
-// without an earlier deadline it waits spec.ActionTimeout. A nil args is
-// sent as {}.
+// if ctx has no deadline it waits at most spec.ActionTimeout. A nil args
+// is sent as {}.
 func (d *Driver) Do(ctx context.Context, action string, args any) (Message, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.spec.ActionTimeout)
+	ctx, cancel := withDefaultTimeout(ctx, d.spec.ActionTimeout)
 	defer cancel()
 	id, ch, err := d.send(ctx, action, args, true)
 	if err != nil {
@@ -450,6 +450,14 @@ func signalGroup(pgid int, sig syscall.Signal) error {
 		return os.ErrProcessDone
 	}
 	return err
+}
+
+// withDefaultTimeout bounds ctx by d unless it has a deadline already.
+func withDefaultTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, d)
 }
 
 func isClosed(c <-chan struct{}) bool {

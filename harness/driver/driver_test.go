@@ -199,6 +199,17 @@ var _ = Describe("Driver", func() {
 		}, NodeTimeout(10*time.Second))
 	})
 
+	It("applies the default timeouts when the context has no deadline", func(ctx SpecContext) {
+		s := spec("never-ready.sh")
+		s.ReadyTimeout, s.ActionTimeout = 200*time.Millisecond, 200*time.Millisecond
+		d := start(ctx, s, msgs)
+		_, err := d.WaitReady(context.WithoutCancel(ctx))
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		_, err = d.Do(context.WithoutCancel(ctx), "echo", nil) // read, never answered
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Expect(err).To(MatchError(ContainSubstring(`action "echo" (id 1): no result`)))
+	}, NodeTimeout(10*time.Second))
+
 	type stopCase struct {
 		script   string
 		wantErr  error  // nil: a polite exit

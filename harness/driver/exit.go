@@ -16,7 +16,7 @@ var (
 	ErrNotHello = errors.New("first message is not hello")
 	// ErrStopIgnored is wrapped by Stop's error when the driver did not exit
 	// after "stop" and the close of its stdin, and had to be signalled.
-	ErrStopIgnored = errors.New("driver ignored stop")
+	ErrStopIgnored = errors.New("ignored stop")
 )
 
 // ExitError reports that a driver process exited. Err is what

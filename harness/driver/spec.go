@@ -35,11 +35,11 @@ type Spec struct {
 	// also the cmd.WaitDelay after the Start context is done.
 	// Default DefaultStopGrace.
 	StopGrace time.Duration
-	// ReadyTimeout bounds WaitReady when its context has no earlier
-	// deadline. Default DefaultReadyTimeout.
+	// ReadyTimeout bounds WaitReady when its context has no deadline.
+	// Default DefaultReadyTimeout.
 	ReadyTimeout time.Duration
-	// ActionTimeout bounds Do when its context has no earlier deadline.
-	// Default DefaultActionTimeout.
+	// ActionTimeout bounds Do, and the write of Send, when the context has
+	// no deadline. Default DefaultActionTimeout.
 	ActionTimeout time.Duration
 }
 

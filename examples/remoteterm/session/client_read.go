@@ -197,7 +197,7 @@ func (c *Client) onRoundProgress(f RoundProgress) {
 	merged := l.Add(f.Seq, f.Event)
 	st := l.State()
 	c.mu.Unlock()
-	data := map[string]any{"reviewId": f.ReviewID, "event": f.Event, "state": st, "merged": merged}
+	data := map[string]any{"reviewId": f.ReviewID, "progress": f.Event, "state": st, "merged": merged}
 	if f.Seq != nil {
 		data["seq"] = *f.Seq
 	}

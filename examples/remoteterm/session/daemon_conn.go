@@ -132,13 +132,18 @@ func (c *daemonConn) hello(ctx context.Context, h Hello, again bool) bool {
 		Features:                     c.d.features,
 		Commands:                     c.d.spoken,
 	}
-	if err := c.write(ctx, info); err != nil {
+	b, err := Encode(info)
+	if err != nil {
 		return false
 	}
+	// Join the broadcasts and write serverInfo as one step under the write lock: a client
+	// that has serverInfo may rely on every later broadcast, and no broadcast may precede it.
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	c.d.mu.Lock()
 	c.helloed = true
 	c.d.mu.Unlock()
-	return true
+	return writeLocked(ctx, c.ws, c.d.opts.WriteTimeout, b) == nil
 }
 
 // request validates and runs one command. Every refusal is an rpcError, never silence.
@@ -245,6 +250,13 @@ func (c *daemonConn) drain() {
 
 // writeFrame writes one text message under mu, with a deadline.
 func writeFrame(ctx context.Context, ws *websocket.Conn, mu *sync.Mutex, timeout time.Duration, b []byte) error {
+	mu.Lock()
+	defer mu.Unlock()
+	return writeLocked(ctx, ws, timeout, b)
+}
+
+// writeLocked is writeFrame for a caller that holds the write lock.
+func writeLocked(ctx context.Context, ws *websocket.Conn, timeout time.Duration, b []byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -252,8 +264,6 @@ func writeFrame(ctx context.Context, ws *websocket.Conn, mu *sync.Mutex, timeout
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	if err := ws.SetWriteDeadline(deadline); err != nil {
 		return err
 	}

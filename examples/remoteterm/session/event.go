@@ -10,7 +10,7 @@ const (
 	EventServerRequest         = "server-request"          // serverRequestId, kind, payload
 	EventServerResponseSent    = "server-response-sent"    // serverRequestId, payload
 	EventServerRequestResolved = "server-request-resolved" // serverRequestId
-	EventRoundProgress         = "round-progress"          // reviewId, seq?, event, state (merged)
+	EventRoundProgress         = "round-progress"          // reviewId, seq?, progress (the event), merged (false: a duplicate seq), state
 	EventPresenceSent          = "presence-sent"           // focus, visibility, deviceClass, gated
 	EventPresenceSkipped       = "presence-skipped"        // reason: the daemon did not advertise attention
 	EventTransportClosed       = "transport-closed"        // code, reason

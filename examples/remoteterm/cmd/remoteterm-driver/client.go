@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/skewtest/skewtest/examples/remoteterm/desktop"
+	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
+	"github.com/skewtest/skewtest/examples/remoteterm/host"
+	"github.com/skewtest/skewtest/examples/remoteterm/mobile"
+)
+
+// terminalClient is what the desktop and mobile clients have in common.
+type terminalClient interface {
+	Subscribe(ctx context.Context, path, terminal string, cols, rows int) error
+	Input(ctx context.Context, terminal string, data []byte) error
+	RequestSnapshot(ctx context.Context, terminal string, scrollbackRows int) error
+	Resize(ctx context.Context, terminal string, cols, rows int) error
+	Unsubscribe(ctx context.Context, terminal string) error
+	Resubscribe(ctx context.Context, terminal string) error
+	Close() error
+}
+
+// clientDriver runs a terminal client role.
+type clientDriver struct {
+	d *driver
+	c terminalClient
+}
+
+func (cd *clientDriver) start(context.Context) (string, error) { return "", nil }
+
+func (cd *clientDriver) close() { _ = cd.c.Close() }
+
+func newDesktopDriver(d *driver, reg *driverproto.Registry) *clientDriver {
+	c := desktop.New(desktop.Options{Features: d.features, BaseURL: d.hostURL, Sink: d.out, Logf: d.logf})
+	cd := &clientDriver{d: d, c: c}
+	cd.register(reg)
+	reg.Register("pause", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		args, err := driverproto.Args[struct {
+			Terminal string `json:"terminal"`
+			Paused   *bool  `json:"paused"`
+		}](raw)
+		if err != nil {
+			return nil, err
+		}
+		if args.Paused == nil {
+			return nil, driverproto.BadArgs("pause needs paused")
+		}
+		return nil, c.Pause(ctx, terminalName(args.Terminal), *args.Paused)
+	})
+	return cd
+}
+
+func newMobileDriver(d *driver, reg *driverproto.Registry) *clientDriver {
+	c := mobile.New(mobile.Options{BaseURL: d.hostURL, Sink: d.out, Logf: d.logf})
+	cd := &clientDriver{d: d, c: c}
+	cd.register(reg)
+	return cd
+}
+
+func (cd *clientDriver) register(reg *driverproto.Registry) {
+	reg.Register("subscribe", cd.subscribe)
+	reg.Register("input", cd.input)
+	reg.Register("request-snapshot", cd.requestSnapshot)
+	reg.Register("resize", cd.resize)
+	reg.Register("unsubscribe", cd.unsubscribe)
+	reg.Register("resubscribe", cd.resubscribe)
+}
+
+type terminalArgs struct {
+	Terminal string `json:"terminal"`
+}
+
+// terminalName defaults an empty terminal to the host's default terminal.
+func terminalName(t string) string {
+	if t == "" {
+		return host.DefaultTerminal().Name
+	}
+	return t
+}
+
+func (cd *clientDriver) subscribe(ctx context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Path     string `json:"path"`
+		Terminal string `json:"terminal"`
+		Cols     int    `json:"cols"`
+		Rows     int    `json:"rows"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	if cd.d.hostURL == "" {
+		return nil, errors.New("subscribe: SKEWTEST_HOST_URL is not set")
+	}
+	if args.Cols <= 0 || args.Rows <= 0 {
+		def := host.DefaultTerminal()
+		args.Cols, args.Rows = def.Cols, def.Rows
+	}
+	path := args.Path
+	if path != "" && !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	return nil, cd.c.Subscribe(ctx, path, terminalName(args.Terminal), args.Cols, args.Rows)
+}
+
+func (cd *clientDriver) input(ctx context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Terminal string `json:"terminal"`
+		Bytes    []byte `json:"bytes"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	return nil, cd.c.Input(ctx, terminalName(args.Terminal), args.Bytes)
+}
+
+func (cd *clientDriver) requestSnapshot(ctx context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Terminal       string `json:"terminal"`
+		ScrollbackRows *int   `json:"scrollbackRows"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	rows := -1
+	if args.ScrollbackRows != nil {
+		if *args.ScrollbackRows < 0 {
+			return nil, driverproto.BadArgs("scrollbackRows must not be negative")
+		}
+		rows = *args.ScrollbackRows
+	}
+	return nil, cd.c.RequestSnapshot(ctx, terminalName(args.Terminal), rows)
+}
+
+func (cd *clientDriver) resize(ctx context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Terminal string `json:"terminal"`
+		Cols     int    `json:"cols"`
+		Rows     int    `json:"rows"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	if args.Cols <= 0 || args.Rows <= 0 {
+		return nil, driverproto.BadArgs("resize needs positive cols and rows")
+	}
+	return nil, cd.c.Resize(ctx, terminalName(args.Terminal), args.Cols, args.Rows)
+}
+
+func (cd *clientDriver) unsubscribe(ctx context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[terminalArgs](raw)
+	if err != nil {
+		return nil, err
+	}
+	return nil, cd.c.Unsubscribe(ctx, terminalName(args.Terminal))
+}
+
+func (cd *clientDriver) resubscribe(ctx context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[terminalArgs](raw)
+	if err != nil {
+		return nil, err
+	}
+	return nil, cd.c.Resubscribe(ctx, terminalName(args.Terminal))
+}

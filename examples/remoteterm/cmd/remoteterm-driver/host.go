@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
+	"github.com/skewtest/skewtest/examples/remoteterm/host"
+)
+
+// hostDriver runs the host role: remoteterm's host on 127.0.0.1, port 0.
+type hostDriver struct {
+	d    *driver
+	h    *host.Host
+	srv  *http.Server
+	done sync.WaitGroup
+}
+
+func newHostDriver(d *driver, reg *driverproto.Registry) *hostDriver {
+	hd := &hostDriver{d: d}
+	reg.Register("emit-output", hd.emitOutput)
+	reg.Register("emit-transformed", hd.emitTransformed)
+	reg.Register("set-writable", hd.setWritable)
+	return hd
+}
+
+func (hd *hostDriver) start(ctx context.Context) (string, error) {
+	hd.h = host.New(host.Options{Features: hd.d.features, Sink: hd.d.out, Logf: hd.d.logf})
+	hd.h.Register(hd.d.mux)
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		hd.h.Close()
+		return "", fmt.Errorf("listen: %w", err)
+	}
+	hd.srv = &http.Server{Handler: hd.d.mux, ReadHeaderTimeout: 10 * time.Second}
+	hd.done.Add(1)
+	go func() {
+		defer hd.done.Done()
+		if err := hd.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			hd.d.logf("serve: %v", err)
+		}
+	}()
+	return "ws://" + ln.Addr().String(), nil
+}
+
+// close ends the host's connections, then the server, and waits for both.
+func (hd *hostDriver) close() {
+	if hd.h == nil {
+		return
+	}
+	hd.h.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hd.srv.Shutdown(ctx); err != nil {
+		hd.d.logf("shutdown: %v", err)
+		_ = hd.srv.Close()
+	}
+	hd.done.Wait()
+}
+
+func (hd *hostDriver) terminal(name string) (*host.Terminal, error) {
+	if name == "" {
+		name = host.DefaultTerminal().Name
+	}
+	t, ok := hd.h.Terminal(name)
+	if !ok {
+		return nil, driverproto.BadArgs("no terminal %q", name)
+	}
+	return t, nil
+}
+
+func (hd *hostDriver) emitOutput(_ context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Terminal string `json:"terminal"`
+		Bytes    []byte `json:"bytes"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	t, err := hd.terminal(args.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	e := t.Emit(args.Bytes)
+	return map[string]uint64{"seq": e.RawEnd}, nil
+}
+
+func (hd *hostDriver) emitTransformed(_ context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Terminal  string  `json:"terminal"`
+		Bytes     []byte  `json:"bytes"`
+		RawLength *uint64 `json:"rawLength"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	if args.RawLength == nil {
+		return nil, driverproto.BadArgs("emit-transformed needs rawLength")
+	}
+	t, err := hd.terminal(args.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	e := t.EmitTransformed(args.Bytes, *args.RawLength)
+	return map[string]uint64{"seq": e.RawEnd}, nil
+}
+
+// setWritable makes the terminal accept or refuse input (an action beyond driver protocol
+// version 1's list, for the WriteUnavailable journey).
+func (hd *hostDriver) setWritable(_ context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverproto.Args[struct {
+		Terminal string `json:"terminal"`
+		Writable *bool  `json:"writable"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	if args.Writable == nil {
+		return nil, driverproto.BadArgs("set-writable needs writable")
+	}
+	t, err := hd.terminal(args.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	t.SetWritable(*args.Writable)
+	return nil, nil
+}

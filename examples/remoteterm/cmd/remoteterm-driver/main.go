@@ -1,0 +1,130 @@
+// Command remoteterm-driver runs one role of this build of remoteterm under skewtest's
+// driver protocol (docs/driver-protocol.md in the skewtest repository):
+//
+//	remoteterm-driver host
+//	remoteterm-driver client desktop|mobile|session
+//
+// It reads actions as JSON lines on stdin and writes hello, ready, results and
+// observations as JSON lines on stdout; its log goes to stderr. It exits 0 after a stop
+// action or at the end of stdin, closing its connections first.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
+	"github.com/skewtest/skewtest/examples/remoteterm/observe"
+	"github.com/skewtest/skewtest/examples/remoteterm/release"
+)
+
+const product = "remoteterm"
+
+// driver is what every part of the driver shares.
+type driver struct {
+	role     driverproto.Role
+	kind     string           // client kind: desktop, mobile or session; "" for a host
+	hostURL  string           // clients: the host's base URL (SKEWTEST_HOST_URL)
+	features release.Features // this build's release
+	out      *driverproto.Writer
+	logf     func(format string, args ...any) // the driver's log (stderr)
+	// mux is the host's HTTP mux (nil for clients). Handlers mounted on it before the
+	// host reports ready are served on the host's URL.
+	mux *http.ServeMux
+}
+
+// part is one role's implementation: it starts after hello (a host reports its URL) and
+// closes before the driver exits.
+type part interface {
+	start(ctx context.Context) (url string, err error)
+	close()
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	role, kind, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "remoteterm-driver: %v\nusage: remoteterm-driver host | client desktop|mobile|session\n", err)
+		return 2
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	logger := log.New(stderr, "remoteterm-driver: ", log.LstdFlags|log.Lmicroseconds)
+	d := &driver{
+		role:     role,
+		kind:     kind,
+		hostURL:  os.Getenv("SKEWTEST_HOST_URL"),
+		features: release.Current(),
+		out:      driverproto.NewWriter(stdout),
+		logf:     logger.Printf,
+	}
+	reg := driverproto.NewRegistry()
+	var p part = noPart{}
+	switch {
+	case role == driverproto.Host:
+		d.mux = http.NewServeMux()
+		p = newHostDriver(d, reg)
+	case kind == "desktop":
+		p = newDesktopDriver(d, reg)
+	case kind == "mobile":
+		p = newMobileDriver(d, reg)
+	}
+	closeSession := registerSession(ctx, reg, d)
+	reg.Register(driverproto.StopAction, func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+
+	build := driverproto.Build{Product: product, Version: d.features.Version}
+	if err := d.out.Hello(role, kind, build, reg.Actions()); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	url, err := p.start(ctx)
+	if err != nil {
+		d.out.Observe(observe.Error{Message: err.Error()})
+		logger.Print(err)
+		return 1
+	}
+	if err := d.out.Ready(url); err != nil {
+		logger.Print(err)
+		return 1
+	}
+	serveErr := driverproto.Serve(ctx, stdin, d.out, reg, d.features.Version)
+	if closeSession != nil {
+		closeSession()
+	}
+	p.close()
+	if serveErr != nil {
+		logger.Print(serveErr)
+		return 1
+	}
+	return 0
+}
+
+func parseArgs(args []string) (driverproto.Role, string, error) {
+	switch {
+	case len(args) == 1 && args[0] == "host":
+		return driverproto.Host, "", nil
+	case len(args) == 2 && args[0] == "client":
+		switch args[1] {
+		case "desktop", "mobile", "session":
+			return driverproto.Client, args[1], nil
+		}
+		return "", "", fmt.Errorf("unknown client kind %q", args[1])
+	}
+	return "", "", fmt.Errorf("bad arguments %q", args)
+}
+
+// noPart is a role with nothing of its own to start (the session client, whose actions
+// come from registerSession).
+type noPart struct{}
+
+func (noPart) start(context.Context) (string, error) { return "", nil }
+func (noPart) close()                                {}

@@ -1,0 +1,250 @@
+package harness_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+func fakeContract(span bool) *contract.Contract {
+	frames := `{"opcode":1,"name":"Output","direction":"H>C"},{"opcode":2,"name":"SnapshotStart","direction":"H>C"},
+	  {"opcode":3,"name":"SnapshotChunk","direction":"H>C"},{"opcode":4,"name":"SnapshotEnd","direction":"H>C"},
+	  {"opcode":7,"name":"Input","direction":"C>H"},{"opcode":9,"name":"Subscribe","direction":"C>H"},
+	  {"opcode":10,"name":"Unsubscribe","direction":"C>H"},
+	  {"type":"ready","name":"ready","direction":"H>C"},{"type":"subscribed","name":"subscribed","direction":"H>C"}`
+	if span {
+		frames += `,{"opcode":15,"name":"OutputSpan","direction":"H>C"}`
+	}
+	c, err := contract.Parse("fake", []byte(`{"contractVersion":1,"channels":[{"name":"terminal","paths":["/terminal.multiplex"],
+	  "binary":{"headerLength":16,"magic":[{"offset":0,"value":116}],"opcodeOffset":2,"streamOffset":4,"seqOffset":8},
+	  "json":{"discriminator":"type"},"frames":[`+frames+`]}]}`))
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+const fakeJourney = `# fake: the harness specs' journey
+kind desktop
+timeout 5s
+-- script --
+step subscribe
+client subscribe
+await client rendered-snapshot
+step input
+client input text="hi\r"
+await host input text="hi\r"
+step output
+host emit-output text="out\r\n"
+await client screen text="out\r\n"
+step unsubscribe
+client unsubscribe
+await frame C>H Unsubscribe
+-- frames --
+H>C ready
+C>H Subscribe
+H>C subscribed
+H>C SnapshotStart
+H>C SnapshotChunk
+H>C SnapshotEnd
+C>H Input
+H>C Output
+C>H Unsubscribe
+`
+
+func build(label, mode string, span bool) *harness.Build {
+	return &harness.Build{Label: label, Revision: label, Dir: filepath.Dir(fakeDriver),
+		Host:     []string{fakeDriver, mode},
+		Clients:  map[string][]string{"desktop": {fakeDriver, mode}},
+		Contract: fakeContract(span)}
+}
+
+// pidDir collects every pid the fake drivers start; alive lists those still running.
+func pidDir() string {
+	dir := GinkgoT().TempDir()
+	GinkgoT().Setenv("FAKE_PIDDIR", dir)
+	return dir
+}
+
+func alive(dir string) []int {
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		Expect(err).NotTo(HaveOccurred())
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			// A zombie (exited, not yet reaped by a parent that is not us) counts as gone.
+			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && zombie(st) {
+				continue
+			}
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func zombie(stat []byte) bool {
+	for i := len(stat) - 1; i > 0; i-- {
+		if stat[i] == ')' && i+2 < len(stat) {
+			return stat[i+2] == 'Z'
+		}
+	}
+	return false
+}
+
+func kinds(p *results.Pairing) []results.Kind {
+	var out []results.Kind
+	for _, f := range p.Findings {
+		out = append(out, f.Kind)
+	}
+	return out
+}
+
+var _ = Describe("Run", func() {
+	var j *journeys.Journey
+	var pids string
+	BeforeEach(func() {
+		var err error
+		j, err = journeys.Parse("fake.txtar", []byte(fakeJourney))
+		Expect(err).NotTo(HaveOccurred())
+		pids = pidDir()
+	})
+	AfterEach(func() {
+		Expect(alive(pids)).To(BeEmpty(), "no process may outlive its pairing")
+	})
+
+	run := func(ctx context.Context, host, client *harness.Build, opts harness.Options) *results.Pairing {
+		if opts.Dir == "" {
+			opts.Dir = GinkgoT().TempDir()
+		}
+		return harness.Run(ctx, harness.Pairing{Host: host, Client: client, Kind: "desktop", Journey: j}, opts)
+	}
+
+	It("passes a compatible pairing and keeps its transcript", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		p := run(ctx, build("a", "ok", false), build("b", "ok", false), harness.Options{Dir: dir, Repro: "skewtest repro x"})
+		Expect(p.Findings).To(BeEmpty())
+		Expect(p.Status).To(Equal(results.StatusPass))
+		Expect(p.CompletedSteps).To(Equal([]string{"subscribe", "input", "output", "unsubscribe"}))
+		Expect(p.StepsTotal).To(Equal(4))
+		Expect(p.Repro).To(Equal("skewtest repro x"))
+		Expect(p.Frames).To(HaveLen(9))
+		Expect(filepath.Join(dir, "transcript.json")).To(BeAnExistingFile())
+		Expect(filepath.Join(dir, "host.log")).To(BeAnExistingFile())
+		Expect(filepath.Join(dir, "client-desktop.log")).To(BeAnExistingFile())
+	}, NodeTimeout(60*time.Second))
+
+	It("fails at the right step when the host's decoder lacks an opcode", func(ctx SpecContext) {
+		p := run(ctx, build("a", "no-input-op", false), build("b", "ok", false), harness.Options{Timeout: 2 * time.Second})
+		Expect(p.Status).To(Equal(results.StatusFail))
+		Expect(kinds(p)).To(ContainElements(results.Stall, results.IncompleteJourney, results.DecoderRefusal, results.DataLoss))
+		for _, f := range p.Findings {
+			switch f.Kind {
+			case results.Stall:
+				Expect(f.Step).To(Equal("input"))
+				Expect(f.Message).To(ContainSubstring(`await host input text="hi\r" not reached within 2s`))
+				Expect(f.Detail).To(ContainSubstring("C>H Input (step input)"))
+			case results.DecoderRefusal:
+				Expect(f.Direction).To(Equal("C>H"))
+				Expect(f.Frame.Opcode).To(Equal(7))
+				Expect(f.Step).To(Equal("input"))
+			}
+		}
+		Expect(p.CompletedSteps).To(Equal([]string{"subscribe"}))
+	}, NodeTimeout(60*time.Second))
+
+	It("finds data loss when the client renders less than the process wrote", func(ctx SpecContext) {
+		j.Steps[2].Commands = j.Steps[2].Commands[:1] // the barrier would stall: keep only the action
+		p := run(ctx, build("a", "ok", false), build("b", "lose-output", false), harness.Options{})
+		Expect(kinds(p)).To(ContainElement(results.DataLoss))
+	}, NodeTimeout(60*time.Second))
+
+	It("finds a decoder refusal when the host sends an opcode the client does not know", func(ctx SpecContext) {
+		p := run(ctx, build("new", "span", true), build("old", "ok", false), harness.Options{Timeout: time.Second})
+		Expect(kinds(p)).To(ContainElements(results.DecoderRefusal, results.SequenceDrift, results.Stall))
+		f := p.Findings[slicesIndex(kinds(p), results.DecoderRefusal)]
+		Expect(f.Direction).To(Equal("H>C"))
+		Expect(f.Frame).To(Equal(&results.Frame{Opcode: 15, Name: "OutputSpan"}))
+		Expect(f.Step).To(Equal("output"))
+	}, NodeTimeout(60*time.Second))
+
+	It("kills a driver that ignores stop, with its whole process group", func(ctx SpecContext) {
+		p := run(ctx, build("a", "hang", false), build("b", "ok", false), harness.Options{StopGrace: 500 * time.Millisecond})
+		Expect(kinds(p)).To(ContainElement(results.DriverError))
+		Expect(p.Findings[slicesIndex(kinds(p), results.DriverError)].Message).To(ContainSubstring("host driver"))
+	}, NodeTimeout(60*time.Second))
+
+	It("reports a driver that crashes mid-journey and stops the other", func(ctx SpecContext) {
+		p := run(ctx, build("a", "ok", false), build("b", "crash-input", false), harness.Options{})
+		Expect(p.Status).To(Equal(results.StatusFail))
+		Expect(kinds(p)).To(ContainElements(results.DriverError, results.IncompleteJourney))
+		Expect(p.CompletedSteps).To(Equal([]string{"subscribe"}))
+	}, NodeTimeout(60*time.Second))
+
+	It("reports a driver that writes garbage", func(ctx SpecContext) {
+		p := run(ctx, build("a", "garbage", false), build("b", "ok", false), harness.Options{})
+		Expect(kinds(p)).To(ContainElement(results.DriverError))
+		Expect(p.Findings[slicesIndex(kinds(p), results.DriverError)].Detail).To(Equal("this is not json"))
+	}, NodeTimeout(60*time.Second))
+
+	It("routes a driver that never gets ready as an error, not a finding", func(ctx SpecContext) {
+		p := run(ctx, build("a", "no-ready", false), build("b", "ok", false), harness.Options{ReadyTimeout: time.Second})
+		Expect(p.Status).To(Equal(results.StatusError))
+		Expect(p.Error).To(ContainSubstring("never got ready"))
+		Expect(p.Findings).To(BeEmpty())
+	}, NodeTimeout(60*time.Second))
+
+	It("tears everything down when cancelled mid-journey (Ctrl-C)", func(ctx SpecContext) {
+		cctx, cancel := context.WithCancel(ctx)
+		// A barrier that is never reached: only the cancel ends this journey.
+		j.Steps[1].Commands = append(j.Steps[1].Commands, journeys.Command{Verb: "await",
+			Args: []journeys.Arg{{Value: "client"}, {Value: "never"}}})
+		go func() {
+			defer GinkgoRecover()
+			// host, its grandchild and the client have started: cancel now.
+			Eventually(func() []string { return started(pids) }).Should(HaveLen(3))
+			cancel()
+		}()
+		p := run(cctx, build("a", "hang", false), build("b", "ok", false), harness.Options{StopGrace: 300 * time.Millisecond, Timeout: time.Minute})
+		Expect(p.Status).To(Equal(results.StatusError))
+		Expect(p.Error).To(ContainSubstring("context canceled"))
+	}, NodeTimeout(60*time.Second))
+
+	It("reports a failed build's pairings as errors", func(ctx SpecContext) {
+		broken := &harness.Build{Label: "v9", Err: errors.New("exit status 1")}
+		p := run(ctx, broken, build("b", "ok", false), harness.Options{})
+		Expect(p.Status).To(Equal(results.StatusError))
+		Expect(p.Error).To(Equal("build v9 failed: exit status 1"))
+	})
+})
+
+func started(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func slicesIndex(ks []results.Kind, k results.Kind) int {
+	for i, x := range ks {
+		if x == k {
+			return i
+		}
+	}
+	Fail(fmt.Sprintf("no %s finding in %v", k, ks))
+	return -1
+}

@@ -1,0 +1,57 @@
+package tap
+
+import "time"
+
+// Direction says which way a frame went.
+type Direction string
+
+const (
+	ClientToHost Direction = "C>H"
+	HostToClient Direction = "H>C"
+)
+
+// ConnEvent.Event values.
+const (
+	// EventOpen: the client connected and the tap reached the host.
+	EventOpen = "open"
+	// EventClose: the connection ended, on both sides. Detail says how:
+	// "client closed: 1000 bye", "host transport closed: unexpected EOF",
+	// "dropped", "tap closed", ... Every open is followed by one close.
+	EventClose = "close"
+	// EventDrop: Drop cut the connection (a transport drop).
+	EventDrop = "drop"
+	// EventUpstreamError: the tap could not reach the host; Detail says
+	// why. The client was closed with 1011 (internal error).
+	EventUpstreamError = "upstream-error"
+)
+
+// Frame is one WebSocket message the tap forwarded.
+type Frame struct {
+	Conn   int    // connection number, from 1, in order of arrival
+	Path   string // the request path with its query, e.g. "/terminal.multiplex?t=1"
+	Dir    Direction
+	Binary bool   // binary message; text otherwise
+	Data   []byte // the message exactly; not to be modified
+	At     time.Time
+	Seq    int // global order of frames across connections, from 1
+}
+
+// ConnEvent is something that happened to a connection.
+type ConnEvent struct {
+	Conn   int
+	Path   string
+	Event  string // EventOpen, EventClose, EventDrop or EventUpstreamError
+	Detail string
+	At     time.Time
+}
+
+// Recorder receives what the tap sees. The proxy calls it from its
+// goroutines but never concurrently, in the order frames are forwarded.
+// A frame is recorded before it is written on, so a reply is always
+// recorded after what it replies to. A frame is forwarded only once Frame
+// returns, so a recorder should be quick; it may keep Frame.Data. The
+// recorder must not call back into the Proxy.
+type Recorder interface {
+	Frame(Frame)
+	Conn(ConnEvent)
+}

@@ -1,0 +1,289 @@
+// Package tap is the wire tap: a WebSocket proxy between a client and a
+// host that forwards every message unchanged and records it.
+//
+// Each connection has exactly one reader and one writer per side (gorilla's
+// rule): one goroutine pumps client to host and another host to client.
+// When one side closes, the close is forwarded and the other side closed.
+package tap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+const (
+	// dialTimeout bounds reaching the host for a new connection.
+	dialTimeout = 10 * time.Second
+	// closeTimeout bounds writing a close frame.
+	closeTimeout = 250 * time.Millisecond
+	// bufferSize is the read and write buffer of each side: large enough
+	// that common messages are written as a single frame.
+	bufferSize = 32 << 10
+)
+
+// Proxy is a running tap. It listens on a loopback port of its own and
+// forwards each connection to the same path and query on the upstream.
+type Proxy struct {
+	upstream string // ws://host:port, no trailing slash
+	rec      Recorder
+	ln       net.Listener
+	srv      *http.Server
+	upgrader websocket.Upgrader
+	dialer   websocket.Dialer
+
+	ctx       context.Context // dials; cancelled by Close
+	cancel    context.CancelFunc
+	stopAfter func() bool // the AfterFunc that closes on Start's ctx
+	serveDone chan struct{}
+
+	recMu sync.Mutex // serializes calls to rec
+	seq   int
+
+	mu       sync.Mutex
+	closed   bool
+	nextConn int
+	live     map[int]*conn
+	handlers sync.WaitGroup
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start listens on 127.0.0.1 port 0 and proxies to upstream
+// ("ws://127.0.0.1:PORT", optionally with a base path). The proxy closes
+// when ctx is done or Close is called. rec may be nil.
+func Start(ctx context.Context, upstream string, rec Recorder) (*Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil {
+		return nil, fmt.Errorf("tap upstream %q: %w", upstream, err)
+	}
+	if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" || u.RawQuery != "" {
+		return nil, fmt.Errorf("tap upstream %q: want ws://host:port", upstream)
+	}
+	if rec == nil {
+		rec = discard{}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("tap listen: %w", err)
+	}
+	p := &Proxy{
+		upstream: strings.TrimSuffix(upstream, "/"),
+		rec:      rec,
+		ln:       ln,
+		upgrader: websocket.Upgrader{
+			ReadBufferSize:  bufferSize,
+			WriteBufferSize: bufferSize,
+			// Whoever may reach loopback may use the tap.
+			CheckOrigin: func(*http.Request) bool { return true },
+		},
+		dialer: websocket.Dialer{
+			HandshakeTimeout: dialTimeout,
+			ReadBufferSize:   bufferSize,
+			WriteBufferSize:  bufferSize,
+		},
+		serveDone: make(chan struct{}),
+		live:      make(map[int]*conn),
+	}
+	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: dialTimeout}
+	go func() {
+		defer close(p.serveDone)
+		_ = p.srv.Serve(ln) // ends with Close
+	}()
+	p.stopAfter = context.AfterFunc(ctx, func() { _ = p.Close() })
+	return p, nil
+}
+
+// URL returns the tap's base URL, ws://127.0.0.1:PORT.
+func (p *Proxy) URL() string { return "ws://" + p.ln.Addr().String() }
+
+// Drop makes a transport drop: it closes the network connection on both
+// sides of every live connection, without a close frame, so both peers
+// see an abnormal closure (1006). It returns how many connections it
+// dropped, once each has been recorded as closed.
+func (p *Proxy) Drop() int {
+	n := 0
+	for _, c := range p.liveConns() {
+		if c.end("dropped", func() { p.event(c, EventDrop, "") }) {
+			n++
+		}
+		<-c.done
+	}
+	return n
+}
+
+// Close stops accepting, closes every live connection with 1001 (going
+// away) on both sides, and waits for all of the proxy's goroutines.
+func (p *Proxy) Close() error {
+	p.closeOnce.Do(func() {
+		p.stopAfter()
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		p.cancel()
+		err := p.srv.Close() // the listener and connections not yet upgraded
+		for _, c := range p.liveConns() {
+			c.end("tap closed", func() { c.goAway() })
+		}
+		p.handlers.Wait()
+		<-p.serveDone
+		if err != nil {
+			p.closeErr = fmt.Errorf("close tap: %w", err)
+		}
+	})
+	return p.closeErr
+}
+
+func (p *Proxy) liveConns() []*conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cs := make([]*conn, 0, len(p.live))
+	for _, c := range p.live {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// serve handles one client connection for its whole life.
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	if !websocket.IsWebSocketUpgrade(r) {
+		http.Error(w, "the skewtest tap forwards WebSocket connections only", http.StatusBadRequest)
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		http.Error(w, "tap closed", http.StatusServiceUnavailable)
+		return
+	}
+	p.nextConn++
+	c := &conn{id: p.nextConn, path: r.URL.RequestURI(), done: make(chan struct{})}
+	p.handlers.Add(1)
+	p.mu.Unlock()
+	defer p.handlers.Done()
+
+	dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
+	up, resp, err := p.dialer.DialContext(dctx, p.upstream+c.path, forwardHeader(r.Header))
+	cancel()
+	if err != nil {
+		detail := dialError(err, resp)
+		code := websocket.CloseInternalServerErr
+		if p.ctx.Err() != nil {
+			code, detail = websocket.CloseGoingAway, "tap closed"
+		} else {
+			p.event(c, EventUpstreamError, detail)
+		}
+		if cl, err := p.upgrader.Upgrade(w, r, nil); err == nil {
+			writeClose(cl, code, "upstream: "+detail)
+			cl.Close()
+		}
+		return
+	}
+	var hdr http.Header
+	if sp := up.Subprotocol(); sp != "" {
+		hdr = http.Header{"Sec-Websocket-Protocol": {sp}}
+	}
+	cl, err := p.upgrader.Upgrade(w, r, hdr)
+	if err != nil { // the upgrader has answered the client
+		up.Close()
+		return
+	}
+	c.client, c.host = cl, up
+
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		writeClose(cl, websocket.CloseGoingAway, "tap closed")
+		cl.Close()
+		up.Close()
+		return
+	}
+	p.live[c.id] = c
+	p.event(c, EventOpen, up.Subprotocol()) // before Drop or Close can see c
+	p.mu.Unlock()
+
+	c.run(p)
+	p.event(c, EventClose, c.why)
+
+	p.mu.Lock()
+	delete(p.live, c.id)
+	p.mu.Unlock()
+	close(c.done)
+}
+
+func (p *Proxy) frame(c *conn, dir Direction, mt int, data []byte) {
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	p.seq++
+	p.rec.Frame(Frame{Conn: c.id, Path: c.path, Dir: dir, Binary: mt == websocket.BinaryMessage, Data: data, At: time.Now(), Seq: p.seq})
+}
+
+func (p *Proxy) event(c *conn, event, detail string) {
+	p.recMu.Lock()
+	defer p.recMu.Unlock()
+	p.rec.Conn(ConnEvent{Conn: c.id, Path: c.path, Event: event, Detail: detail, At: time.Now()})
+}
+
+// skipHeaders are not forwarded to the host: the handshake's own, the
+// hop-by-hop ones, and Origin, which would name the tap and fail the
+// host's same-origin check.
+var skipHeaders = map[string]bool{
+	"Host": true, "Upgrade": true, "Connection": true, "Keep-Alive": true,
+	"Proxy-Connection": true, "Proxy-Authorization": true, "Te": true,
+	"Trailer": true, "Transfer-Encoding": true, "Origin": true,
+	"Sec-Websocket-Key": true, "Sec-Websocket-Version": true,
+	"Sec-Websocket-Extensions": true, "Sec-Websocket-Accept": true,
+}
+
+// forwardHeader is the header for the host: the client's, less
+// skipHeaders. Sec-WebSocket-Protocol is forwarded, so the host picks
+// the subprotocol.
+func forwardHeader(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, v := range h {
+		if !skipHeaders[http.CanonicalHeaderKey(k)] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func dialError(err error, resp *http.Response) string {
+	if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
+		return fmt.Sprintf("%v: %s", err, resp.Status)
+	}
+	return err.Error()
+}
+
+// writeClose sends a close frame, bounded in time; errors are ignored
+// since the connection is closed next anyway.
+func writeClose(ws *websocket.Conn, code int, text string) {
+	msg := websocket.FormatCloseMessage(code, truncate(text, 123))
+	_ = ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeTimeout))
+}
+
+// truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+type discard struct{}
+
+func (discard) Frame(Frame)    {}
+func (discard) Conn(ConnEvent) {}

@@ -1,0 +1,318 @@
+package tap_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/harness/tap"
+)
+
+// recording is a Recorder that also checks it is never called
+// concurrently.
+type recording struct {
+	mu      sync.Mutex
+	frames  []tap.Frame
+	events  []tap.ConnEvent
+	inside  atomic.Int32
+	overlap atomic.Bool
+}
+
+func (r *recording) enter() func() {
+	if r.inside.Add(1) > 1 {
+		r.overlap.Store(true)
+	}
+	return func() { r.inside.Add(-1) }
+}
+
+func (r *recording) Frame(f tap.Frame) {
+	defer r.enter()()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.frames = append(r.frames, f)
+}
+
+func (r *recording) Conn(e tap.ConnEvent) {
+	defer r.enter()()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, e)
+}
+
+func (r *recording) Frames() []tap.Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]tap.Frame(nil), r.frames...)
+}
+
+func (r *recording) Events() []tap.ConnEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]tap.ConnEvent(nil), r.events...)
+}
+
+// summary renders events as "conn event detail" for easy comparison.
+func (r *recording) summary() []string {
+	var out []string
+	for _, e := range r.Events() {
+		out = append(out, fmt.Sprintf("%d %s %s", e.Conn, e.Event, e.Detail))
+	}
+	return out
+}
+
+func host() *testHost {
+	GinkgoHelper()
+	h := newTestHost()
+	DeferCleanup(h.Close)
+	return h
+}
+
+func startTap(ctx context.Context, upstream string, rec tap.Recorder) *tap.Proxy {
+	GinkgoHelper()
+	p, err := tap.Start(ctx, upstream, rec)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(p.Close)
+	return p
+}
+
+func dial(ctx context.Context, url string) *websocket.Conn {
+	GinkgoHelper()
+	d := websocket.Dialer{Subprotocols: []string{"v1"}}
+	ws, _, err := d.DialContext(ctx, url, nil)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(ws.Close)
+	return ws
+}
+
+func read(ws *websocket.Conn) (int, []byte) {
+	GinkgoHelper()
+	Expect(ws.SetReadDeadline(time.Now().Add(5 * time.Second))).To(Succeed())
+	mt, data, err := ws.ReadMessage()
+	Expect(err).NotTo(HaveOccurred())
+	return mt, data
+}
+
+// readErr reads until the connection fails and returns why.
+func readErr(ws *websocket.Conn) error {
+	GinkgoHelper()
+	Expect(ws.SetReadDeadline(time.Now().Add(5 * time.Second))).To(Succeed())
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			return err
+		}
+	}
+}
+
+func closeErr(code int, text string) *websocket.CloseError {
+	return &websocket.CloseError{Code: code, Text: text}
+}
+
+var _ = Describe("Proxy", func() {
+	var rec *recording
+	BeforeEach(func() { rec = &recording{} })
+
+	It("forwards messages both ways exactly and records each once, in order", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		Expect(p.URL()).To(MatchRegexp(`^ws://127\.0\.0\.1:\d+$`))
+
+		const path = "/echo?x=1&y=%20z"
+		ws := dial(ctx, p.URL()+path)
+		Expect(ws.Subprotocol()).To(Equal("v1"), "negotiated with the host")
+		mt, data := read(ws)
+		Expect(mt).To(Equal(websocket.TextMessage))
+		Expect(string(data)).To(Equal(path), "same path and query upstream")
+
+		big := make([]byte, 200<<10)
+		for i := range big {
+			big[i] = byte(rand.IntN(256))
+		}
+		sent := []struct {
+			binary bool
+			data   []byte
+		}{
+			{true, []byte{0, 1, 2, 255, 0}},
+			{false, []byte("héllo\n")},
+			{true, big},
+			{true, []byte{}},
+			{false, []byte("{}")},
+		}
+		for _, s := range sent {
+			mt := websocket.TextMessage
+			if s.binary {
+				mt = websocket.BinaryMessage
+			}
+			Expect(ws.WriteMessage(mt, s.data)).To(Succeed())
+			gotType, got := read(ws)
+			Expect(gotType).To(Equal(mt))
+			Expect(got).To(Equal(s.data))
+		}
+
+		frames := rec.Frames()
+		Expect(frames).To(HaveLen(1 + 2*len(sent)))
+		Expect(frames[0]).To(MatchFields(tap.HostToClient, false, []byte(path)))
+		for i, s := range sent {
+			Expect(frames[1+2*i]).To(MatchFields(tap.ClientToHost, s.binary, s.data))
+			Expect(frames[2+2*i]).To(MatchFields(tap.HostToClient, s.binary, s.data))
+		}
+		for i, f := range frames {
+			Expect(f.Seq).To(Equal(i + 1))
+			Expect(f.Conn).To(Equal(1))
+			Expect(f.Path).To(Equal(path))
+			Expect(f.At).NotTo(BeZero())
+		}
+
+		Expect(ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(1000, "done"), time.Now().Add(time.Second))).To(Succeed())
+		Expect(websocket.IsCloseError(readErr(ws), 1000)).To(BeTrue(), "the close handshake completes")
+		Eventually(h.ends).WithContext(ctx).Should(Receive(MatchError(closeErr(1000, "done"))))
+		Eventually(rec.summary).WithContext(ctx).Should(Equal([]string{"1 open v1", "1 close client closed: 1000 done"}))
+		Expect(rec.overlap.Load()).To(BeFalse(), "recorder called concurrently")
+	}, NodeTimeout(20*time.Second))
+
+	It("records concurrent traffic in one order that keeps each direction's order", func(ctx SpecContext) {
+		const n = 200
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, fmt.Sprintf("%s/flood?n=%d", p.URL(), n))
+
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			for i := range n {
+				Expect(ws.WriteMessage(websocket.BinaryMessage, fmt.Appendf(nil, "c%d", i))).To(Succeed())
+			}
+		}()
+		for i := range n {
+			_, data := read(ws)
+			Expect(string(data)).To(Equal(fmt.Sprintf("h%d", i)))
+		}
+		Eventually(done).WithContext(ctx).Should(BeClosed())
+		Eventually(func() []tap.Frame { return rec.Frames() }).WithContext(ctx).Should(HaveLen(2 * n))
+
+		next := map[tap.Direction]int{}
+		for i, f := range rec.Frames() {
+			Expect(f.Seq).To(Equal(i + 1))
+			prefix := map[tap.Direction]string{tap.ClientToHost: "c", tap.HostToClient: "h"}[f.Dir]
+			Expect(string(f.Data)).To(Equal(fmt.Sprintf("%s%d", prefix, next[f.Dir])))
+			next[f.Dir]++
+		}
+		Expect(rec.overlap.Load()).To(BeFalse(), "recorder called concurrently")
+	}, NodeTimeout(20*time.Second))
+
+	It("forwards a close from the host", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/close")
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("x"))).To(Succeed())
+		Expect(readErr(ws)).To(MatchError(closeErr(4001, "bye")))
+		Eventually(rec.summary).WithContext(ctx).Should(Equal([]string{"1 open v1", "1 close host closed: 4001 bye"}))
+	}, NodeTimeout(20*time.Second))
+
+	It("drops every live connection on both sides, and a reconnect gets the next number", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+
+		Expect(p.Drop()).To(Equal(1))
+		Expect(rec.summary()).To(Equal([]string{"1 open v1", "1 drop ", "1 close dropped"}), "recorded when Drop returns")
+		err := readErr(ws)
+		Expect(websocket.IsCloseError(err, websocket.CloseAbnormalClosure)).To(BeTrue(), "client sees a transport close: %v", err)
+		Eventually(h.ends).WithContext(ctx).Should(Receive(Satisfy(func(err error) bool {
+			return websocket.IsCloseError(err, websocket.CloseAbnormalClosure)
+		})), "host sees a transport close")
+
+		ws2 := dial(ctx, p.URL()+"/echo")
+		read(ws2)
+		Expect(ws2.WriteMessage(websocket.TextMessage, []byte("again"))).To(Succeed())
+		_, data := read(ws2)
+		Expect(string(data)).To(Equal("again"))
+		frames := rec.Frames()
+		Expect(frames[len(frames)-1].Conn).To(Equal(2))
+		Expect(frames[len(frames)-1].Seq).To(Equal(len(frames)))
+
+		Expect(p.Drop()).To(Equal(1))
+		Expect(p.Drop()).To(Equal(0))
+		Expect(rec.summary()).To(Equal([]string{
+			"1 open v1", "1 drop ", "1 close dropped",
+			"2 open v1", "2 drop ", "2 close dropped",
+		}))
+	}, NodeTimeout(20*time.Second))
+
+	It("closes the client with 1011 when the host cannot be reached", func(ctx SpecContext) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		down := "ws://" + ln.Addr().String()
+		Expect(ln.Close()).To(Succeed())
+		p := startTap(ctx, down, rec)
+
+		ws := dial(ctx, p.URL()+"/echo")
+		err = readErr(ws)
+		Expect(websocket.IsCloseError(err, websocket.CloseInternalServerErr)).To(BeTrue(), "%v", err)
+		Expect(err).To(MatchError(ContainSubstring("connection refused")))
+		Expect(rec.Events()).To(ConsistOf(And(
+			HaveField("Conn", 1), HaveField("Event", tap.EventUpstreamError),
+			HaveField("Path", "/echo"), HaveField("Detail", ContainSubstring("connection refused")))))
+		Expect(rec.Frames()).To(BeEmpty())
+	}, NodeTimeout(20*time.Second))
+
+	It("reports a host that refuses the handshake", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/reject")
+		Expect(websocket.IsCloseError(readErr(ws), websocket.CloseInternalServerErr)).To(BeTrue())
+		Expect(rec.Events()).To(ConsistOf(And(
+			HaveField("Event", tap.EventUpstreamError), HaveField("Detail", ContainSubstring("404")))))
+	}, NodeTimeout(20*time.Second))
+
+	It("closes live connections with 1001 on both sides and stops accepting", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+
+		Expect(p.Close()).To(Succeed())
+		Expect(readErr(ws)).To(MatchError(closeErr(websocket.CloseGoingAway, "tap closed")))
+		Eventually(h.ends).WithContext(ctx).Should(Receive(MatchError(closeErr(websocket.CloseGoingAway, "tap closed"))))
+		Expect(rec.summary()).To(Equal([]string{"1 open v1", "1 close tap closed"}))
+		_, _, err := websocket.DefaultDialer.DialContext(ctx, p.URL()+"/echo", nil)
+		Expect(err).To(HaveOccurred())
+		Expect(p.Close()).To(Succeed(), "idempotent")
+	}, NodeTimeout(20*time.Second))
+
+	It("closes when its context is done", func(ctx SpecContext) {
+		h := host()
+		tctx, cancel := context.WithCancel(ctx)
+		p := startTap(tctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+		cancel()
+		Expect(readErr(ws)).To(MatchError(closeErr(websocket.CloseGoingAway, "tap closed")))
+		Eventually(func() error {
+			c, _, err := websocket.DefaultDialer.DialContext(ctx, p.URL()+"/echo", nil)
+			if err == nil {
+				c.Close()
+			}
+			return err
+		}).WithContext(ctx).Should(HaveOccurred())
+	}, NodeTimeout(20*time.Second))
+
+	It("rejects an upstream that is not a ws URL", func(ctx SpecContext) {
+		_, err := tap.Start(ctx, "http://127.0.0.1:1", nil)
+		Expect(err).To(MatchError(ContainSubstring("want ws://host:port")))
+	}, NodeTimeout(5*time.Second))
+})
+
+// MatchFields matches a frame's direction, type and bytes.
+func MatchFields(dir tap.Direction, binary bool, data []byte) OmegaMatcher {
+	return And(HaveField("Dir", dir), HaveField("Binary", binary), HaveField("Data", Equal(data)))
+}

@@ -1,0 +1,259 @@
+// Command fakedriver is a tiny subject for the harness specs: a host serving a terminal-like
+// stream over WebSocket and a client that subscribes, renders and types, speaking the driver
+// protocol. Its first argument, the mode, makes it misbehave on purpose:
+//
+//	hang          ignore stop, SIGTERM and stdin EOF, with a grandchild in the process group
+//	crash-input   exit 3 when asked to send or receive input
+//	garbage       write a line that is not JSON after hello
+//	no-ready      say hello and never ready
+//	no-input-op   (host) the decoder does not know Input (opcode 7): refuse and drop it
+//	lose-output   (client) render nothing of Output frames
+//	span          (host) send output as OutputSpan (opcode 15)
+package main
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/gorilla/websocket"
+)
+
+var (
+	mode   string
+	outMu  sync.Mutex
+	stdout = bufio.NewWriter(os.Stdout)
+)
+
+func send(v any) {
+	outMu.Lock()
+	defer outMu.Unlock()
+	b, _ := json.Marshal(v)
+	stdout.Write(append(b, '\n'))
+	stdout.Flush()
+}
+
+func observe(what string, data any) { send(map[string]any{"type": "observe", "what": what, "data": data}) }
+
+func frame(op byte, payload []byte) []byte {
+	b := make([]byte, 16, 16+len(payload))
+	b[0], b[1], b[2] = 0x74, 1, op
+	binary.LittleEndian.PutUint32(b[4:], 1)
+	return append(b, payload...)
+}
+
+type action struct {
+	ID     int             `json:"id"`
+	Action string          `json:"action"`
+	Args   json.RawMessage `json:"args"`
+}
+
+type args struct {
+	Bytes []byte `json:"bytes"`
+}
+
+func main() {
+	role := os.Getenv("SKEWTEST_ROLE")
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	// FAKE_PIDDIR collects the pids of every process a driver starts, so specs can prove
+	// none outlives its pairing.
+	pidDir := os.Getenv("FAKE_PIDDIR")
+	recordPID := func(pid int) {
+		if pidDir != "" {
+			os.WriteFile(fmt.Sprintf("%s/%d", pidDir, pid), nil, 0o644)
+		}
+	}
+	recordPID(os.Getpid())
+	if mode == "hang" {
+		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+		sleeper := exec.Command("sleep", "1000") // a grandchild in our process group
+		if sleeper.Start() == nil {
+			recordPID(sleeper.Process.Pid)
+		}
+	}
+	send(map[string]any{"type": "hello", "protocol": 1, "role": role, "kind": os.Getenv("SKEWTEST_KIND"),
+		"build": map[string]string{"version": os.Getenv("SKEWTEST_BUILD_LABEL")},
+		"actions": []string{"subscribe", "input", "emit-output", "unsubscribe", "stop"}})
+	if mode == "garbage" {
+		outMu.Lock()
+		fmt.Fprintln(stdout, "this is not json")
+		stdout.Flush()
+		outMu.Unlock()
+	}
+	if mode == "no-ready" {
+		select {}
+	}
+	var handle func(a action, x args) error
+	if role == "host" {
+		handle = host()
+	} else {
+		handle = client()
+	}
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var a action
+		if err := json.Unmarshal(in.Bytes(), &a); err != nil {
+			continue
+		}
+		if a.Action == "stop" {
+			if mode == "hang" {
+				continue
+			}
+			send(map[string]any{"type": "result", "id": a.ID, "ok": true})
+			os.Exit(0)
+		}
+		var x args
+		json.Unmarshal(a.Args, &x)
+		if err := handle(a, x); err != nil {
+			send(map[string]any{"type": "result", "id": a.ID, "ok": false, "error": map[string]string{"code": "unsupported-action", "message": err.Error()}})
+			continue
+		}
+		send(map[string]any{"type": "result", "id": a.ID, "ok": true})
+	}
+	if mode == "hang" {
+		select {}
+	}
+}
+
+func host() func(a action, x args) error {
+	var mu sync.Mutex
+	var conns []*websocket.Conn
+	scrollback := []byte("init\r\n")
+	observe("pty-output", map[string]any{"bytes": scrollback})
+	up := websocket.Upgrader{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/terminal.multiplex", func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		var wmu sync.Mutex
+		write := func(t int, b []byte) {
+			wmu.Lock()
+			defer wmu.Unlock()
+			c.WriteMessage(t, b)
+		}
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+		write(websocket.TextMessage, []byte(`{"type":"ready"}`))
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			op := msg[2]
+			if op == 7 && mode == "no-input-op" {
+				observe("refused", map[string]any{"direction": "C>H", "opcode": 7, "reason": "unknown opcode 7"})
+				continue
+			}
+			switch op {
+			case 9:
+				write(websocket.TextMessage, []byte(`{"type":"subscribed","capabilities":{}}`))
+				write(websocket.BinaryMessage, frame(2, []byte(`{"kind":"scrollback"}`)))
+				write(websocket.BinaryMessage, frame(3, scrollback))
+				write(websocket.BinaryMessage, frame(4, nil))
+				observe("snapshot-sent", map[string]any{"bytes": scrollback})
+			case 7:
+				if mode == "crash-input" {
+					os.Exit(3)
+				}
+				observe("input", map[string]any{"bytes": msg[16:]})
+			}
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go http.Serve(ln, mux)
+	send(map[string]any{"type": "ready", "url": "ws://" + ln.Addr().String()})
+	return func(a action, x args) error {
+		switch a.Action {
+		case "emit-output":
+			scrollback = append(scrollback, x.Bytes...)
+			observe("pty-output", map[string]any{"bytes": x.Bytes})
+			f := frame(1, x.Bytes)
+			if mode == "span" {
+				p, _ := json.Marshal(map[string]any{"data": string(x.Bytes), "rawLength": len(x.Bytes), "transformed": true})
+				f = frame(15, p)
+			}
+			mu.Lock()
+			for _, c := range conns {
+				c.WriteMessage(websocket.BinaryMessage, f)
+			}
+			mu.Unlock()
+			return nil
+		}
+		return fmt.Errorf("no action %q", a.Action)
+	}
+}
+
+func client() func(a action, x args) error {
+	send(map[string]any{"type": "ready"})
+	var c *websocket.Conn
+	var screen []byte
+	return func(a action, x args) error {
+		switch a.Action {
+		case "subscribe":
+			var err error
+			c, _, err = websocket.DefaultDialer.Dial(os.Getenv("SKEWTEST_HOST_URL")+"/terminal.multiplex", nil)
+			if err != nil {
+				return err
+			}
+			c.WriteMessage(websocket.BinaryMessage, frame(9, []byte(`{"streamId":1}`)))
+			go func() {
+				var snap []byte
+				for {
+					t, msg, err := c.ReadMessage()
+					if err != nil {
+						observe("transport-closed", map[string]any{"reason": err.Error()})
+						return
+					}
+					if t == websocket.TextMessage {
+						if strings.Contains(string(msg), "subscribed") {
+							observe("subscribed", json.RawMessage(msg))
+						}
+						continue
+					}
+					switch msg[2] {
+					case 2:
+						snap = nil
+					case 3:
+						snap = append(snap, msg[16:]...)
+					case 4:
+						screen = append([]byte(nil), snap...)
+						observe("rendered-snapshot", map[string]any{"bytes": snap, "screen": screen})
+					case 1:
+						if mode != "lose-output" {
+							screen = append(screen, msg[16:]...)
+						}
+						observe("rendered-output", map[string]any{"bytes": msg[16:], "screen": screen})
+					default:
+						observe("refused", map[string]any{"direction": "H>C", "opcode": msg[2], "reason": "unknown opcode"})
+					}
+				}
+			}()
+			return nil
+		case "input":
+			if mode == "crash-input" {
+				os.Exit(3)
+			}
+			return c.WriteMessage(websocket.BinaryMessage, frame(7, x.Bytes))
+		case "unsubscribe":
+			return c.WriteMessage(websocket.BinaryMessage, frame(10, nil))
+		}
+		return fmt.Errorf("no action %q", a.Action)
+	}
+}
