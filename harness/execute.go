@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -14,12 +15,41 @@ import (
 type ExecuteOptions struct {
 	// ReportDir receives one directory per pairing (transcript and driver logs).
 	ReportDir string
-	// Pairing options shared by every pairing; Dir and Repro are set per pairing.
+	// Pairing options shared by every pairing; Dir, Repro and Reference are set per pairing.
 	Pairing Options
 	// Repro returns the command that reruns one pairing.
 	Repro func(p Pairing) string
 	// Progress receives one line per pairing as it starts and ends.
 	Progress io.Writer
+}
+
+type refKey struct{ build, kind, journey string }
+
+func keyOf(b *Build, p Pairing) refKey { return refKey{b.Label, p.Kind, p.Journey.Name} }
+
+// WithReferences returns the plan with the references it needs run first: every pairing is
+// checked against its client build's own reference (for published fields), so a reference
+// the plan lacks (repro runs one pairing) is added.
+func WithReferences(plan []Pairing) []Pairing {
+	var refs, rest []Pairing
+	have := map[refKey]bool{}
+	for _, p := range plan {
+		if p.Host == p.Client {
+			if !have[keyOf(p.Host, p)] {
+				have[keyOf(p.Host, p)] = true
+				refs = append(refs, p)
+			}
+			continue
+		}
+		rest = append(rest, p)
+	}
+	for _, p := range rest {
+		if k := keyOf(p.Client, p); !have[k] {
+			have[k] = true
+			refs = append(refs, Pairing{Host: p.Client, Client: p.Client, Kind: p.Kind, Journey: p.Journey})
+		}
+	}
+	return append(refs, rest...)
 }
 
 // Execute runs every pairing of the plan in order and records each in run. It stops early
@@ -29,6 +59,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	if progress == nil {
 		progress = io.Discard
 	}
+	refs := map[refKey]*transcript.Transcript{}
 	for i, p := range plan {
 		if ctx.Err() != nil {
 			fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", len(plan)-i, len(plan))
@@ -40,11 +71,19 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		if opts.Repro != nil {
 			po.Repro = opts.Repro(p)
 		}
+		if p.Host != p.Client {
+			po.Reference = refs[keyOf(p.Client, p)]
+		}
 		fmt.Fprintf(progress, "[%d/%d] host %s × %s client %s · %s ...\n", i+1, len(plan), p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
 		start := time.Now()
-		res := Run(ctx, p, po)
-		rel, _ := filepath.Rel(opts.ReportDir, filepath.Join(po.Dir, res.Transcript))
-		res.Transcript = rel
+		res, t := Run(ctx, p, po)
+		if p.Host == p.Client && res.Status != results.StatusError {
+			refs[keyOf(p.Host, p)] = t
+		}
+		if res.Transcript != "" {
+			rel, _ := filepath.Rel(opts.ReportDir, filepath.Join(po.Dir, res.Transcript))
+			res.Transcript = rel
+		}
 		run.Pairings = append(run.Pairings, res)
 		fmt.Fprintf(progress, "[%d/%d] %s in %s\n", i+1, len(plan), res.Status, time.Since(start).Round(time.Millisecond))
 	}

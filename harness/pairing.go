@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -46,6 +47,9 @@ type Options struct {
 	StopGrace time.Duration
 	// Repro is the one-line command that reruns this pairing.
 	Repro string
+	// Reference is the client build's own reference transcript for the same journey and
+	// kind, for the published-field check; nil when it did not run.
+	Reference *transcript.Transcript
 }
 
 func (o *Options) validate() error {
@@ -68,20 +72,20 @@ type infraError struct{ err error }
 func (e *infraError) Error() string { return e.err.Error() }
 func (e *infraError) Unwrap() error { return e.err }
 
-// Run runs one pairing to completion and returns its result. It never returns with a
-// process of the pairing still alive.
-func Run(ctx context.Context, p Pairing, opts Options) *results.Pairing {
+// Run runs one pairing to completion and returns its result and transcript. It never
+// returns with a process of the pairing still alive.
+func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *transcript.Transcript) {
 	start := time.Now()
 	res := &results.Pairing{Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind, Journey: p.Journey.Name,
 		Repro: opts.Repro, CompletedSteps: []string{}, Findings: []results.Finding{}, StepsTotal: len(p.Journey.Steps)}
 	if err := opts.validate(); err != nil {
 		res.Status, res.Error = results.StatusError, err.Error()
-		return res
+		return res, nil
 	}
 	for _, b := range []*Build{p.Host, p.Client} {
 		if b.Err != nil {
 			res.Status, res.Error = results.StatusError, fmt.Sprintf("build %s failed: %v", b.Label, b.Err)
-			return res
+			return res, nil
 		}
 	}
 	t := &transcript.Transcript{
@@ -95,14 +99,14 @@ func Run(ctx context.Context, p Pairing, opts Options) *results.Pairing {
 	if werr := writeTranscript(opts.Dir, t); werr != nil && err == nil {
 		err = &infraError{werr}
 	}
-	res.Transcript = "transcript.json"
+	res.Transcript = filepath.Base(transcriptFile)
 	var ie *infraError
 	if errors.As(err, &ie) || ctx.Err() != nil {
 		res.Status = results.StatusError
 		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
-		return res
+		return res, t
 	}
-	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract}
+	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference}
 	res.Findings = checks.Run(in)
 	res.CompletedSteps = t.CompletedSteps()
 	for _, s := range t.Steps {
@@ -115,15 +119,21 @@ func Run(ctx context.Context, p Pairing, opts Options) *results.Pairing {
 	if len(res.Findings) > 0 {
 		res.Status = results.StatusFail
 	}
-	return res
+	return res, t
 }
 
+// transcriptFile is the transcript's name in a pairing's directory.
+const transcriptFile = "transcript.json"
+
 func writeTranscript(dir string, t *transcript.Transcript) error {
-	data, err := json.MarshalIndent(t, "", " ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // frame directions read "H>C"
+	enc.SetIndent("", " ")
+	if err := enc.Encode(t); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "transcript.json"), data, 0o644)
+	return os.WriteFile(filepath.Join(dir, transcriptFile), b.Bytes(), 0o644)
 }
 
 // run owns the pairing's processes: every one started here is stopped before it returns.

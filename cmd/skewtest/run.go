@@ -131,6 +131,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if len(plan) == 0 {
 		return usagef("nothing to run: no journey matches the client kinds %v", o.Kinds)
 	}
+	plan = harness.WithReferences(plan)
 	fmt.Fprintf(stdout, "plan: %d pairings\n", len(plan))
 	if o.Verbose {
 		harness.PrintPlan(stderr, plan)

@@ -15,6 +15,9 @@ type Input struct {
 	Journey    *journeys.Journey
 	Host       *contract.Contract // the host build's contract
 	Client     *contract.Contract // the client build's contract
+	// Reference is the client build's own reference transcript (the client build as host and
+	// as client) for the same journey and kind, when it ran; nil otherwise.
+	Reference *transcript.Transcript
 }
 
 // Check is one kind of check.
@@ -22,7 +25,7 @@ type Check func(in *Input) []results.Finding
 
 // All lists the checks in the order their findings are reported.
 func All() []Check {
-	return []Check{DriverErrors, Stall, Incomplete, DecoderRefusal, CapabilityMismatch, SequenceDrift, DataLoss}
+	return []Check{DriverErrors, Stall, Incomplete, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, DataLoss}
 }
 
 // Run runs every check.

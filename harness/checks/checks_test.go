@@ -160,6 +160,44 @@ var _ = Describe("checks", func() {
 		})
 	})
 
+	Describe("PublishedFieldRemoved", func() {
+		withStart := func(start map[string]any) *builder {
+			b := compatible(true)
+			b.t.Frames[3].Data = bin(2, 0, string(raw(start)))
+			return b
+		}
+		reference := func(start map[string]any) *transcript.Transcript {
+			r := withStart(start).t
+			r.Host = r.Client
+			return r
+		}
+		old := map[string]any{"kind": "scrollback", "cwd": "/home", "cols": 120}
+		It("reports a field the client's own host published and this host does not", func() {
+			in := input(withStart(map[string]any{"kind": "scrollback", "cols": 120}), newer, newer)
+			in.Reference = reference(old)
+			fs := checks.PublishedFieldRemoved(in)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Frame.Name).To(Equal("SnapshotStart"))
+			Expect(fs[0].Step).To(Equal("subscribe"))
+			Expect(fs[0].Message).To(Equal("H>C SnapshotStart #1 (step subscribe) no longer carries cwd (string), which v1's own host published there"))
+		})
+		It("reports a field whose value class changed", func() {
+			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": 7, "cols": 120}), newer, newer)
+			in.Reference = reference(old)
+			fs := checks.PublishedFieldRemoved(in)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Message).To(ContainSubstring("cwd is now number"))
+		})
+		It("accepts added fields", func() {
+			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": "/x", "cols": 80, "terminalOwner": "shell"}), newer, newer)
+			in.Reference = reference(old)
+			Expect(checks.PublishedFieldRemoved(in)).To(BeEmpty())
+		})
+		It("needs the reference", func() {
+			Expect(checks.PublishedFieldRemoved(input(withStart(map[string]any{}), newer, newer))).To(BeEmpty())
+		})
+	})
+
 	Describe("DataLoss", func() {
 		It("reports input that did not reach the process byte-exact", func() {
 			b := compatible(true)

@@ -42,7 +42,9 @@ func send(v any) {
 	stdout.Flush()
 }
 
-func observe(what string, data any) { send(map[string]any{"type": "observe", "what": what, "data": data}) }
+func observe(what string, data any) {
+	send(map[string]any{"type": "observe", "what": what, "data": data})
+}
 
 func frame(op byte, payload []byte) []byte {
 	b := make([]byte, 16, 16+len(payload))
@@ -83,7 +85,7 @@ func main() {
 		}
 	}
 	send(map[string]any{"type": "hello", "protocol": 1, "role": role, "kind": os.Getenv("SKEWTEST_KIND"),
-		"build": map[string]string{"version": os.Getenv("SKEWTEST_BUILD_LABEL")},
+		"build":   map[string]string{"version": os.Getenv("SKEWTEST_BUILD_LABEL")},
 		"actions": []string{"subscribe", "input", "emit-output", "unsubscribe", "stop"}})
 	if mode == "garbage" {
 		outMu.Lock()
