@@ -2,14 +2,21 @@ package checks
 
 import (
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/skewtest/skewtest/harness/transcript"
 
 	"github.com/skewtest/skewtest/results"
 )
 
-// CapabilityMismatch reports gated frames sent although their capability was not negotiated
-// (Rule 2): the gate comes from the sender's contract for the connection's path, the
-// negotiation from the host's subscribed echo.
+// CapabilityMismatch reports a negotiation that differs from what the two contracts say
+// (the host echoes exactly the capabilities the client declares and the host echoes), and
+// gated frames sent although their capability was not negotiated (Rule 2): the gate comes
+// from the sender's contract for the connection's path, the negotiation from the echo.
 func CapabilityMismatch(in *Input) []results.Finding {
+	out := echoMismatch(in)
 	caps := Echoed(in.Transcript)
 	type key struct{ dir, name, step string }
 	seen := map[key]int{}
@@ -37,7 +44,6 @@ func CapabilityMismatch(in *Input) []results.Finding {
 		}
 		seen[k]++
 	}
-	var out []results.Finding
 	for _, k := range order {
 		out = append(out, results.Finding{
 			Kind:      results.CapabilityMismatch,
@@ -48,4 +54,73 @@ func CapabilityMismatch(in *Input) []results.Finding {
 		})
 	}
 	return out
+}
+
+// ExpectedEcho is the set of capabilities the host should echo: declared by the client's
+// contract for its kind and echoed by the host's contract. ok is false when either contract
+// does not describe capabilities for the journey's channel.
+func ExpectedEcho(in *Input) (caps map[string]bool, ok bool) {
+	if in.Host == nil || in.Client == nil {
+		return nil, false
+	}
+	p := path(in.Transcript)
+	hc, cc := in.Host.Channel(p), in.Client.Channel(p)
+	if hc == nil || cc == nil || len(hc.Capabilities) == 0 || len(cc.Capabilities) == 0 {
+		return nil, false
+	}
+	caps = map[string]bool{}
+	for _, c := range cc.Capabilities {
+		if len(c.DeclaredBy) > 0 && !slices.Contains(c.DeclaredBy, in.Transcript.Kind) {
+			continue
+		}
+		if h := hc.Capability(c.Name); h != nil && h.Echoed {
+			caps[c.Name] = true
+		}
+	}
+	return caps, true
+}
+
+// echoMismatch compares every subscribed echo with the contracts' expectation.
+func echoMismatch(in *Input) []results.Finding {
+	want, ok := ExpectedEcho(in)
+	if !ok {
+		return nil
+	}
+	var out []results.Finding
+	for i, o := range in.Transcript.Observed(transcript.Client, "subscribed") {
+		got := echoedIn(o)
+		var extra, missing []string
+		for c := range got {
+			if !want[c] {
+				extra = append(extra, c)
+			}
+		}
+		for c := range want {
+			if !got[c] {
+				missing = append(missing, c)
+			}
+		}
+		if len(extra)+len(missing) == 0 {
+			continue
+		}
+		sort.Strings(extra)
+		sort.Strings(missing)
+		msg := fmt.Sprintf("subscribed #%d echoed %s; the contracts expect %s", i+1, setString(got), setString(want))
+		out = append(out, results.Finding{Kind: results.CapabilityMismatch, Step: o.Step, Direction: "H>C",
+			Frame: &results.Frame{Type: "subscribed", Name: "subscribed"}, Message: msg,
+			Detail: fmt.Sprintf("echoed but not expected: %v\nexpected but not echoed: %v", extra, missing)})
+	}
+	return out
+}
+
+func setString(m map[string]bool) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return "nothing"
+	}
+	return "{" + strings.Join(keys, ", ") + "}"
 }

@@ -5,6 +5,7 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/journeys"
@@ -149,6 +150,28 @@ var _ = Describe("checks", func() {
 			b.observe(transcript.Client, "subscribed", map[string]any{"capabilities": map[string]any{"outputPause": 1}})
 			b.frame("C>H", bin(16, 0, `{"paused":true}`))
 			Expect(checks.CapabilityMismatch(input(b, newer, newer))).To(BeEmpty())
+		})
+		It("compares the echo with what the contracts expect", func() {
+			withCaps := func(c *contract.Contract, caps ...contract.Capability) *contract.Contract {
+				cp := *c
+				cp.Channels = append([]contract.Channel(nil), c.Channels...)
+				cp.Channels[0].Capabilities = caps
+				return &cp
+			}
+			pause := contract.Capability{Name: "outputPause", DeclaredBy: []string{"desktop"}, Echoed: true}
+			h, c := withCaps(newer, pause), withCaps(newer, pause)
+			fs := checks.CapabilityMismatch(input(compatible(true), h, c))
+			Expect(fs).To(HaveLen(1), "the host skipped the echo")
+			Expect(fs[0].Message).To(Equal("subscribed #1 echoed nothing; the contracts expect {outputPause}"))
+
+			b := compatible(true)
+			b.t.Observations[1].Data = raw(map[string]any{"capabilities": map[string]any{"outputPause": 1}})
+			Expect(checks.CapabilityMismatch(input(b, h, c))).To(BeEmpty())
+
+			mobile := contract.Capability{Name: "outputPause", DeclaredBy: []string{"mobile"}, Echoed: true}
+			fs = checks.CapabilityMismatch(input(b, h, withCaps(newer, mobile)))
+			Expect(fs).To(HaveLen(1), "echoed a capability a desktop client never declares")
+			Expect(fs[0].Detail).To(ContainSubstring("echoed but not expected: [outputPause]"))
 		})
 		It("treats a multiplex gate as the frame condition too", func() {
 			gated := contractJSON("v3", true, true)

@@ -109,25 +109,34 @@ func channelFor(a, b *contract.Contract, path string) *contract.Channel {
 
 // Echoed returns the capabilities the host echoed in the client's last subscribed event.
 func Echoed(t *transcript.Transcript) map[string]bool {
-	caps := map[string]bool{}
 	obs := t.Observed(transcript.Client, "subscribed")
 	if len(obs) == 0 {
-		return caps
+		return map[string]bool{}
 	}
+	return echoedIn(obs[len(obs)-1])
+}
+
+// echoedIn reads the echoed capabilities of one subscribed observation.
+func echoedIn(o transcript.Observation) map[string]bool {
+	caps := map[string]bool{}
 	var ev struct {
 		Capabilities map[string]any `json:"capabilities"`
 	}
-	_ = json.Unmarshal(obs[len(obs)-1].Data, &ev)
+	_ = json.Unmarshal(o.Data, &ev)
 	for k, v := range ev.Capabilities {
+		var on bool
 		switch v := v.(type) {
 		case bool:
-			caps[k] = v
+			on = v
 		case float64:
-			caps[k] = v != 0
+			on = v != 0
 		case string:
-			caps[k] = v != ""
+			on = v != ""
 		default:
-			caps[k] = v != nil
+			on = v != nil
+		}
+		if on {
+			caps[k] = true
 		}
 	}
 	return caps
