@@ -65,6 +65,9 @@ func (o *Options) validate() error {
 // errAbort stops a journey after a problem that is already recorded.
 var errAbort = errors.New("journey aborted")
 
+// errEnd stops a journey that ended early on purpose (end expected-refusal).
+var errEnd = errors.New("journey ended")
+
 // infraError marks a failure before the journey could start: the pairing is an error, not
 // a finding.
 type infraError struct{ err error }
@@ -115,9 +118,13 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	for _, n := range checks.NameFrames(in) {
 		res.Frames = append(res.Frames, n.Label())
 	}
-	res.Status = results.StatusPass
-	if len(res.Findings) > 0 {
+	switch {
+	case len(res.Findings) > 0:
 		res.Status = results.StatusFail
+	case t.End != nil && t.End.Reason == "expected-refusal":
+		res.Status = results.StatusExpectedRefusal
+	default:
+		res.Status = results.StatusPass
 	}
 	return res, t
 }
@@ -201,9 +208,9 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	for _, s := range p.Journey.Steps {
 		rec.setStep(s.Name)
 		err := j.step(ctx, s)
-		rec.endStep(err == nil)
+		rec.endStep(err == nil || errors.Is(err, errEnd))
 		if err != nil {
-			if errors.Is(err, errAbort) {
+			if errors.Is(err, errAbort) || errors.Is(err, errEnd) {
 				return nil
 			}
 			return err

@@ -43,6 +43,7 @@ func (j *journey) verbs() map[string]func(ctx context.Context, s journeys.Step, 
 		"host":   j.action,
 		"await":  j.await,
 		"tap":    j.tap,
+		"end":    j.end,
 	}
 }
 
@@ -201,9 +202,16 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 			}
 		default:
 			from := j.mark.observations
+			var want []journeys.Arg
+			for _, a := range c.Args {
+				if a.Key != "" {
+					want = append(want, a)
+					desc += " " + a.Key + "=" + a.Value
+				}
+			}
 			cond = func(t *transcript.Transcript) bool {
 				for _, o := range t.Observations[from:] {
-					if o.Role == role && o.What == what {
+					if o.Role == role && o.What == what && fieldsMatch(o.Data, want) {
 						return true
 					}
 				}
@@ -214,6 +222,45 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 		return fmt.Errorf("%s:%d: await %s: want host, client or frame", j.p.Journey.File, c.Line, pos[0])
 	}
 	return j.wait(ctx, s, desc, cond)
+}
+
+// fieldsMatch reports whether an observation's data has every key=value (values compared as
+// text: strings as they are, other JSON values as written).
+func fieldsMatch(data json.RawMessage, want []journeys.Arg) bool {
+	if len(want) == 0 {
+		return true
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	for _, a := range want {
+		raw, ok := m[a.Key]
+		if !ok {
+			return false
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			s = string(raw)
+		}
+		if s != a.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// end expected-refusal: the journey ends here on purpose; the remaining steps are not run and
+// do not count as incomplete. The window check judges whether the refusal was right.
+func (j *journey) end(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	pos := c.Positional()
+	if len(pos) != 1 || pos[0] != "expected-refusal" {
+		return fmt.Errorf("%s:%d: end knows only: end expected-refusal", j.p.Journey.File, c.Line)
+	}
+	j.rec.update(func(t *transcript.Transcript, _ string) {
+		t.End = &transcript.End{Step: s.Name, Reason: pos[0]}
+	})
+	return errEnd
 }
 
 // wait blocks until cond holds, a driver exits, the barrier times out or ctx ends. It wakes

@@ -25,7 +25,7 @@ type Check func(in *Input) []results.Finding
 
 // All lists the checks in the order their findings are reported.
 func All() []Check {
-	return []Check{DriverErrors, Stall, Incomplete, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, DataLoss}
+	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, DataLoss}
 }
 
 // Run runs every check.

@@ -221,6 +221,38 @@ var _ = Describe("checks", func() {
 		})
 	})
 
+	DescribeTable("WindowViolation",
+		func(hostMin, clientVersion int, refused []transcript.Role, want []string) {
+			h, c := *newer, *newer
+			h.Protocol = contract.Protocol{Version: 2, MinCompatible: hostMin}
+			c.Protocol = contract.Protocol{Version: clientVersion, MinCompatible: 1}
+			b := compatible(true)
+			b.observe(transcript.Client, "session", map[string]any{"event": "server-info"})
+			for _, r := range refused {
+				b.observe(r, "session", map[string]any{"event": "refused-peer", "code": "incompatible_protocol"})
+			}
+			var got []string
+			for _, f := range checks.WindowViolation(input(b, &h, &c)) {
+				got = append(got, f.Message)
+			}
+			Expect(got).To(HaveLen(len(want)))
+			for i, w := range want {
+				Expect(got[i]).To(HavePrefix(w))
+			}
+		},
+		Entry("inside, nobody refuses", 1, 1, nil, nil),
+		Entry("inside, the host refuses", 1, 1, []transcript.Role{transcript.Host}, []string{"the host refused a peer inside its protocol window"}),
+		Entry("outside, both refuse", 2, 1, []transcript.Role{transcript.Host, transcript.Client}, nil),
+		Entry("outside, only the client refuses", 2, 1, []transcript.Role{transcript.Client}, []string{"the host did not refuse a peer outside its protocol window"}),
+		Entry("outside, nobody refuses", 2, 1, nil, []string{"the host did not refuse", "the client did not refuse"}),
+	)
+
+	It("judges the window only for journeys that speak the session protocol", func() {
+		h := *newer
+		h.Protocol = contract.Protocol{Version: 2, MinCompatible: 2}
+		Expect(checks.WindowViolation(input(compatible(true), &h, newer))).To(BeEmpty())
+	})
+
 	Describe("DataLoss", func() {
 		It("reports input that did not reach the process byte-exact", func() {
 			b := compatible(true)

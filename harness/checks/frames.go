@@ -159,6 +159,7 @@ func path(t *transcript.Transcript) string {
 //	cap:NAME     the host echoed capability NAME
 //	frame:NAME   both builds know frame NAME (the client for its kind) and, where the host's
 //	             contract gates it on the journey's path, its capability was echoed
+//	window       each build's protocol version is at least the other's minimum compatible one
 func Conditions(in *Input) func(string) bool {
 	t := in.Transcript
 	caps := Echoed(t)
@@ -166,6 +167,8 @@ func Conditions(in *Input) func(string) bool {
 	return func(name string) bool {
 		key, val, _ := strings.Cut(name, ":")
 		switch key {
+		case "window":
+			return InWindow(in)
 		case "kind":
 			return t.Kind == val
 		case "cap":
@@ -201,4 +204,14 @@ func Expected(in *Input) []journeys.FrameLine {
 		}
 	}
 	return out
+}
+
+// InWindow reports whether the two builds' contracts put each other inside their protocol
+// windows (a missing contract counts as outside nothing: true).
+func InWindow(in *Input) bool {
+	if in.Host == nil || in.Client == nil {
+		return true
+	}
+	h, c := in.Host.Protocol, in.Client.Protocol
+	return h.Version >= c.MinCompatible && c.Version >= h.MinCompatible
 }

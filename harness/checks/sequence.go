@@ -43,7 +43,7 @@ func SequenceDrift(in *Input) []results.Finding {
 	}
 	seq := Sequence(in)
 	want := Expected(in)
-	prefix := in.Transcript.Stall != nil || len(in.Transcript.CompletedSteps()) < len(in.Journey.Steps)
+	prefix := in.Transcript.Stall != nil || in.Transcript.End != nil || len(in.Transcript.CompletedSteps()) < len(in.Journey.Steps)
 	var details []string
 	firstIndex, step := -1, ""
 	for _, dir := range []string{"C>H", "H>C"} {

@@ -38,7 +38,7 @@ func Stall(in *Input) []results.Finding {
 func Incomplete(in *Input) []results.Finding {
 	done := in.Transcript.CompletedSteps()
 	all := in.Journey.StepNames()
-	if len(done) == len(all) {
+	if len(done) == len(all) || in.Transcript.End != nil {
 		return nil
 	}
 	missing := all[len(done):]

@@ -18,18 +18,20 @@ const (
 
 // Transcript is one pairing's record.
 type Transcript struct {
-	Host         Build          `json:"host"`
-	Client       Build          `json:"client"`
-	Kind         string         `json:"kind"`
-	Journey      string         `json:"journey"`
-	Steps        []Step         `json:"steps"`
-	Frames       []Frame        `json:"frames"`
-	Conns        []ConnEvent    `json:"conns"`
-	Observations []Observation  `json:"observations"`
-	Actions      []Action       `json:"actions"`
-	Problems     []Problem      `json:"problems"`
-	Stall        *Stall         `json:"stall,omitempty"`
-	Hello        map[Role]Hello `json:"hello"`
+	Host         Build         `json:"host"`
+	Client       Build         `json:"client"`
+	Kind         string        `json:"kind"`
+	Journey      string        `json:"journey"`
+	Steps        []Step        `json:"steps"`
+	Frames       []Frame       `json:"frames"`
+	Conns        []ConnEvent   `json:"conns"`
+	Observations []Observation `json:"observations"`
+	Actions      []Action      `json:"actions"`
+	Problems     []Problem     `json:"problems"`
+	Stall        *Stall        `json:"stall,omitempty"`
+	// End is set when the journey ended early on purpose (end expected-refusal).
+	End   *End           `json:"end,omitempty"`
+	Hello map[Role]Hello `json:"hello"`
 }
 
 // Build identifies one side.
@@ -107,6 +109,12 @@ type Stall struct {
 	Step    string        `json:"step"`
 	Barrier string        `json:"barrier"`
 	Timeout time.Duration `json:"timeoutNs"`
+}
+
+// End records a journey that ended early on purpose, and why.
+type End struct {
+	Step   string `json:"step"`
+	Reason string `json:"reason"` // "expected-refusal"
 }
 
 // Observed returns the observations of role and what, in order.
