@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/gofrs/flock"
 
 	"github.com/skewtest/skewtest/pins"
@@ -30,21 +28,24 @@ type Builder struct {
 	// CacheDir holds the builds and the shared GOCACHE (see the package documentation).
 	// Required; see DefaultCacheDir.
 	CacheDir string
-	// Toolchain identifies the tools the recipe uses, and is part of every key, e.g.
-	// "go1.26.8 linux/amd64". Empty means DetectToolchain, once.
+	// Runner runs recipes; nil means Local{} (on the host).
+	Runner Runner
+	// Toolchain, when set, identifies the tools every recipe uses and replaces what
+	// Runner.Toolchain says in every key (tests and benchmarks fix it).
 	Toolchain string
-	// Log receives one progress line per event (building, cached, ok, failed). Nil
-	// discards them.
+	// Log receives one plain progress line per event (Event.String). Nil discards them.
 	Log io.Writer
+	// Progress, if not nil, receives every event as it happens, from the goroutine making
+	// the build: it must be quick and safe for concurrent use.
+	Progress func(Event)
 	// Timeout bounds each build's recipe; zero means DefaultTimeout. A build that times
 	// out is recorded as failed.
 	Timeout time.Duration
 	// Parallel bounds BuildAll; zero means runtime.NumCPU().
 	Parallel int
 
-	once      sync.Once
-	toolchain string
-	mu        sync.Mutex // serializes Log
+	mu         sync.Mutex // serializes Log, guards toolchains
+	toolchains map[string]string
 }
 
 // Artifact is a built (or cached) build.
@@ -55,8 +56,10 @@ type Artifact struct {
 	Dir      string  // the output directory ($SKEWTEST_OUT of the recipe); drivers run here
 	SrcDir   string  // the materialized tree the recipe ran in
 	LogPath  string  // build.log
-	Config   *Config // parsed from this build's own skewtest.yaml
+	Config   *Config // this build's own skewtest.yaml, or the working tree's (see Versions)
 	Cached   bool    // true when the build was found in the cache, not made now
+	// Version is the row of the working tree's versions table that applied, or nil.
+	Version *VersionRule
 }
 
 // HostArgv is the host driver's argv, with a "./" first word made absolute in Dir.
@@ -96,9 +99,13 @@ func DefaultCacheDir() (string, error) {
 	return filepath.Join(dir, "skewtest"), nil
 }
 
-// DetectToolchain returns "<GOVERSION> <GOOS>/<GOARCH>" from `go env`.
+// DetectToolchain returns "<GOVERSION> <GOOS>/<GOARCH>" from `go env`, or "no go
+// <GOOS>/<GOARCH>" when there is no go command (a subject need not be written in Go).
 func DetectToolchain(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOVERSION", "GOOS", "GOARCH").Output()
+	if errors.Is(err, exec.ErrNotFound) {
+		return "no go " + runtime.GOOS + "/" + runtime.GOARCH, nil
+	}
 	if err != nil {
 		return "", fmt.Errorf("go env: %w", err)
 	}
@@ -109,47 +116,59 @@ func DetectToolchain(ctx context.Context) (string, error) {
 	return f[0] + " " + f[1] + "/" + f[2], nil
 }
 
-func (b *Builder) toolchainString(ctx context.Context) string {
-	b.once.Do(func() {
-		b.toolchain = b.Toolchain
-		if b.toolchain != "" {
-			return
-		}
-		t, err := DetectToolchain(ctx)
-		if err != nil {
-			t = "unknown " + runtime.GOOS + "/" + runtime.GOARCH
-		}
-		b.toolchain = t
-	})
-	return b.toolchain
+func (b *Builder) runner() Runner {
+	if b.Runner == nil {
+		return Local{}
+	}
+	return b.Runner
 }
 
-func (b *Builder) logf(format string, args ...any) {
+// toolchainFor returns the toolchain string of the key for a versions row's toolchain
+// name, asking the runner once per name.
+func (b *Builder) toolchainFor(ctx context.Context, name string) (string, error) {
+	if b.Toolchain != "" {
+		return b.Toolchain, nil
+	}
+	b.mu.Lock()
+	t, ok := b.toolchains[name]
+	b.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	t, err := b.runner().Toolchain(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.toolchains == nil {
+		b.toolchains = map[string]string{}
+	}
+	b.toolchains[name] = t
+	return t, nil
+}
+
+func (b *Builder) emit(e Event) {
+	if b.Progress != nil {
+		b.Progress(e)
+	}
 	if b.Log == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	fmt.Fprintf(b.Log, format+"\n", args...)
-}
-
-// plan is what Build knows about a source before building it.
-type plan struct {
-	label       string
-	revision    string
-	tree        string // the key's tree part
-	config      *Config
-	materialize func(ctx context.Context, dst string) error
+	fmt.Fprintln(b.Log, e)
 }
 
 // Build builds one source of the repository containing repoDir, or returns it from the
-// cache. It reads the source's own skewtest.yaml (a *ConfigError if it is wrong),
-// computes the key, and if the cache has a successful build of that key returns it with
-// Cached set, without writing or running anything. Otherwise it takes the key's lock,
-// materializes the tree into a staging directory, runs the recipe and publishes the
-// result. A failing recipe gives a *BuildError; the failure is recorded with its log and
-// retried by the next Build of the same key (failures are often transient: a network
-// hiccup, a full disk, a killed runner), while a success is kept forever.
+// cache. It reads the source's own skewtest.yaml (a *ConfigError if it is wrong) and the
+// working tree's versions table, computes the key, and if the cache has a successful
+// build of that key returns it with Cached set, without writing or running anything.
+// Otherwise it takes the key's lock, materializes the tree (with the row's overlays) into
+// a staging directory, runs the recipe with the Runner and publishes the result. A failing
+// recipe gives a *BuildError; the failure is recorded with its log and retried by the next
+// Build of the same key (failures are often transient: a network hiccup, a full disk, a
+// killed runner), while a success is kept until pruned.
 func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artifact, error) {
 	if src.Label == "" {
 		src.Label = WorktreeLabel
@@ -169,13 +188,22 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 	if src.IsWorktree() {
 		p, err = planWorktree(ctx, repo, src.Label, cacheDir)
 	} else {
-		p, err = planCommit(repo, src)
+		p, err = planCommit(ctx, repo, src, cacheDir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", src.Label, err)
 	}
+	toolchainName := ""
+	if p.rule != nil {
+		toolchainName = p.rule.Toolchain
+	}
+	toolchain, err := b.toolchainFor(ctx, toolchainName)
+	if err != nil {
+		return nil, fmt.Errorf("build %s: toolchain: %w", src.Label, err)
+	}
+	p.toolchain, p.toolchainName = toolchain, toolchainName
 
-	key := cacheKey(p.tree, p.config.Build.Steps, b.toolchainString(ctx))
+	key := cacheKey(p.tree, p.config.Build.Steps, toolchain, p.overlay)
 	buildsDir := filepath.Join(cacheDir, "builds")
 	final := filepath.Join(buildsDir, key)
 	art := &Artifact{
@@ -186,21 +214,22 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 		SrcDir:   filepath.Join(final, "src"),
 		LogPath:  filepath.Join(final, "build.log"),
 		Config:   p.config,
+		Version:  p.rule,
 	}
 	if cachedOK(final, key) {
 		art.Cached = true
-		b.logf("build %s: cached (%s)", p.label, key[:12])
+		b.emit(Event{Label: p.label, Key: key, State: Cached, LogPath: art.LogPath})
 		return art, nil
 	}
 
 	if err := os.MkdirAll(buildsDir, 0o755); err != nil {
 		return nil, fmt.Errorf("build %s: %w", p.label, err)
 	}
-	lock := flock.New(filepath.Join(buildsDir, ".lock-"+key))
+	lock := flock.New(lockPath(buildsDir, key))
 	defer lock.Close()
 	locked, err := lock.TryLock()
 	if err == nil && !locked {
-		b.logf("build %s: waiting for another build of %s", p.label, key[:12])
+		b.emit(Event{Label: p.label, Key: key, State: Waiting})
 		locked, err = lock.TryLockContext(ctx, 100*time.Millisecond)
 	}
 	if err != nil || !locked {
@@ -211,7 +240,7 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 	// Someone else may have built it while we waited.
 	if cachedOK(final, key) {
 		art.Cached = true
-		b.logf("build %s: cached (%s)", p.label, key[:12])
+		b.emit(Event{Label: p.label, Key: key, State: Cached, LogPath: art.LogPath})
 		return art, nil
 	}
 	if err := b.make(ctx, p, key, buildsDir, final); err != nil {
@@ -224,7 +253,7 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final string) error {
 	// Holding the lock, any staging directory of this key is left over from a killed
 	// process, and a published entry is a recorded failure to retry.
-	stale, _ := filepath.Glob(filepath.Join(buildsDir, ".staging-"+key+"-*"))
+	stale, _ := filepath.Glob(filepath.Join(buildsDir, stagingPrefix+key+"-*"))
 	for _, dir := range stale {
 		if err := removeAll(dir); err != nil {
 			return fmt.Errorf("build %s: remove stale %s: %w", p.label, dir, err)
@@ -234,7 +263,7 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 		return fmt.Errorf("build %s: remove failed build %s: %w", p.label, final, err)
 	}
 
-	staging, err := os.MkdirTemp(buildsDir, ".staging-"+key+"-")
+	staging, err := os.MkdirTemp(buildsDir, stagingPrefix+key+"-")
 	if err != nil {
 		return fmt.Errorf("build %s: %w", p.label, err)
 	}
@@ -251,8 +280,8 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 			return fmt.Errorf("build %s: %w", p.label, err)
 		}
 	}
-	b.logf("build %s: building (%s)", p.label, key[:12])
 	start := time.Now()
+	b.emit(Event{Label: p.label, Key: key, State: Materializing})
 	if err := p.materialize(ctx, srcDir); err != nil {
 		return fmt.Errorf("build %s: materialize: %w", p.label, err)
 	}
@@ -265,9 +294,25 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	fmt.Fprintf(logFile, "# skewtest build %s (%s), toolchain %s\n", p.label, key, b.toolchainString(ctx))
+	fmt.Fprintf(logFile, "# skewtest build %s (%s), toolchain %s\n", p.label, key, p.toolchain)
+	for _, n := range p.notes {
+		fmt.Fprintf(logFile, "# %s\n", n)
+	}
+	job := &Job{
+		Label:     p.label,
+		Key:       key,
+		Steps:     p.config.Build.Steps,
+		Toolchain: p.toolchainName,
+		SrcDir:    srcDir,
+		OutDir:    outDir,
+		GoCache:   filepath.Join(filepath.Dir(buildsDir), "gocache"),
+		Log:       logFile,
+		StepStarted: func(i, n int, step string) {
+			b.emit(Event{Label: p.label, Key: key, State: Running, Step: i, Steps: n, Command: step, Elapsed: time.Since(start)})
+		},
+	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
-	runErr := runRecipe(rctx, p.config.Build.Steps, srcDir, outDir, filepath.Join(filepath.Dir(buildsDir), "gocache"), logFile)
+	runErr := b.runner().Run(rctx, job)
 	cancel()
 	if runErr != nil && ctx.Err() == nil && rctx.Err() != nil {
 		runErr = fmt.Errorf("timed out after %s: %w", timeout, runErr)
@@ -287,7 +332,8 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 		Label:         p.label,
 		Revision:      p.revision,
 		Tree:          p.tree,
-		Toolchain:     b.toolchainString(ctx),
+		Overlay:       p.overlay,
+		Toolchain:     p.toolchain,
 		Steps:         p.config.Build.Steps,
 		Status:        statusOK,
 		StartedAt:     start.UTC(),
@@ -303,75 +349,12 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 		return fmt.Errorf("build %s: publish: %w", p.label, err)
 	}
 	published = true
-	took := time.Since(start).Round(time.Millisecond)
+	took := time.Since(start)
 	logPath := filepath.Join(final, "build.log")
 	if runErr != nil {
-		b.logf("build %s: failed after %s, log: %s", p.label, took, logPath)
+		b.emit(Event{Label: p.label, Key: key, State: Failed, Elapsed: took, LogPath: logPath, Err: runErr})
 		return &BuildError{Label: p.label, LogPath: logPath, Tail: logTail(logPath, TailLines), Err: runErr}
 	}
-	b.logf("build %s: ok in %s", p.label, took)
+	b.emit(Event{Label: p.label, Key: key, State: Built, Elapsed: took, LogPath: logPath})
 	return nil
-}
-
-// planCommit reads a commit's tree and its skewtest.yaml from the object database. The key
-// uses the git tree hash, so nothing is written when the build is cached.
-func planCommit(repo *git.Repository, src Source) (*plan, error) {
-	commit, err := repo.CommitObject(src.Commit)
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", src.Commit, err)
-	}
-	tree, err := commit.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("tree of commit %s: %w", src.Commit, err)
-	}
-	name := src.Label + ":" + ConfigFile
-	f, err := tree.File(ConfigFile)
-	if errors.Is(err, object.ErrFileNotFound) {
-		return nil, &ConfigError{File: name, Msg: "not found: a subject needs " + ConfigFile +
-			" at the root of its repository (see docs/subject.md)"}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	data, err := f.Contents()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	cfg, err := ParseConfig(name, []byte(data))
-	if err != nil {
-		return nil, err
-	}
-	return &plan{
-		label:    src.Label,
-		revision: commit.Hash.String(),
-		tree:     "git:" + tree.Hash.String(),
-		config:   cfg,
-		materialize: func(ctx context.Context, dst string) error {
-			return writeTree(ctx, tree, dst)
-		},
-	}, nil
-}
-
-// planWorktree hashes the working tree and reads its skewtest.yaml. The cache directory is
-// left out of the tree should it live inside the working tree.
-func planWorktree(ctx context.Context, repo *git.Repository, label, cacheDir string) (*plan, error) {
-	snap, err := scanWorktree(ctx, repo, cacheDir)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := LoadConfig(filepath.Join(snap.root, ConfigFile))
-	if err != nil {
-		return nil, err
-	}
-	revision := ""
-	if head, err := repo.Head(); err == nil {
-		revision = head.Hash().String()
-	}
-	return &plan{
-		label:       label,
-		revision:    revision,
-		tree:        "worktree-sha256:" + snap.digest,
-		config:      cfg,
-		materialize: snap.write,
-	}, nil
 }

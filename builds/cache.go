@@ -13,19 +13,20 @@ import (
 )
 
 // keyScheme changes whenever what goes into a key, or how a tree is materialized, changes,
-// so old cache entries are never mistaken for new ones.
-const keyScheme = 1
+// so old cache entries are never mistaken for new ones. 2: overlays.
+const keyScheme = 2
 
-// cacheKey is the content address of a build: tree content, recipe and toolchain.
-// tree is "git:<tree hash>" for a commit or "worktree-sha256:<digest>" for the working
-// tree.
-func cacheKey(tree string, steps []string, toolchain string) string {
+// cacheKey is the content address of a build: tree content, recipe, toolchain and
+// overlays. tree is "git:<tree hash>" for a commit or "worktree-sha256:<digest>" for the
+// working tree; overlay is "" or the overlay paths and a digest of their content.
+func cacheKey(tree string, steps []string, toolchain, overlay string) string {
 	in, _ := json.Marshal(struct {
 		Scheme    int      `json:"scheme"`
 		Tree      string   `json:"tree"`
 		Steps     []string `json:"steps"`
 		Toolchain string   `json:"toolchain"`
-	}{keyScheme, tree, steps, toolchain})
+		Overlay   string   `json:"overlay"`
+	}{keyScheme, tree, steps, toolchain, overlay})
 	sum := sha256.Sum256(in)
 	return hex.EncodeToString(sum[:])
 }
@@ -43,6 +44,7 @@ type record struct {
 	Label         string    `json:"label"` // of the build that made this entry
 	Revision      string    `json:"revision,omitempty"`
 	Tree          string    `json:"tree"`
+	Overlay       string    `json:"overlay,omitempty"`
 	Toolchain     string    `json:"toolchain"`
 	Steps         []string  `json:"steps"`
 	Status        string    `json:"status"`
@@ -71,10 +73,27 @@ func writeRecord(dir string, r *record) error {
 	return os.WriteFile(filepath.Join(dir, "build.json"), append(data, '\n'), 0o644)
 }
 
-// cachedOK reports whether dir holds a published, successful build of key.
+// cachedOK reports whether dir holds a published, successful build of key, and if so
+// marks it used now (the age `skewtest cache prune --older-than` goes by).
 func cachedOK(dir, key string) bool {
 	r, err := readRecord(dir)
-	return err == nil && r.Status == statusOK && r.Key == key
+	if err != nil || r.Status != statusOK || r.Key != key {
+		return false
+	}
+	now := time.Now()
+	_ = os.Chtimes(filepath.Join(dir, "build.json"), now, now)
+	return true
+}
+
+// Names inside <CacheDir>/builds besides the key directories.
+const (
+	stagingPrefix = ".staging-"
+	lockPrefix    = ".lock-"
+)
+
+// lockPath is the flock file held while building key (and while pruning it).
+func lockPath(buildsDir, key string) string {
+	return filepath.Join(buildsDir, lockPrefix+key)
 }
 
 // removeAll removes a tree, making read-only directories writable first if it has to

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skewtest/skewtest/pins"
 )
 
 // ConfigFile is the name of a subject's configuration, at the root of its repository.
@@ -28,6 +31,13 @@ type Config struct {
 	Build Recipe `yaml:"build"`
 	// Drivers are the commands that run this build's code in each role.
 	Drivers Drivers `yaml:"drivers"`
+
+	// Pins are the pin rules. Only the working tree's are used; command-line flags
+	// override them (pins.Options.Override).
+	Pins pins.Options `yaml:"pins"`
+	// Versions is the table of version-specific build differences (overlays, recipes,
+	// toolchains). Only the working tree's is used, for every pin it builds.
+	Versions Versions `yaml:"versions"`
 }
 
 // Recipe is how to build a checkout.
@@ -136,6 +146,8 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			add(lineOf(doc, "drivers", "clients", kind), "drivers.clients.%s is empty: give the driver's argv", kind)
 		}
 	}
+	errs = append(errs, c.validatePins(name, doc)...)
+	errs = append(errs, c.validateVersions(name, doc)...)
 	slices.SortStableFunc(errs, func(a, b error) int {
 		return a.(*ConfigError).Line - b.(*ConfigError).Line
 	})
@@ -181,9 +193,12 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":  "product, contract, build, drivers",
-	"builds.Recipe":  "steps",
-	"builds.Drivers": "host, clients",
+	"builds.Config":      "product, contract, build, drivers, pins, versions",
+	"builds.Recipe":      "steps",
+	"builds.Drivers":     "host, clients",
+	"builds.VersionRule": "range, overlay, recipe, toolchain",
+	"pins.Options":       "refs, last, window, ignore",
+	"pins.Ref":           "ref, reason",
 }
 
 // yamlError turns a yaml.v3 error (which carries line numbers only in its text) into
@@ -215,4 +230,82 @@ func yamlError(name string, err error) error {
 		return errs[0]
 	}
 	return errors.Join(errs...)
+}
+
+// validatePins checks the pins section: the rules pins.Options.Validate checks, with
+// lines, and a reason for every explicit ref.
+func (c *Config) validatePins(name string, doc *yaml.Node) []error {
+	var errs []error
+	add := func(line int, format string, args ...any) {
+		errs = append(errs, &ConfigError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	p := c.Pins
+	if p.Last < 0 {
+		add(lineOf(doc, "pins", "last"), "pins.last is %d: give how many of the newest stable tags to pin, e.g. last: 3", p.Last)
+	}
+	for i, r := range p.Refs {
+		at := lineOf(doc, "pins", "refs", strconv.Itoa(i))
+		switch {
+		case strings.TrimSpace(r.Ref) == "":
+			add(at, "pins.refs[%d].ref is empty: name a tag, branch or commit, e.g. {ref: v1.4.173, reason: \"the real v1.4.173 release client\"}", i)
+		case strings.TrimSpace(r.Reason) == "":
+			add(at, "pins.refs[%d] (%s) has no reason: say why it is pinned, e.g. reason: \"the release mobile clients still run\"", i, r.Ref)
+		}
+	}
+	for i, g := range p.Ignore {
+		o := pins.Options{Ignore: []string{g}}
+		if err := o.Validate(); err != nil {
+			add(lineOf(doc, "pins", "ignore", strconv.Itoa(i)), "pins.ignore[%d]: %q is not a glob of tag names like \"v1.4.19?-*\"", i, g)
+		}
+	}
+	return errs
+}
+
+var toolchainName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// validateVersions checks the versions table and records each row's line and range.
+func (c *Config) validateVersions(name string, doc *yaml.Node) []error {
+	var errs []error
+	add := func(line int, format string, args ...any) {
+		errs = append(errs, &ConfigError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	for i := range c.Versions {
+		r := &c.Versions[i]
+		row := strconv.Itoa(i)
+		r.Line = lineOf(doc, "versions", row)
+		if strings.TrimSpace(r.Range) == "" {
+			add(r.Line, "versions[%d].range is empty: give a semver range of tags, e.g. range: \"<v1.4.150\"", i)
+		} else if cons, err := parseRange(r.Range); err != nil {
+			add(lineOf(doc, "versions", row, "range"), "versions[%d].range %q: %v (e.g. \"<v1.4.150\" or \">=v1.4.120 <v1.4.150\")", i, r.Range, err)
+		} else {
+			r.constraint = cons
+		}
+		seen := map[string]bool{}
+		for j, o := range r.Overlay {
+			at := lineOf(doc, "versions", row, "overlay", strconv.Itoa(j))
+			clean := path.Clean(o)
+			switch {
+			case strings.TrimSpace(o) == "" || clean == ".":
+				add(at, "versions[%d].overlay[%d] is empty: give a path of the working tree, e.g. cmd/remoteterm-driver", i, j)
+			case !safePath(clean):
+				add(at, "versions[%d].overlay[%d] %q is not a path inside the working tree", i, j, o)
+			case seen[clean]:
+				add(at, "versions[%d].overlay[%d] %q is listed twice", i, j, o)
+			}
+			seen[clean] = true
+			r.Overlay[j] = clean
+		}
+		for j, s := range r.Recipe {
+			if strings.TrimSpace(s) == "" {
+				add(lineOf(doc, "versions", row, "recipe", strconv.Itoa(j)), "versions[%d].recipe[%d] is empty", i, j)
+			}
+		}
+		if r.Recipe != nil && len(r.Recipe) == 0 {
+			add(lineOf(doc, "versions", row, "recipe"), "versions[%d].recipe is empty: leave it out to use the checkout's build.steps", i)
+		}
+		if r.Toolchain != "" && !toolchainName.MatchString(r.Toolchain) {
+			add(lineOf(doc, "versions", row, "toolchain"), "versions[%d].toolchain %q: use letters, digits, '.', '_' and '-' (it names the image skewtest/toolchain:<name>)", i, r.Toolchain)
+		}
+	}
+	return errs
 }

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/pins"
 )
 
 const goodConfig = `product: remoteterm
@@ -44,7 +45,7 @@ var _ = Describe("ParseConfig", func() {
 		},
 		Entry("unknown top-level key",
 			"product: p\ncontract: c.json\ndrivres: {}\n",
-			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers)`),
+			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, pins, versions)`),
 		Entry("unknown nested key",
 			"product: p\ncontract: c.json\nbuild:\n  step: [make]\n",
 			`skewtest.yaml:4: unknown key "step" (known keys here: steps)`),
@@ -73,6 +74,45 @@ var _ = Describe("ParseConfig", func() {
 			"product: p\nproduct: q\n",
 			`skewtest.yaml:2: mapping key "product" already defined at line 1`),
 		Entry("empty file", "", "skewtest.yaml:1: empty file"),
+		Entry("unknown pins key",
+			goodConfig+"pins:\n  lats: 3\n",
+			`skewtest.yaml:13: unknown key "lats" (known keys here: refs, last, window, ignore)`),
+		Entry("unknown ref key",
+			goodConfig+"pins:\n  refs:\n    - {ref: v1, why: x}\n",
+			`skewtest.yaml:14: unknown key "why" (known keys here: ref, reason)`),
+		Entry("negative last",
+			goodConfig+"pins:\n  last: -2\n",
+			"skewtest.yaml:13: pins.last is -2"),
+		Entry("ref without a reason",
+			goodConfig+"pins:\n  refs:\n    - ref: v1.4.173\n",
+			"skewtest.yaml:14: pins.refs[0] (v1.4.173) has no reason: say why it is pinned"),
+		Entry("bad ignore glob",
+			goodConfig+"pins:\n  ignore: [\"v1.[\"]\n",
+			`skewtest.yaml:13: pins.ignore[0]: "v1.[" is not a glob`),
+		Entry("unknown versions key",
+			goodConfig+"versions:\n  - range: \"<v1\"\n    overlays: [a]\n",
+			`skewtest.yaml:14: unknown key "overlays" (known keys here: range, overlay, recipe, toolchain)`),
+		Entry("row without a range",
+			goodConfig+"versions:\n  - recipe: [make]\n",
+			"skewtest.yaml:13: versions[0].range is empty"),
+		Entry("bad range",
+			goodConfig+"versions:\n  - recipe: [make]\n    range: \"before 1.4\"\n",
+			`skewtest.yaml:14: versions[0].range "before 1.4": improper constraint`),
+		Entry("overlay outside the tree",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    overlay:\n      - cmd\n      - ../x\n",
+			`skewtest.yaml:16: versions[0].overlay[1] "../x" is not a path inside the working tree`),
+		Entry("overlay of .git",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    overlay: [.git/hooks]\n",
+			`versions[0].overlay[0] ".git/hooks" is not a path inside the working tree`),
+		Entry("overlay twice",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    overlay: [cmd, ./cmd]\n",
+			`versions[0].overlay[1] "./cmd" is listed twice`),
+		Entry("empty recipe",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    recipe: []\n",
+			"skewtest.yaml:14: versions[0].recipe is empty"),
+		Entry("bad toolchain",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    toolchain: \"go 1.22\"\n",
+			`skewtest.yaml:14: versions[0].toolchain "go 1.22"`),
 		Entry("not a mapping", "- a\n- b\n", "skewtest.yaml:1: the file must be a mapping"),
 	)
 
@@ -84,6 +124,58 @@ var _ = Describe("ParseConfig", func() {
 				"skewtest.yaml:3: drivers.clients is empty: give at least one client kind, e.g. clients: {desktop: [\"./driver\", \"client\", \"desktop\"]}\n" +
 				"skewtest.yaml:4: drivers.host is missing or empty: give the host driver's argv, e.g. host: [\"./driver\", \"host\"]"))
 	})
+})
+
+var _ = Describe("the working tree's pins and versions", func() {
+	const full = goodConfig + `pins:
+  last: 3
+  window: true
+  refs:
+    - {ref: v1.4.173, reason: "the real v1.4.173 release client"}
+  ignore: ["v1.4.19?-*"]
+versions:
+  - range: "<v1.4.150"          # drivers came later
+    overlay: [cmd/remoteterm-driver, driverproto/]
+    recipe: ["go build ./..."]
+    toolchain: go1.26
+  - range: ">=v1.4.150 <v1.4.173"
+    overlay: [cmd/remoteterm-driver]
+`
+
+	It("reads them", func() {
+		c, err := builds.ParseConfig("skewtest.yaml", []byte(full))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Pins).To(Equal(pins.Options{
+			Last: 3, Window: true, Ignore: []string{"v1.4.19?-*"},
+			Refs: []pins.Ref{{Ref: "v1.4.173", Reason: "the real v1.4.173 release client"}},
+		}))
+		Expect(c.Versions).To(HaveLen(2))
+		Expect(c.Versions[0].Overlay).To(Equal([]string{"cmd/remoteterm-driver", "driverproto"}))
+		Expect(c.Versions[0].Line).To(Equal(19))
+		Expect(c.Versions[1].Line).To(Equal(23))
+	})
+
+	DescribeTable("the first row whose range covers a tag applies",
+		func(label string, row int) {
+			c, err := builds.ParseConfig("skewtest.yaml", []byte(full))
+			Expect(err).NotTo(HaveOccurred())
+			r := c.Versions.Match(label)
+			if row < 0 {
+				Expect(r).To(BeNil())
+				return
+			}
+			Expect(r).To(BeIdenticalTo(&c.Versions[row]))
+		},
+		Entry("old tag", "v1.4.120", 0),
+		Entry("upper bound excluded", "v1.4.150", 1),
+		Entry("second row", "v1.4.172", 1),
+		Entry("pre-release inside a range", "v1.4.150-rc.1", 0),
+		Entry("newer tag", "v1.4.173", -1),
+		Entry("worktree", "worktree", -1),
+		Entry("branch", "main", -1),
+		Entry("foreign prefix", "mobile-v1.0.0", -1),
+		Entry("not semver", "v799", -1),
+	)
 })
 
 var _ = Describe("LoadConfig", func() {

@@ -94,6 +94,12 @@ type worktreeEntry struct {
 	sum  [sha256.Size]byte // of the content, or of the link target
 }
 
+// scanOptions narrow scanWorktree.
+type scanOptions struct {
+	exclude []string // absolute paths left out (a cache directory inside the worktree)
+	within  []string // when not nil, only these slash-separated paths (files or trees)
+}
+
 // worktreeSnapshot is the working tree's files and a digest of their paths, modes and
 // contents.
 type worktreeSnapshot struct {
@@ -103,14 +109,15 @@ type worktreeSnapshot struct {
 }
 
 // scanWorktree lists and hashes the files of the working tree that a build includes: every
-// file on disk except .git, ignored files that are not tracked, and files under exclude
-// (absolute paths, such as a cache directory inside the worktree). Files and directories
+// file on disk except .git, ignored files that are not tracked, and files under
+// opts.exclude (absolute paths, such as a cache directory inside the worktree); only those
+// under opts.within when it is set (the overlays of a versions row). Files and directories
 // that git tracks are included even when an ignore pattern matches them, like git does.
 //
 // Ignore patterns come from the repository's .gitignore files and .git/info/exclude, not
 // from the user's global excludes file, so a build's content does not depend on whose
 // machine made it.
-func scanWorktree(ctx context.Context, repo *git.Repository, exclude ...string) (*worktreeSnapshot, error) {
+func scanWorktree(ctx context.Context, repo *git.Repository, opts scanOptions) (*worktreeSnapshot, error) {
 	wt, err := repo.Worktree()
 	if err != nil {
 		return nil, fmt.Errorf("open working tree: %w", err)
@@ -145,7 +152,7 @@ func scanWorktree(ctx context.Context, repo *git.Repository, exclude ...string) 
 		if p == root {
 			return nil
 		}
-		if d.Name() == ".git" || slices.Contains(exclude, p) {
+		if d.Name() == ".git" || slices.Contains(opts.exclude, p) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -156,6 +163,15 @@ func scanWorktree(ctx context.Context, repo *git.Repository, exclude ...string) 
 			return err
 		}
 		rel := filepath.ToSlash(relOS)
+		if opts.within != nil && !within(rel, opts.within) {
+			if !d.IsDir() {
+				return nil
+			}
+			if !onTheWay(rel, opts.within) {
+				return filepath.SkipDir
+			}
+			// A directory on the way to an overlay: go on, noting whether it is ignored.
+		}
 		parts := strings.Split(rel, "/")
 		parentIgnored := ignoredDir[path.Dir(rel)]
 		if d.IsDir() {
@@ -282,4 +298,14 @@ func copyEntry(e worktreeEntry, from, to string) (err error) {
 		return errWorktreeChanged
 	}
 	return nil
+}
+
+// has reports whether the snapshot holds rel or anything under it.
+func (s *worktreeSnapshot) has(rel string) bool {
+	for _, e := range s.entries {
+		if e.rel == rel || strings.HasPrefix(e.rel, rel+"/") {
+			return true
+		}
+	}
+	return false
 }

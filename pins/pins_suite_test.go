@@ -39,15 +39,22 @@ func newFixture() *fixture {
 	return &fixture{dir: dir, repo: repo}
 }
 
-// commit writes a file and commits it, returning the commit hash.
+// write writes a file of the working tree.
+func (f *fixture) write(rel, content string) {
+	GinkgoHelper()
+	p := filepath.Join(f.dir, filepath.FromSlash(rel))
+	Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
+	Expect(os.WriteFile(p, []byte(content), 0o644)).To(Succeed())
+}
+
+// commit writes VERSION and commits every change, returning the commit hash.
 func (f *fixture) commit(msg string) plumbing.Hash {
 	GinkgoHelper()
 	f.n++
 	wt, err := f.repo.Worktree()
 	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(filepath.Join(f.dir, "VERSION"), []byte(msg+"\n"), 0o644)).To(Succeed())
-	_, err = wt.Add("VERSION")
-	Expect(err).NotTo(HaveOccurred())
+	f.write("VERSION", msg+"\n")
+	Expect(wt.AddWithOptions(&git.AddOptions{All: true})).To(Succeed())
 	sig := signature
 	sig.When = sig.When.Add(time.Duration(f.n) * time.Minute)
 	h, err := wt.Commit(msg, &git.CommitOptions{Author: &sig, Committer: &sig})
@@ -66,4 +73,10 @@ func (f *fixture) tag(name string, annotated bool) plumbing.Hash {
 	_, err := f.repo.CreateTag(name, h, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return h
+}
+
+// remove removes a file of the working tree.
+func (f *fixture) remove(rel string) {
+	GinkgoHelper()
+	Expect(os.Remove(filepath.Join(f.dir, filepath.FromSlash(rel)))).To(Succeed())
 }

@@ -71,21 +71,21 @@ var _ = Describe("Resolve", func() {
 				Expect(s.Why).NotTo(BeEmpty())
 				skipped = append(skipped, s.Ref)
 			}
-			Expect(skipped).To(ConsistOf(c.skipped))
+			Expect(skipped).To(ConsistOf(c.skipped), "every other tag is explained")
 		},
 		Entry("ignores pre-releases, foreign prefixes and non-semver", selectionCase{
 			tags:    []string{"v799", "mobile-v9.0.0", "v1.4.177-rc.3", "v1.4.175", "v1.4.176"},
 			want:    "v1.4.176",
-			skipped: []string{"v799", "mobile-v9.0.0", "v1.4.177-rc.3"},
+			skipped: []string{"v799", "mobile-v9.0.0", "v1.4.177-rc.3", "v1.4.175"},
 		}),
 		Entry("compares numbers, not strings", selectionCase{
-			tags: []string{"v1.4.10", "v1.4.9"}, want: "v1.4.10",
+			tags: []string{"v1.4.10", "v1.4.9"}, want: "v1.4.10", skipped: []string{"v1.4.9"},
 		}),
 		Entry("major beats minor", selectionCase{
-			tags: []string{"v10.0.0", "v9.99.99"}, want: "v10.0.0",
+			tags: []string{"v10.0.0", "v9.99.99"}, want: "v10.0.0", skipped: []string{"v9.99.99"},
 		}),
 		Entry("newest is not the latest commit", selectionCase{
-			tags: []string{"v2.0.0", "v1.9.0"}, want: "v2.0.0",
+			tags: []string{"v2.0.0", "v1.9.0"}, want: "v2.0.0", skipped: []string{"v1.9.0"},
 		}),
 	)
 
@@ -94,12 +94,16 @@ var _ = Describe("Resolve", func() {
 		for _, t := range []string{"v1.0.0", "v1.1.0", "v1.2.0-rc.1", "v1.2.0", "v1.10.0"} {
 			f.tag(t, false)
 		}
-		sel, err := pins.Resolve(ctx, f.dir, pins.Options{LastN: 3})
+		sel, err := pins.Resolve(ctx, f.dir, pins.Options{Last: 3})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(refs(sel)).To(Equal([]string{"v1.1.0", "v1.2.0", "v1.10.0"}))
 		Expect(sel.Pins[0].Reason).To(Equal("one of the last 3 stable tags"))
+		Expect(sel.Skipped).To(Equal([]pins.Skipped{
+			{Ref: "v1.0.0", Why: "older than the last 3 stable tags"},
+			{Ref: "v1.2.0-rc.1", Why: "pre-release or build metadata: only vX.Y.Z is stable"},
+		}))
 
-		sel, err = pins.Resolve(ctx, f.dir, pins.Options{LastN: 10})
+		sel, err = pins.Resolve(ctx, f.dir, pins.Options{Last: 10})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(refs(sel)).To(HaveLen(4))
 	})
@@ -117,14 +121,17 @@ var _ = Describe("Resolve", func() {
 			Expect(f.repo.Storer.SetReference(plumbing.NewHashReference("refs/heads/release", light))).To(Succeed())
 		})
 
-		It("resolves tags, branches and commit prefixes, in the order given", func(ctx SpecContext) {
+		It("resolves tags, branches and commit prefixes, in the order given, with their reasons", func(ctx SpecContext) {
 			sel, err := pins.Resolve(ctx, f.dir, pins.Options{
-				Refs: []string{"v1.1.0", " v1.0.0", "release", head.String()[:8], "v1.1.0"},
+				Refs: []pins.Ref{
+					{Ref: "v1.1.0"}, {Ref: " v1.0.0", Reason: " the real v1.0.0 release client "},
+					{Ref: "release"}, {Ref: head.String()[:8]}, {Ref: "v1.1.0", Reason: "again"},
+				},
 			})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(sel.Pins).To(Equal([]pins.Pin{
 				{Ref: "v1.1.0", Commit: light, Reason: "explicit"},
-				{Ref: "v1.0.0", Commit: annotated, Reason: "explicit"},
+				{Ref: "v1.0.0", Commit: annotated, Reason: "the real v1.0.0 release client"},
 				{Ref: "release", Commit: light, Reason: "explicit"},
 				{Ref: head.String()[:8], Commit: head, Reason: "explicit"},
 			}))
@@ -132,13 +139,13 @@ var _ = Describe("Resolve", func() {
 		})
 
 		It("adds the last N stable tags after the explicit ones", func(ctx SpecContext) {
-			sel, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: []string{"release"}, LastN: 2})
+			sel, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: pins.Refs("", "release"), Last: 2})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(refs(sel)).To(Equal([]string{"release", "v1.0.0", "v1.1.0"}))
 		})
 
 		It("names an unknown ref", func(ctx SpecContext) {
-			_, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: []string{"v1.0.0", "v9.9.9"}})
+			_, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: pins.Refs("", "v1.0.0", "v9.9.9")})
 			Expect(err).To(MatchError(pins.ErrUnknownRef))
 			Expect(err).To(MatchError(ContainSubstring(`"v9.9.9"`)))
 		})
@@ -180,18 +187,28 @@ var _ = Describe("Resolve", func() {
 		Expect(err).To(MatchError(pins.ErrNotRepository))
 	})
 
-	It("refuses a negative N", func() {
-		o := pins.Options{LastN: -1}
-		Expect(o.Validate()).NotTo(Succeed())
-	})
+	DescribeTable("refuses wrong rules",
+		func(o pins.Options, want string) {
+			err := o.Validate()
+			Expect(err).To(MatchError(pins.ErrInvalidOptions))
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("negative count", pins.Options{Last: -1}, "must not be negative"),
+		Entry("empty ref", pins.Options{Refs: pins.Refs("", " ")}, "empty ref"),
+		Entry("bad glob", pins.Options{Ignore: []string{"v1.[4"}}, `ignore pattern "v1.[4"`),
+		Entry("empty glob", pins.Options{Ignore: []string{""}}, `ignore pattern ""`),
+	)
 
 	It("defaults to the newest stable tag", func() {
 		o := pins.Options{}
 		Expect(o.Validate()).To(Succeed())
-		Expect(o.LastN).To(Equal(1))
-		o = pins.Options{Refs: []string{"main"}}
+		Expect(o.Last).To(Equal(1))
+		o = pins.Options{Refs: pins.Refs("", "main")}
 		Expect(o.Validate()).To(Succeed())
-		Expect(o.LastN).To(Equal(0))
+		Expect(o.Last).To(Equal(0))
+		o = pins.Options{Window: true}
+		Expect(o.Validate()).To(Succeed())
+		Expect(o.Last).To(Equal(0))
 	})
 })
 

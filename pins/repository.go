@@ -20,3 +20,21 @@ func Open(dir string) (*git.Repository, error) {
 	}
 	return repo, nil
 }
+
+// Root returns the root of the working tree of the repository containing dir: where
+// skewtest.yaml and skewtest.lock live.
+func Root(dir string) (string, error) {
+	repo, err := Open(dir)
+	if err != nil {
+		return "", err
+	}
+	return root(repo, dir)
+}
+
+func root(repo *git.Repository, dir string) (string, error) {
+	wt, err := repo.Worktree()
+	if err != nil {
+		return "", fmt.Errorf("open working tree of %s: %w", dir, err)
+	}
+	return wt.Filesystem.Root(), nil
+}

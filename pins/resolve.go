@@ -15,7 +15,7 @@ import (
 type Pin struct {
 	Ref    string        // as the user or the rule named it: "v1.4.176", "main", "3f2c9a1"
 	Commit plumbing.Hash // the commit the ref resolves to (annotated tags are peeled)
-	Reason string        // "newest stable tag", "explicit", "one of the last 3 stable tags"
+	Reason string        // "newest stable tag", "explicit", "one of the last 3 stable tags", …
 }
 
 // String returns "v1.4.176 (3f2c9a1d0b7e)".
@@ -23,46 +23,22 @@ func (p Pin) String() string {
 	return fmt.Sprintf("%s (%s)", p.Ref, p.Commit.String()[:12])
 }
 
-// Selection is the outcome of Resolve: the pins, in order, and the tags the stable rule
-// passed over. Skipped is filled whenever the stable rule ran (LastN > 0).
+// Selection is the outcome of Resolve: the pins, in order, and every tag that was not
+// pinned, with the reason. Skipped is filled whenever a stable rule ran (Last or Window).
 type Selection struct {
 	Pins    []Pin
 	Skipped []Skipped
-}
-
-// Options says which refs to pin. The zero value pins the newest stable tag.
-type Options struct {
-	// Refs are explicit refs (tags, branches or hex commit prefixes), as given with
-	// --pins a,b. Each resolves to a commit or Resolve fails with ErrUnknownRef.
-	Refs []string
-	// LastN pins the newest N stable tags as well. Validate sets it to 1 when Refs is
-	// empty, which is the default rule.
-	LastN int
-}
-
-// Validate checks the options and fills the defaults.
-func (o *Options) Validate() error {
-	if o.LastN < 0 {
-		return fmt.Errorf("last %d stable tags: N must not be negative", o.LastN)
-	}
-	refs := o.Refs[:0:0]
-	for _, r := range o.Refs {
-		r = strings.TrimSpace(r)
-		if r == "" {
-			return errors.New("empty ref in the pin list")
-		}
-		refs = append(refs, r)
-	}
-	o.Refs = refs
-	if len(o.Refs) == 0 && o.LastN == 0 {
-		o.LastN = 1
-	}
-	return nil
+	// Unlocked lists pinned tags that Options.Lock does not record (run `skewtest pins
+	// lock` to record them). Empty when there is no lock.
+	Unlocked []string
 }
 
 // Resolve selects the pins of the repository containing repoDir. Explicit refs come first,
-// in the order given, with reason "explicit"; then the newest LastN stable tags, oldest
-// first, leaving out a tag already named explicitly. A ref named twice is pinned once.
+// in the order given; then the stable tags that Last and Window select, oldest first,
+// leaving out a tag already named explicitly. A ref named twice is pinned once. Every tag
+// not pinned is in Skipped with the reason; so is each stable tag that a rule passed
+// over. With Options.Lock set, a pinned tag that moved since it was locked is refused
+// (ErrMovedTag).
 func Resolve(ctx context.Context, repoDir string, opts Options) (Selection, error) {
 	if err := opts.Validate(); err != nil {
 		return Selection{}, err
@@ -73,49 +49,165 @@ func Resolve(ctx context.Context, repoDir string, opts Options) (Selection, erro
 	}
 	var sel Selection
 	seen := map[string]bool{}
-	for _, ref := range opts.Refs {
+	for _, r := range opts.Refs {
 		if err := ctx.Err(); err != nil {
 			return Selection{}, err
 		}
-		if seen[ref] {
+		if seen[r.Ref] {
 			continue
 		}
-		seen[ref] = true
-		h, err := resolveRef(repo, repoDir, ref)
+		seen[r.Ref] = true
+		h, err := resolveRef(repo, repoDir, r.Ref)
 		if err != nil {
 			return Selection{}, err
 		}
-		sel.Pins = append(sel.Pins, Pin{Ref: ref, Commit: h, Reason: "explicit"})
+		reason := r.Reason
+		if reason == "" {
+			reason = "explicit"
+		}
+		sel.Pins = append(sel.Pins, Pin{Ref: r.Ref, Commit: h, Reason: reason})
 	}
-	if opts.LastN == 0 {
-		return sel, nil
+	if opts.Last > 0 || opts.Window {
+		if err := selectStable(ctx, repo, repoDir, &opts, seen, &sel); err != nil {
+			return Selection{}, err
+		}
 	}
+	if err := checkLock(repo, opts.Lock, &sel); err != nil {
+		return Selection{}, err
+	}
+	return sel, nil
+}
 
+// selectStable runs the stable rules: Last and Window.
+func selectStable(ctx context.Context, repo *git.Repository, repoDir string, opts *Options, seen map[string]bool, sel *Selection) error {
 	tags, skipped, err := stableTags(ctx, repo)
 	if err != nil {
-		return Selection{}, fmt.Errorf("%s: %w", repoDir, err)
+		return fmt.Errorf("%s: %w", repoDir, err)
 	}
-	sel.Skipped = skipped
-	if len(tags) == 0 {
+	var candidates []Tag
+	var ignored []Skipped
+	for _, t := range tags {
+		if seen[t.Name] {
+			continue
+		}
+		if p := opts.ignored(t.Name); p != "" {
+			ignored = append(ignored, Skipped{Ref: t.Name, Why: fmt.Sprintf("ignored: matches the ignore pattern %q", p)})
+			continue
+		}
+		candidates = append(candidates, t)
+	}
+	for i, s := range skipped {
+		if p := opts.ignored(s.Ref); p != "" {
+			skipped[i].Why = fmt.Sprintf("ignored: matches the ignore pattern %q (and %s)", p, s.Why)
+		}
+	}
+	if opts.Last > 0 && len(candidates) == 0 {
 		shallow := ""
 		if hs, err := repo.Storer.Shallow(); err == nil && len(hs) > 0 {
 			shallow = " (this checkout is a shallow clone)"
 		}
-		return Selection{}, fmt.Errorf("%w in %s%s%s; %s",
-			ErrNoStableTag, repoDir, shallow, describeSkipped(skipped), fetchTagsHint)
+		hint := fetchTagsHint
+		if len(ignored) > 0 {
+			hint = fmt.Sprintf("%d stable tags match an ignore pattern; %s", len(ignored), fetchTagsHint)
+		}
+		return fmt.Errorf("%w in %s%s%s; %s",
+			ErrNoStableTag, repoDir, shallow, describeSkipped(skipped), hint)
 	}
-	reason := "newest stable tag"
-	if opts.LastN > 1 {
-		reason = fmt.Sprintf("one of the last %d stable tags", opts.LastN)
+
+	// reasons[i] collects why candidates[i] is pinned; why[i] why it is not.
+	reasons := make([][]string, len(candidates))
+	why := make([]string, len(candidates))
+	if opts.Last > 0 {
+		first := max(0, len(candidates)-opts.Last)
+		reason := "newest stable tag"
+		if opts.Last > 1 {
+			reason = fmt.Sprintf("one of the last %d stable tags", opts.Last)
+		}
+		for i := range candidates {
+			if i >= first {
+				reasons[i] = append(reasons[i], reason)
+			} else if opts.Last == 1 {
+				why[i] = fmt.Sprintf("older than the newest stable tag %s", candidates[len(candidates)-1].Name)
+			} else {
+				why[i] = fmt.Sprintf("older than the last %d stable tags", opts.Last)
+			}
+		}
 	}
-	for _, t := range tags[max(0, len(tags)-opts.LastN):] {
-		if seen[t.Name] {
+	if opts.Window {
+		if err := window(ctx, repo, repoDir, candidates, reasons, why); err != nil {
+			return err
+		}
+	}
+
+	var passed []Skipped
+	for i, t := range candidates {
+		if len(reasons[i]) == 0 {
+			passed = append(passed, Skipped{Ref: t.Name, Why: why[i]})
 			continue
 		}
 		seen[t.Name] = true
-		sel.Pins = append(sel.Pins, Pin{Ref: t.Name, Commit: t.Commit, Reason: reason})
+		sel.Pins = append(sel.Pins, Pin{Ref: t.Name, Commit: t.Commit, Reason: strings.Join(reasons[i], "; ")})
 	}
-	return sel, nil
+	// Newest first: the tags just below the pins read first.
+	for i := len(passed) - 1; i >= 0; i-- {
+		sel.Skipped = append(sel.Skipped, passed[i])
+	}
+	sel.Skipped = append(sel.Skipped, ignored...)
+	sel.Skipped = append(sel.Skipped, skipped...)
+	return nil
+}
+
+// window adds "inside the protocol window" to the reasons of every candidate whose
+// protocol window overlaps the working tree's, and says why of the others (unless
+// another rule already gave a reason not to pin them that reads better).
+func window(ctx context.Context, repo *git.Repository, repoDir string, candidates []Tag, reasons [][]string, why []string) error {
+	dir, err := root(repo, repoDir)
+	if err != nil {
+		return err
+	}
+	wt, contract, err := worktreeProtocol(dir)
+	if err != nil {
+		return err
+	}
+	for i, t := range candidates {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c, err := repo.CommitObject(t.Commit)
+		if err != nil {
+			return fmt.Errorf("commit %s of %s: %w", t.Commit, t.Name, err)
+		}
+		p, err := commitProtocol(c, t.Name, contract)
+		switch {
+		case err != nil:
+			why[i] = "protocol window unknown: " + err.Error()
+		case p.Overlaps(wt):
+			reasons[i] = append(reasons[i], fmt.Sprintf("inside the protocol window: %s, working tree %s", p, wt))
+		default:
+			why[i] = fmt.Sprintf("outside the protocol window: %s, working tree %s", p, wt)
+		}
+	}
+	return nil
+}
+
+// checkLock refuses a pinned tag that moved, and lists pinned tags the lock lacks.
+func checkLock(repo *git.Repository, lock *Lock, sel *Selection) error {
+	if lock == nil {
+		return nil
+	}
+	for _, p := range sel.Pins {
+		if _, err := repo.Tag(p.Ref); err != nil {
+			continue // a branch or a commit: not locked
+		}
+		if _, ok := lock.Tags[p.Ref]; !ok {
+			sel.Unlocked = append(sel.Unlocked, p.Ref)
+			continue
+		}
+		if err := lock.Check(p.Ref, p.Commit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // resolveRef resolves a tag, branch, other ref or hex commit prefix to a commit, peeling

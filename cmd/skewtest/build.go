@@ -20,7 +20,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := o.check(); err != nil {
 		return err
 	}
-	sel, err := pins.Resolve(ctx, o.Repo, pins.Options{Refs: list(*pinList)})
+	sel, err := pins.Resolve(ctx, o.Repo, pins.Options{Refs: pins.Refs("", list(*pinList)...)})
 	if err != nil {
 		return err
 	}

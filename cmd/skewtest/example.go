@@ -71,7 +71,7 @@ func cmdPins(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *repo == "" {
 		return usagef("--repo is required")
 	}
-	sel, err := pins.Resolve(ctx, *repo, pins.Options{Refs: list(*refs), LastN: *last})
+	sel, err := pins.Resolve(ctx, *repo, pins.Options{Refs: pins.Refs("", list(*refs)...), Last: *last})
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 			clientIdx = 1
 		}
 	} else {
-		sel, err := pins.Resolve(ctx, o.Repo, pins.Options{Refs: o.Pins})
+		sel, err := pins.Resolve(ctx, o.Repo, pins.Options{Refs: pins.Refs("", o.Pins...)})
 		if err != nil {
 			return err
 		}
@@ -160,7 +160,7 @@ func source(ctx context.Context, repo, ref string) (builds.Source, error) {
 	if ref == builds.WorktreeLabel {
 		return builds.Worktree(), nil
 	}
-	sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: []string{ref}})
+	sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", ref)})
 	if err != nil {
 		return builds.Source{}, err
 	}

@@ -65,6 +65,9 @@ func SequenceDrift(in *Input) []results.Finding {
 			continue
 		}
 		runs := collapse(got)
+		if prefix {
+			w = bestPrefix(w, runs)
+		}
 		diff, first := Diff(w, runs)
 		details = append(details, dir+" frames:\n"+diff)
 		if first >= 0 && first < len(runs) && (firstIndex < 0 || runs[first].index < firstIndex) {
@@ -139,28 +142,106 @@ func restOptional(want []journeys.FrameLine) bool {
 	return true
 }
 
-// Diff renders expected lines against tapped runs, LCS-aligned: "  " both, "- " expected but
-// not seen, "+ " seen but not expected. It returns the index of the first run that is not
-// where it was expected (or -1).
-func Diff(want []journeys.FrameLine, runs []run) (string, int) {
-	n, m := len(want), len(runs)
-	fits := func(w journeys.FrameLine, r run) bool {
-		if r.label != w.Dir+" "+w.Name {
-			return false
+// bestPrefix cuts the expected lines of a journey that did not finish to the shortest prefix
+// that explains the most of what was seen, so the diff does not list every frame the
+// unfinished steps would have sent.
+func bestPrefix(want []journeys.FrameLine, runs []run) []journeys.FrameLine {
+	best, cut := -1, len(want)
+	for k := 0; k <= len(want); k++ {
+		if n := lcsLen(spans(want[:k]), runs); n > best {
+			best, cut = n, k
 		}
-		switch w.Quant {
-		case "", "?":
-			return r.count == 1
-		}
-		return true
 	}
+	return want[:cut]
+}
+
+func lcsLen(exp []span, runs []run) int {
+	prev := make([]int, len(runs)+1)
+	for i := len(exp) - 1; i >= 0; i-- {
+		cur := make([]int, len(runs)+1)
+		for j := len(runs) - 1; j >= 0; j-- {
+			if exp[i].fits(runs[j]) {
+				cur[j] = prev[j+1] + 1
+			} else {
+				cur[j] = max(prev[j], cur[j+1])
+			}
+		}
+		prev = cur
+	}
+	return prev[0]
+}
+
+// span is a stretch of consecutive expected lines with one label, as counts: min and max
+// occurrences (max < 0: unbounded).
+type span struct {
+	label    string
+	min, max int
+}
+
+func (s span) String() string {
+	switch {
+	case s.min == s.max && s.min == 1:
+		return s.label
+	case s.min == s.max:
+		return fmt.Sprintf("%s ×%d", s.label, s.min)
+	case s.max < 0 && s.min == 0:
+		return s.label + "*"
+	case s.max < 0 && s.min == 1:
+		return s.label + "+"
+	case s.max < 0:
+		return fmt.Sprintf("%s ×%d+", s.label, s.min)
+	case s.min == 0 && s.max == 1:
+		return s.label + "?"
+	}
+	return fmt.Sprintf("%s ×%d..%d", s.label, s.min, s.max)
+}
+
+func (s span) fits(r run) bool {
+	return r.label == s.label && r.count >= s.min && (s.max < 0 || r.count <= s.max)
+}
+
+// spans merges consecutive expected lines with the same label.
+func spans(want []journeys.FrameLine) []span {
+	var out []span
+	for _, w := range want {
+		lo, hi := 1, 1
+		switch w.Quant {
+		case "?":
+			lo = 0
+		case "*":
+			lo, hi = 0, -1
+		case "+":
+			hi = -1
+		}
+		label := w.Dir + " " + w.Name
+		if k := len(out) - 1; k >= 0 && out[k].label == label {
+			out[k].min += lo
+			if out[k].max >= 0 && hi >= 0 {
+				out[k].max += hi
+			} else {
+				out[k].max = -1
+			}
+			continue
+		}
+		out = append(out, span{label, lo, hi})
+	}
+	return out
+}
+
+// Diff renders expected lines against tapped runs, LCS-aligned: "  " both, "- " expected but
+// not seen, "+ " seen but not expected. Consecutive frames of one name are compared as a
+// run with a count. It returns the index of the first run that is not where it was expected
+// (or -1).
+func Diff(want []journeys.FrameLine, runs []run) (string, int) {
+	exp := spans(want)
+	n, m := len(exp), len(runs)
 	lcs := make([][]int, n+1)
 	for i := range lcs {
 		lcs[i] = make([]int, m+1)
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
-			if fits(want[i], runs[j]) {
+			if exp[i].fits(runs[j]) {
 				lcs[i][j] = lcs[i+1][j+1] + 1
 			} else {
 				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
@@ -178,7 +259,7 @@ func Diff(want []journeys.FrameLine, runs []run) (string, int) {
 	i, j := 0, 0
 	for i < n || j < m {
 		switch {
-		case i < n && j < m && fits(want[i], runs[j]):
+		case i < n && j < m && exp[i].fits(runs[j]):
 			fmt.Fprintf(&b, "  %s\n", show(runs[j]))
 			i, j = i+1, j+1
 		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
@@ -188,8 +269,8 @@ func Diff(want []journeys.FrameLine, runs []run) (string, int) {
 			}
 			j++
 		default:
-			if want[i].Quant != "?" && want[i].Quant != "*" {
-				fmt.Fprintf(&b, "- %s\n", want[i].String())
+			if exp[i].min > 0 {
+				fmt.Fprintf(&b, "- %s\n", exp[i])
 				if first < 0 {
 					first = min(j, m-1)
 				}

@@ -25,7 +25,7 @@ func (st *stream) pump() error {
 				if ledger.Fatal(err) {
 					return st.detach("source-range-ledger", err)
 				}
-				st.c.h.opts.Logf("stream %d: output parked: %v", st.id, err)
+				st.c.h.opts.Logf("stream %d: output parked, %d frames queued: %v", st.id, len(st.queue), err)
 				return st.checkOverflow()
 			}
 			adm = a

@@ -78,7 +78,10 @@ func Negotiate(f release.Features, path string, declared wire.Capabilities) Term
 		t.Acks = AckBytes
 	}
 	t.Spans = spanPolicy(f, path, declared)
-	if path == wire.PathSubscribe && f.SubscribeSpanGate && declared.Has(wire.CapOutputSpan) {
+	// outputSpan is echoed where it gates OutputSpan: on terminal.subscribe from v1.4.173,
+	// on terminal.multiplex while the multiplex gate existed (v1.4.180 to v1.4.189).
+	gated := (path == wire.PathSubscribe && f.SubscribeSpanGate) || (path == wire.PathMultiplex && f.MultiplexSpanGate)
+	if gated && declared.Has(wire.CapOutputSpan) {
 		t.Echo[wire.CapOutputSpan] = 1
 	}
 	t.Chunking = chunker.Options{TransformedRuns: chunker.Span}

@@ -361,7 +361,3 @@ func (c *Client) closed() error {
 	}
 	return ErrClosed
 }
-
-func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
-}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -180,7 +181,8 @@ func (c *Client) onServerRequest(r ServerRequest) {
 		return
 	}
 	payload := c.opts.AnswerServerRequest(r)
-	ctx, cancel := contextWithTimeout(c.opts.WriteTimeout)
+	// The reader owns this write; the write timeout bounds it.
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.WriteTimeout)
 	defer cancel()
 	if err := c.AnswerServerRequest(ctx, r.ServerRequestID, payload); err != nil {
 		c.obs.Observe(Event{Name: EventError, Data: map[string]any{"message": err.Error()}})

@@ -86,9 +86,11 @@ func (c *daemonConn) serve(ctx context.Context) {
 		case Request:
 			c.request(ctx, f)
 		case Presence:
-			c.d.obs.Observe(Event{Name: EventPresenceReceived, Data: map[string]any{
-				"focus": f.Focus, "visibility": f.Visibility, "deviceClass": f.DeviceClass, "focusedReview": f.FocusedReview,
-			}})
+			data := map[string]any{"focus": f.Focus, "visibility": f.Visibility, "deviceClass": f.DeviceClass}
+			if f.FocusedReview != "" {
+				data["focusedReview"] = f.FocusedReview
+			}
+			c.d.obs.Observe(Event{Name: EventPresenceReceived, Data: data})
 		case ServerResponse:
 			c.serverResponse(ctx, f)
 		}

@@ -25,10 +25,15 @@ func ChooseVersion(command string, own, peer []int) (int, error) {
 			best = v
 		}
 	}
-	if best == 0 {
-		return 0, fmt.Errorf("command %s: we speak %v, the peer %v: %w", command, sortedVersions(own), sortedVersions(peer), ErrNoSharedVersion)
+	switch {
+	case best != 0:
+		return best, nil
+	case len(own) == 0:
+		return 0, fmt.Errorf("command %s: this build does not speak it: %w", command, ErrNoSharedVersion)
+	case len(peer) == 0:
+		return 0, fmt.Errorf("command %s: the peer does not speak it: %w", command, ErrNoSharedVersion)
 	}
-	return best, nil
+	return 0, fmt.Errorf("command %s: we speak %v, the peer %v: %w", command, sortedVersions(own), sortedVersions(peer), ErrNoSharedVersion)
 }
 
 // EncodeRequest is the versioned request encoder. spoken is what the sender speaks
