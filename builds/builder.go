@@ -306,6 +306,7 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 		SrcDir:    srcDir,
 		OutDir:    outDir,
 		GoCache:   filepath.Join(filepath.Dir(buildsDir), "gocache"),
+		LockPath:  lockPath(buildsDir, key),
 		Log:       logFile,
 		StepStarted: func(i, n int, step string) {
 			b.emit(Event{Label: p.label, Key: key, State: Running, Step: i, Steps: n, Command: step, Elapsed: time.Since(start)})

@@ -72,8 +72,10 @@ var _ = Describe("the cache", func() {
 		var old, recent *builds.Artifact
 		BeforeEach(func(ctx SpecContext) {
 			var err error
+			s.mustWrite("VERSION", "old\n", 0o644)
 			old, err = b.Build(ctx, s.dir, builds.AtCommit("old", s.mustCommit("old")))
 			Expect(err).NotTo(HaveOccurred())
+			s.mustWrite("VERSION", "recent\n", 0o644)
 			recent, err = b.Build(ctx, s.dir, builds.AtCommit("recent", s.mustCommit("recent")))
 			Expect(err).NotTo(HaveOccurred())
 			long := time.Now().Add(-10 * 24 * time.Hour)
@@ -81,6 +83,7 @@ var _ = Describe("the cache", func() {
 			s.mustWrite("skewtest.yaml", subjectConfig("exit 1"), 0o644)
 			_, err = b.Build(ctx, s.dir, builds.AtCommit("failed", s.mustCommit("failed")))
 			Expect(err).To(HaveOccurred())
+			Expect(os.MkdirAll(filepath.Join(cache, "gocache", "00"), 0o755)).To(Succeed())
 			// A staging directory left by a killed process.
 			Expect(os.Mkdir(filepath.Join(cache, "builds", ".staging-"+old.Key+"-123"), 0o755)).To(Succeed())
 		})
@@ -126,6 +129,7 @@ var _ = Describe("the cache", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(res.Busy).To(BeEmpty())
 			Expect(builds.List(cache)).To(BeEmpty())
+			Expect(filepath.Join(cache, "gocache")).NotTo(BeADirectory())
 		})
 	})
 })

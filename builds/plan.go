@@ -190,4 +190,3 @@ func onTheWay(rel string, roots []string) bool {
 	}
 	return false
 }
-

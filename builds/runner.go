@@ -31,6 +31,7 @@ type Job struct {
 	SrcDir    string   // the materialized tree; steps run here
 	OutDir    string   // $SKEWTEST_OUT
 	GoCache   string   // the GOCACHE shared by every build
+	LockPath  string   // the build lock held while the job runs
 	Log       io.Writer
 	// StepStarted, if not nil, is called as each step starts (i counts from 1).
 	StepStarted func(i, n int, step string)

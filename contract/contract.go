@@ -214,6 +214,18 @@ func (ch *Channel) Named(name string, kind string) *Frame {
 	return nil
 }
 
+// FeatureOf returns the session feature that gates the frame called name, or "".
+func (ch *Channel) FeatureOf(name string) string {
+	for _, f := range ch.Features {
+		for _, fr := range f.Frames {
+			if fr == name {
+				return f.Name
+			}
+		}
+	}
+	return ""
+}
+
 // Capability returns the capability called name, or nil.
 func (ch *Channel) Capability(name string) *Capability {
 	for i := range ch.Capabilities {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/contract"
@@ -22,43 +23,57 @@ func FromArtifact(a *builds.Artifact) (*Build, error) {
 	return b, nil
 }
 
-// BuildAll builds every source of the subject in repo, in parallel. A source that fails to
-// build is recorded (status error, with its log) and returned as a Build with Err set, so its
-// pairings become errors while every other pairing still runs. A configuration error
-// (a bad skewtest.yaml or contract) is returned as the error: nothing can run.
+// BuildAll builds every source of the subject in repo, in parallel. A source that cannot
+// be built or read (its recipe fails, its toolchain is missing, its contract is unreadable)
+// is recorded (status error, with its log) and returned as a Build with Err set, carrying
+// the log's last lines, so its pairings become errors while every other pairing still
+// runs; the failure and the log's tail are written to progress. A configuration error (a
+// bad skewtest.yaml) is returned as the error, as is a cancelled ctx: nothing can run.
+// Per-build progress lines are the Builder's (Builder.Log, Builder.Progress).
 func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, progress io.Writer) ([]*Build, []results.Build, error) {
 	var out []*Build
 	var recs []results.Build
 	for _, r := range b.BuildAll(ctx, repo, srcs) {
 		rec := results.Build{Label: r.Source.Label, Revision: revision(r.Source)}
 		var ce *builds.ConfigError
-		var be *builds.BuildError
 		switch {
 		case errors.As(r.Err, &ce):
 			return nil, nil, r.Err
-		case errors.As(r.Err, &be):
-			rec.Status, rec.Log, rec.Error = "error", be.LogPath, be.Error()
-			fmt.Fprintf(progress, "%v\n%s\n", be, be.Tail)
-			out = append(out, &Build{Label: r.Source.Label, Revision: rec.Revision, Err: be})
-			recs = append(recs, rec)
-			continue
-		case r.Err != nil:
-			return nil, nil, r.Err
+		case ctx.Err() != nil:
+			return nil, nil, fmt.Errorf("build %s: %w", r.Source.Label, ctx.Err())
 		}
-		a := r.Artifact
-		hb, err := FromArtifact(a)
-		if err != nil {
-			return nil, nil, err
+		a, err := r.Artifact, r.Err
+		if err == nil {
+			var built *Build
+			if built, err = FromArtifact(a); err == nil {
+				rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
+				if a.Cached {
+					rec.Status = "cached"
+				}
+				out = append(out, built)
+				recs = append(recs, rec)
+				continue
+			}
+			rec.Revision, rec.Dir, rec.Log = a.Revision, a.Dir, a.LogPath
 		}
-		rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
-		if a.Cached {
-			rec.Status = "cached"
+		// This build cannot be used: its pairings become errors.
+		rec.Status, rec.Error = "error", err.Error()
+		var be *builds.BuildError
+		if errors.As(err, &be) {
+			rec.Log = be.LogPath
+			if be.Tail != "" {
+				err = fmt.Errorf("%w\nlast lines of the build log:\n%s", err, indent(be.Tail))
+			}
 		}
-		fmt.Fprintf(progress, "build %s: %s\n", a.Label, rec.Status)
-		out = append(out, hb)
+		fmt.Fprintf(progress, "%v\n", err)
+		out = append(out, &Build{Label: r.Source.Label, Revision: rec.Revision, Err: err})
 		recs = append(recs, rec)
 	}
 	return out, recs, nil
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
 }
 
 func revision(s builds.Source) string {

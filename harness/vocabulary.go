@@ -85,7 +85,8 @@ func (j *journey) driverFor(role string) (*driver.Driver, transcript.Role) {
 }
 
 // actionArgs turns key=value words into a driver action's arguments: text=… becomes the
-// base64 "bytes" field, integers become numbers, true/false booleans.
+// base64 "bytes" field, integers become numbers, true/false booleans, a JSON object or
+// array is sent as it is.
 func actionArgs(c journeys.Command) map[string]any {
 	args := map[string]any{}
 	for _, a := range c.Args[1:] {
@@ -96,6 +97,8 @@ func actionArgs(c journeys.Command) map[string]any {
 		default:
 			if n, err := strconv.ParseInt(a.Value, 10, 64); err == nil {
 				args[a.Key] = n
+			} else if (strings.HasPrefix(a.Value, "{") || strings.HasPrefix(a.Value, "[")) && json.Valid([]byte(a.Value)) {
+				args[a.Key] = json.RawMessage(a.Value)
 			} else if b, err := strconv.ParseBool(a.Value); err == nil {
 				args[a.Key] = b
 			} else {

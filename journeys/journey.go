@@ -76,6 +76,9 @@ type FrameLine struct {
 	Dir   string // "C>H" or "H>C"
 	Name  string
 	Quant string // "", "?", "*" or "+"
+	// Step is the script step the frame belongs to (the frames section's last "step NAME"
+	// line), or "" when the section names no steps.
+	Step string
 }
 
 func (f FrameLine) String() string { return f.Dir + " " + f.Name + f.Quant }

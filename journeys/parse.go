@@ -190,10 +190,29 @@ func (j *Journey) parseScript(data []byte, first int) error {
 }
 
 func (j *Journey) parseFrames(data []byte, first int) error {
+	step := ""
+	steps := map[string]int{}
+	for i, s := range j.Steps {
+		steps[s.Name] = i
+	}
 	for i, text := range lines(data) {
 		n := first + i
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if name, ok := strings.CutPrefix(t, "step "); ok {
+			name = strings.TrimSpace(name)
+			at, known := steps[name]
+			switch {
+			case len(j.Steps) == 0:
+				return j.errorf(n, "step lines in frames need the script section first")
+			case !known:
+				return j.errorf(n, "frames: no step %q in the script", name)
+			case step != "" && at < steps[step]:
+				return j.errorf(n, "frames: step %q comes before step %q in the script", name, step)
+			}
+			step = name
 			continue
 		}
 		conds, rest, err := parseConds(t)
@@ -209,7 +228,7 @@ func (j *Journey) parseFrames(data []byte, first int) error {
 			return j.errorf(n, "frame line %q: want DIRECTION NAME, such as H>C SnapshotStart", rest)
 		}
 		name = strings.TrimSpace(name)
-		fl := FrameLine{Line: n, Conds: conds, Dir: dir}
+		fl := FrameLine{Line: n, Conds: conds, Dir: dir, Step: step}
 		if k := len(name) - 1; k > 0 && strings.ContainsRune("?*+", rune(name[k])) {
 			fl.Quant, name = name[k:], name[:k]
 		}
@@ -218,6 +237,7 @@ func (j *Journey) parseFrames(data []byte, first int) error {
 		}
 		fl.Name = name
 		if ignore {
+			fl.Step = ""
 			if fl.Quant != "" || len(conds) > 0 {
 				return j.errorf(n, "ignore takes a plain frame name without quantifier or condition")
 			}

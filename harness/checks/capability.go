@@ -35,6 +35,9 @@ func CapabilityMismatch(in *Input) []results.Finding {
 			continue
 		}
 		g := def.Gate(n.Path)
+		if g == "" && n.Dir == "C>H" {
+			g = ch.FeatureOf(def.Name)
+		}
 		if g == "" || caps[g] {
 			continue
 		}

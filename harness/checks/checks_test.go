@@ -44,7 +44,7 @@ var _ = Describe("checks", func() {
 			Expect(fs[0].Direction).To(Equal("H>C"))
 			Expect(fs[0].Step).To(Equal("output"))
 			Expect(fs[0].Frame).To(Equal(&results.Frame{Opcode: 15, Name: "OutputSpan"}))
-			Expect(fs[0].Message).To(ContainSubstring("OutputSpan (opcode 15) is not in the contract of desktop client v1"))
+			Expect(fs[0].Message).To(ContainSubstring("OutputSpan (opcode 15) is not in the contract of desktop client v1.0.1"))
 		})
 		It("merges what the receiving driver reported with what the tap saw", func() {
 			b := compatible(true)
@@ -52,7 +52,7 @@ var _ = Describe("checks", func() {
 			b.observe(transcript.Client, "refused", map[string]any{"direction": "H>C", "opcode": 15, "reason": "unknown opcode 15"})
 			fs := checks.DecoderRefusal(input(b, newer, older))
 			Expect(fs).To(HaveLen(1))
-			Expect(fs[0].Message).To(ContainSubstring("desktop client v1 refused H>C OutputSpan (opcode 15): unknown opcode 15"))
+			Expect(fs[0].Message).To(ContainSubstring("desktop client v1.0.1 refused H>C OutputSpan (opcode 15): unknown opcode 15"))
 		})
 		It("says so when the receiver drops a frame silently", func() {
 			b := compatible(false)
@@ -78,8 +78,8 @@ var _ = Describe("checks", func() {
 			fs := checks.SequenceDrift(input(b, newer, newer))
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Step).To(Equal("output"))
-			Expect(fs[0].Detail).To(ContainSubstring("+ C>H SnapshotRequest   (step output)"))
-			Expect(fs[0].Detail).To(ContainSubstring("C>H frames:\n  C>H Subscribe\n  C>H Input\n+ C>H SnapshotRequest"))
+			Expect(fs[0].Detail).To(ContainSubstring("+ C>H SnapshotRequest  [output]"))
+			Expect(fs[0].Detail).To(ContainSubstring("C>H frames:\n  C>H Subscribe  [subscribe]\n  C>H Input  [input]\n+ C>H SnapshotRequest  [output]"))
 		})
 		It("shows a missing frame", func() {
 			b := compatible(true)
@@ -113,6 +113,16 @@ var _ = Describe("checks", func() {
 			Expect(checks.SequenceDrift(input(b, newer, newer))).To(BeEmpty())
 		})
 	})
+
+	DescribeTable("Older",
+		func(a, b string, older bool) { Expect(checks.Older(a, b)).To(Equal(older)) },
+		Entry("by version", "v1.4.9", "v1.4.10", true),
+		Entry("not newer", "v1.4.10", "v1.4.9", false),
+		Entry("the working tree is newest", "v1.4.190", "worktree", true),
+		Entry("nothing is newer than the working tree", "worktree", "v1.4.190", false),
+		Entry("unknown order", "main", "v1.4.190", false),
+		Entry("same", "v1.4.1", "v1.4.1", false),
+	)
 
 	DescribeTable("Match",
 		func(want []string, got []string, prefix, ok bool) {
@@ -202,7 +212,7 @@ var _ = Describe("checks", func() {
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Frame.Name).To(Equal("SnapshotStart"))
 			Expect(fs[0].Step).To(Equal("subscribe"))
-			Expect(fs[0].Message).To(Equal("H>C SnapshotStart #1 (step subscribe) no longer carries cwd (string), which v1's own host published there"))
+			Expect(fs[0].Message).To(Equal("H>C SnapshotStart #1 of step subscribe no longer carries cwd (string), which v1.0.1's own host published there"))
 		})
 		It("reports a field whose value class changed", func() {
 			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": 7, "cols": 120}), newer, newer)
@@ -213,6 +223,13 @@ var _ = Describe("checks", func() {
 		})
 		It("accepts added fields", func() {
 			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": "/x", "cols": 80, "terminalOwner": "shell"}), newer, newer)
+			in.Reference = reference(old)
+			Expect(checks.PublishedFieldRemoved(in)).To(BeEmpty())
+		})
+		It("leaves an older host's missing fields to the newer client's decoder", func() {
+			b := withStart(map[string]any{"kind": "scrollback", "cols": 120})
+			b.t.Host, b.t.Client = b.t.Client, b.t.Host
+			in := input(b, newer, newer)
 			in.Reference = reference(old)
 			Expect(checks.PublishedFieldRemoved(in)).To(BeEmpty())
 		})

@@ -52,12 +52,10 @@ func DataLoss(in *Input) []results.Finding {
 			last = o
 		}
 	}
-	if len(produced) > 0 {
-		var screen []byte
-		step := ""
-		if last != nil {
-			screen, step = Bytes(last.Data, "screen"), last.Step
-		}
+	// A client that never rendered (a session journey, or one that stalled before its first
+	// snapshot, which the stall reports) has no screen to compare.
+	if len(produced) > 0 && last != nil {
+		screen, step := Bytes(last.Data, "screen"), last.Step
 		if !bytes.Equal(screen, produced) {
 			out = append(out, results.Finding{
 				Kind:      results.DataLoss,

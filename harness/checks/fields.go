@@ -3,6 +3,9 @@ package checks
 import (
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/skewtest/skewtest/pins"
 
 	"github.com/skewtest/skewtest/results"
 )
@@ -31,7 +34,7 @@ func class(v any) string {
 	return "null"
 }
 
-// published lists the JSON frames a host published, by name, in order.
+// published lists the JSON frames a host published, keyed by name and step, in order.
 func published(in *Input) map[string][]occurrence {
 	out := map[string][]occurrence{}
 	for _, n := range NameFrames(in) {
@@ -45,19 +48,21 @@ func published(in *Input) map[string][]occurrence {
 		for k, v := range n.Decoded.JSON {
 			o.fields[k] = class(v)
 		}
-		out[n.Name] = append(out[n.Name], o)
+		out[n.Name+"@"+n.Step] = append(out[n.Name+"@"+n.Step], o)
 	}
 	return out
 }
 
-// PublishedFieldRemoved compares, occurrence by occurrence, the JSON frames the host published
-// with those the client build's own host published in its reference pairing: a field that
-// old clients saw and that is now missing, or that changed its value class, breaks them with
-// no codec change. Fields the host adds are fine.
+// PublishedFieldRemoved compares, occurrence by occurrence (the n-th frame of a name in one
+// step), the JSON frames the host published with those the client build's own host published
+// in its reference pairing: a field that the older client saw and that is now missing, or
+// that changed its value class, breaks it with no codec change. Fields the host adds are
+// fine, and so is an older host that lacks fields a newer client's host added: tolerating
+// that is the newer client's decoder's job, which the decoder check covers.
 func PublishedFieldRemoved(in *Input) []results.Finding {
 	ref := in.Reference
 	t := in.Transcript
-	if ref == nil || t.Host.Label == t.Client.Label {
+	if ref == nil || t.Host.Label == t.Client.Label || !Older(t.Client.Label, t.Host.Label) {
 		return nil
 	}
 	was := published(&Input{Transcript: ref, Journey: in.Journey, Host: in.Client, Client: in.Client})
@@ -66,14 +71,22 @@ func PublishedFieldRemoved(in *Input) []results.Finding {
 	for n := range was {
 		names = append(names, n)
 	}
-	sort.Strings(names)
+	sort.Slice(names, func(i, j int) bool {
+		_, si, _ := strings.Cut(names[i], "@")
+		_, sj, _ := strings.Cut(names[j], "@")
+		if a, b := stepIndex(in, si), stepIndex(in, sj); a != b {
+			return a < b
+		}
+		return names[i] < names[j]
+	})
 	var out []results.Finding
-	for _, name := range names {
-		for i, old := range was[name] {
-			if i >= len(now[name]) {
+	for _, key := range names {
+		name, _, _ := strings.Cut(key, "@")
+		for i, old := range was[key] {
+			if i >= len(now[key]) {
 				break // a missing frame is the sequence check's business
 			}
-			cur := now[name][i]
+			cur := now[key][i]
 			keys := make([]string, 0, len(old.fields))
 			for k := range old.fields {
 				keys = append(keys, k)
@@ -85,9 +98,9 @@ func PublishedFieldRemoved(in *Input) []results.Finding {
 				var msg string
 				switch {
 				case !ok:
-					msg = fmt.Sprintf("H>C %s #%d (step %s) no longer carries %s (%s), which %s's own host published there", name, i+1, cur.step, k, oldClass, t.Client.Label)
+					msg = fmt.Sprintf("H>C %s #%d of step %s no longer carries %s (%s), which %s's own host published there", name, i+1, cur.step, k, oldClass, t.Client.Label)
 				case curClass != oldClass:
-					msg = fmt.Sprintf("H>C %s #%d (step %s): %s is now %s; %s's own host published %s", name, i+1, cur.step, k, curClass, t.Client.Label, oldClass)
+					msg = fmt.Sprintf("H>C %s #%d of step %s: %s is now %s; %s's own host published %s", name, i+1, cur.step, k, curClass, t.Client.Label, oldClass)
 				default:
 					continue
 				}
@@ -97,4 +110,23 @@ func PublishedFieldRemoved(in *Input) []results.Finding {
 		}
 	}
 	return out
+}
+
+// Older reports whether build label a is an older release than b: release tags compare as
+// versions, and the working tree is newer than every tag. Labels that are neither compare
+// as not older, so the check runs only where the order is known.
+func Older(a, b string) bool {
+	const worktree = "worktree"
+	switch {
+	case a == b:
+		return false
+	case b == worktree:
+		_, err := pins.ParseVersion(a)
+		return err == nil
+	case a == worktree:
+		return false
+	}
+	va, err1 := pins.ParseVersion(a)
+	vb, err2 := pins.ParseVersion(b)
+	return err1 == nil && err2 == nil && va.Compare(vb) < 0
 }

@@ -93,7 +93,7 @@ type builder struct {
 
 func newTranscript() *builder {
 	return &builder{t: &transcript.Transcript{Kind: "desktop",
-		Host: transcript.Build{Label: "v2"}, Client: transcript.Build{Label: "v1"}}}
+		Host: transcript.Build{Label: "v1.0.2"}, Client: transcript.Build{Label: "v1.0.1"}}}
 }
 
 func (b *builder) begin(step string) *builder {

@@ -107,13 +107,38 @@ func channelFor(a, b *contract.Contract, path string) *contract.Channel {
 	return nil
 }
 
-// Echoed returns the capabilities the host echoed in the client's last subscribed event.
+// Echoed returns what the host negotiated: the capabilities it echoed in the client's last
+// subscribed event, and the features it advertised in the last serverInfo.
 func Echoed(t *transcript.Transcript) map[string]bool {
-	obs := t.Observed(transcript.Client, "subscribed")
-	if len(obs) == 0 {
-		return map[string]bool{}
+	caps := map[string]bool{}
+	if obs := t.Observed(transcript.Client, "subscribed"); len(obs) > 0 {
+		caps = echoedIn(obs[len(obs)-1])
 	}
-	return echoedIn(obs[len(obs)-1])
+	for k := range advertised(t) {
+		caps[k] = true
+	}
+	return caps
+}
+
+// advertised returns the features of the last serverInfo the client saw.
+func advertised(t *transcript.Transcript) map[string]bool {
+	out := map[string]bool{}
+	for _, o := range t.Observed(transcript.Client, "session") {
+		var ev struct {
+			Event    string          `json:"event"`
+			Features map[string]bool `json:"features"`
+		}
+		if json.Unmarshal(o.Data, &ev) != nil || ev.Event != "server-info" {
+			continue
+		}
+		out = map[string]bool{}
+		for k, v := range ev.Features {
+			if v {
+				out[k] = true
+			}
+		}
+	}
+	return out
 }
 
 // echoedIn reads the echoed capabilities of one subscribed observation.
@@ -160,6 +185,7 @@ func path(t *transcript.Transcript) string {
 //	frame:NAME   both builds know frame NAME (the client for its kind) and, where the host's
 //	             contract gates it on the journey's path, its capability was echoed
 //	window       each build's protocol version is at least the other's minimum compatible one
+//	client-frame:NAME  the client's contract knows frame NAME for its kind (whatever the host knows)
 func Conditions(in *Input) func(string) bool {
 	t := in.Transcript
 	caps := Echoed(t)
@@ -169,6 +195,12 @@ func Conditions(in *Input) func(string) bool {
 		switch key {
 		case "window":
 			return InWindow(in)
+		case "client-frame":
+			if in.Client == nil {
+				return false
+			}
+			cc := in.Client.Channel(p)
+			return cc != nil && cc.Named(val, t.Kind) != nil
 		case "kind":
 			return t.Kind == val
 		case "cap":

@@ -10,11 +10,12 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
+// refusalKey identifies one refused frame kind; the tap and the receiving driver often see
+// the same refusal in different steps (the driver reports it a little later).
 type refusalKey struct {
 	dir    string
 	opcode int
 	typ    string
-	step   string
 }
 
 // DecoderRefusal reports frames the receiver's real decoder refused or dropped (its driver
@@ -23,6 +24,7 @@ type refusalKey struct {
 func DecoderRefusal(in *Input) []results.Finding {
 	type agg struct {
 		name, how string
+		step      string // where it was first seen
 		count     int
 		silent    bool
 		seen      bool // the tap saw it outside the contract
@@ -30,10 +32,10 @@ func DecoderRefusal(in *Input) []results.Finding {
 	}
 	found := map[refusalKey]*agg{}
 	var order []refusalKey
-	get := func(k refusalKey, name string) *agg {
+	get := func(k refusalKey, name, step string) *agg {
 		a, ok := found[k]
 		if !ok {
-			a = &agg{name: name}
+			a = &agg{name: name, step: step}
 			found[k] = a
 			order = append(order, k)
 		}
@@ -43,7 +45,7 @@ func DecoderRefusal(in *Input) []results.Finding {
 		if n.Known {
 			continue
 		}
-		k := refusalKey{dir: n.Dir, step: n.Step}
+		k := refusalKey{dir: n.Dir}
 		if n.Err != nil {
 			k.typ = "malformed"
 		} else if n.Decoded.Binary {
@@ -51,7 +53,7 @@ func DecoderRefusal(in *Input) []results.Finding {
 		} else {
 			k.typ = n.Decoded.Type
 		}
-		a := get(k, n.Name)
+		a := get(k, n.Name, n.Step)
 		a.count++
 		a.seen = true
 		if n.Err != nil {
@@ -78,15 +80,17 @@ func DecoderRefusal(in *Input) []results.Finding {
 				r.Direction = "C>H"
 			}
 		}
-		k := refusalKey{dir: r.Direction, opcode: r.Opcode, typ: r.Type, step: o.Step}
-		a := get(k, frameName(in, r.Direction, r.Opcode, r.Type))
+		k := refusalKey{dir: r.Direction, opcode: r.Opcode, typ: r.Type}
+		a := get(k, frameName(in, r.Direction, r.Opcode, r.Type), o.Step)
 		a.reported = true
 		a.silent = a.silent || r.Silent
 		if r.Reason != "" {
 			a.how = r.Reason
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return stepIndex(in, order[i].step) < stepIndex(in, order[j].step) })
+	sort.SliceStable(order, func(i, j int) bool {
+		return stepIndex(in, found[order[i]].step) < stepIndex(in, found[order[j]].step)
+	})
 	var out []results.Finding
 	for _, k := range order {
 		a := found[k]
@@ -113,7 +117,7 @@ func DecoderRefusal(in *Input) []results.Finding {
 		if a.how != "" {
 			msg += ": " + a.how
 		}
-		f := results.Finding{Kind: results.DecoderRefusal, Step: k.step, Direction: k.dir, Message: msg,
+		f := results.Finding{Kind: results.DecoderRefusal, Step: a.step, Direction: k.dir, Message: msg,
 			Frame: &results.Frame{Opcode: k.opcode, Type: k.typ, Name: a.name}}
 		out = append(out, f)
 	}

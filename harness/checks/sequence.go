@@ -44,6 +44,7 @@ func SequenceDrift(in *Input) []results.Finding {
 	seq := Sequence(in)
 	want := Expected(in)
 	prefix := in.Transcript.Stall != nil || in.Transcript.End != nil || len(in.Transcript.CompletedSteps()) < len(in.Journey.Steps)
+	withStep := stepped(in.Journey.Frames)
 	var details []string
 	firstIndex, step := -1, ""
 	for _, dir := range []string{"C>H", "H>C"} {
@@ -58,13 +59,13 @@ func SequenceDrift(in *Input) []results.Finding {
 		for _, n := range seq {
 			if n.Dir == dir {
 				got = append(got, n)
-				labels = append(labels, n.Label())
+				labels = append(labels, frameKey(n, withStep))
 			}
 		}
 		if Match(w, labels, prefix) {
 			continue
 		}
-		runs := collapse(got)
+		runs := collapse(got, withStep)
 		if prefix {
 			w = bestPrefix(w, runs)
 		}
@@ -84,14 +85,42 @@ func SequenceDrift(in *Input) []results.Finding {
 	return []results.Finding{{Kind: results.SequenceDrift, Step: step, Message: msg, Detail: strings.Join(details, "\n")}}
 }
 
-func collapse(seq []Named) []run {
+// stepped reports whether the journey's frames section names steps: then a frame matches an
+// expected line only in the step the line belongs to.
+func stepped(want []journeys.FrameLine) bool {
+	for _, w := range want {
+		if w.Step != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// lineKey is what an expected line matches: "H>C Output", or "H>C Output@live-output".
+func lineKey(w journeys.FrameLine) string {
+	if w.Step == "" {
+		return w.Dir + " " + w.Name
+	}
+	return w.Dir + " " + w.Name + "@" + w.Step
+}
+
+// frameKey is what a tapped frame offers to match.
+func frameKey(n Named, withStep bool) string {
+	if withStep {
+		return n.Label() + "@" + n.Step
+	}
+	return n.Label()
+}
+
+func collapse(seq []Named, withStep bool) []run {
 	var runs []run
 	for _, n := range seq {
-		if k := len(runs) - 1; k >= 0 && runs[k].label == n.Label() {
+		key := frameKey(n, withStep)
+		if k := len(runs) - 1; k >= 0 && runs[k].label == key {
 			runs[k].count++
 			continue
 		}
-		runs = append(runs, run{label: n.Label(), count: 1, step: n.Step, index: n.Index})
+		runs = append(runs, run{label: key, count: 1, step: n.Step, index: n.Index})
 	}
 	return runs
 }
@@ -115,7 +144,7 @@ func Match(want []journeys.FrameLine, labels []string, prefix bool) bool {
 			ok = false
 		default:
 			w := want[j]
-			same := labels[i] == w.Dir+" "+w.Name
+			same := labels[i] == lineKey(w)
 			switch w.Quant {
 			case "":
 				ok = same && m(i+1, j+1)
@@ -179,21 +208,27 @@ type span struct {
 }
 
 func (s span) String() string {
+	label, step, _ := strings.Cut(s.label, "@")
+	var q string
 	switch {
 	case s.min == s.max && s.min == 1:
-		return s.label
 	case s.min == s.max:
-		return fmt.Sprintf("%s ×%d", s.label, s.min)
+		q = fmt.Sprintf(" ×%d", s.min)
 	case s.max < 0 && s.min == 0:
-		return s.label + "*"
+		q = "*"
 	case s.max < 0 && s.min == 1:
-		return s.label + "+"
+		q = "+"
 	case s.max < 0:
-		return fmt.Sprintf("%s ×%d+", s.label, s.min)
+		q = fmt.Sprintf(" ×%d+", s.min)
 	case s.min == 0 && s.max == 1:
-		return s.label + "?"
+		q = "?"
+	default:
+		q = fmt.Sprintf(" ×%d..%d", s.min, s.max)
 	}
-	return fmt.Sprintf("%s ×%d..%d", s.label, s.min, s.max)
+	if step != "" {
+		return label + q + "  [" + step + "]"
+	}
+	return label + q
 }
 
 func (s span) fits(r run) bool {
@@ -213,7 +248,7 @@ func spans(want []journeys.FrameLine) []span {
 		case "+":
 			hi = -1
 		}
-		label := w.Dir + " " + w.Name
+		label := lineKey(w)
 		if k := len(out) - 1; k >= 0 && out[k].label == label {
 			out[k].min += lo
 			if out[k].max >= 0 && hi >= 0 {
@@ -251,10 +286,14 @@ func Diff(want []journeys.FrameLine, runs []run) (string, int) {
 	var b strings.Builder
 	first := -1
 	show := func(r run) string {
+		label, step, _ := strings.Cut(r.label, "@")
 		if r.count > 1 {
-			return fmt.Sprintf("%s ×%d", r.label, r.count)
+			label = fmt.Sprintf("%s ×%d", label, r.count)
 		}
-		return r.label
+		if step == "" {
+			step = r.step
+		}
+		return label + "  [" + step + "]"
 	}
 	i, j := 0, 0
 	for i < n || j < m {
@@ -263,7 +302,7 @@ func Diff(want []journeys.FrameLine, runs []run) (string, int) {
 			fmt.Fprintf(&b, "  %s\n", show(runs[j]))
 			i, j = i+1, j+1
 		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			fmt.Fprintf(&b, "+ %s   (step %s)\n", show(runs[j]), runs[j].step)
+			fmt.Fprintf(&b, "+ %s\n", show(runs[j]))
 			if first < 0 {
 				first = j
 			}

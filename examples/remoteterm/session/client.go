@@ -258,6 +258,31 @@ func (c *Client) send(ctx context.Context, command string, version int, input js
 	return id, version, nil
 }
 
+// SendProbe writes a request for any command at any version (1 when none is given) without
+// consulting either side's command table: how a driver learns what a daemon answers to a
+// command it does not register. The product's own calls go through Send.
+func (c *Client) SendProbe(ctx context.Context, command string, version int, input json.RawMessage) (string, error) {
+	if _, ok := c.ServerInfo(); !ok {
+		return "", fmt.Errorf("probe %s: %w", command, ErrNoHandshake)
+	}
+	if version == 0 {
+		version = 1
+	}
+	c.mu.Lock()
+	c.nextID++
+	id := fmt.Sprintf("r%d", c.nextID)
+	c.sent[id] = sentRequest{command: command, version: version}
+	c.mu.Unlock()
+	b, err := Encode(Request{RequestID: id, Command: command, Version: version, Input: input})
+	if err != nil {
+		return "", err
+	}
+	if err := writeFrame(ctx, c.ws, &c.wmu, c.opts.WriteTimeout, b); err != nil {
+		return "", fmt.Errorf("probe %s %s: %w", command, id, err)
+	}
+	return id, nil
+}
+
 // Presence reports the client's attention to the daemon. The client sends it only when the
 // daemon advertises attention, and reports sent=false otherwise, except in a release with
 // presenceUngated (v1.4.165), which sends it regardless: the bug.

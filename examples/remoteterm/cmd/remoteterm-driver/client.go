@@ -34,7 +34,7 @@ func (cd *clientDriver) start(context.Context) (string, error) { return "", nil 
 func (cd *clientDriver) close() { _ = cd.c.Close() }
 
 func newDesktopDriver(d *driver, reg *driverproto.Registry) *clientDriver {
-	c := desktop.New(desktop.Options{Features: d.features, BaseURL: d.hostURL, Sink: d.out, Logf: d.logf})
+	c := desktop.New(desktop.Options{Features: d.features, BaseURL: d.hostURL, Sink: d.out, Logf: d.logf, Opcodes: &d.decoder})
 	cd := &clientDriver{d: d, c: c}
 	cd.register(reg)
 	reg.Register("pause", func(ctx context.Context, raw json.RawMessage) (any, error) {

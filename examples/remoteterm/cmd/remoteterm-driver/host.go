@@ -31,7 +31,7 @@ func newHostDriver(d *driver, reg *driverproto.Registry) *hostDriver {
 }
 
 func (hd *hostDriver) start(ctx context.Context) (string, error) {
-	hd.h = host.New(host.Options{Features: hd.d.features, Sink: hd.d.out, Logf: hd.d.logf})
+	hd.h = host.New(host.Options{Features: hd.d.features, Sink: hd.d.out, Logf: hd.d.logf, Opcodes: &hd.d.decoder})
 	hd.h.Register(hd.d.mux)
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
@@ -106,6 +106,12 @@ func (hd *hostDriver) emitTransformed(_ context.Context, raw json.RawMessage) (a
 	t, err := hd.terminal(args.Terminal)
 	if err != nil {
 		return nil, err
+	}
+	// A release before OutputSpan (v1.4.147) has no transformed runs: its runtime writes
+	// the displayed bytes as ordinary output, so that is what this driver makes it do.
+	if !hd.d.features.OutputSpan {
+		e := t.Emit(args.Bytes)
+		return map[string]uint64{"seq": e.RawEnd}, nil
 	}
 	e := t.EmitTransformed(args.Bytes, *args.RawLength)
 	return map[string]uint64{"seq": e.RawEnd}, nil

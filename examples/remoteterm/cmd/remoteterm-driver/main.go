@@ -17,10 +17,13 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
 	"github.com/skewtest/skewtest/examples/remoteterm/observe"
 	"github.com/skewtest/skewtest/examples/remoteterm/release"
+	"github.com/skewtest/skewtest/examples/remoteterm/wire"
 )
 
 const product = "remoteterm"
@@ -36,6 +39,9 @@ type driver struct {
 	// mux is the host's HTTP mux (nil for clients). Handlers mounted on it before the
 	// host reports ready are served on the host's URL.
 	mux *http.ServeMux
+	// decoder is the opcode table of this build's host and desktop decoders: the
+	// release's, less the opcodes named in REMOTETERM_DECODER_WITHOUT (a negative control).
+	decoder wire.OpcodeSet
 }
 
 // part is one role's implementation: it starts after hello (a host reports its URL) and
@@ -66,6 +72,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		features: release.Current(),
 		out:      driverproto.NewWriter(stdout),
 		logf:     logger.Printf,
+	}
+	d.decoder, err = decoderTable(d.features, os.Getenv(decoderWithoutEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "remoteterm-driver: %v\n", err)
+		return 2
 	}
 	reg := driverproto.NewRegistry()
 	var p part = noPart{}
@@ -106,6 +117,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// decoderWithoutEnv names opcodes (comma-separated numbers) to remove from this build's
+// host and desktop decoders, so a harness can build a negative control: a peer that
+// predates an opcode. The mobile client's vendored table is not affected.
+const decoderWithoutEnv = "REMOTETERM_DECODER_WITHOUT"
+
+func decoderTable(f release.Features, without string) (wire.OpcodeSet, error) {
+	set := wire.Opcodes(f)
+	for _, field := range strings.FieldsFunc(without, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.ParseUint(field, 10, 8)
+		if err != nil {
+			return set, fmt.Errorf("%s: %q is not an opcode", decoderWithoutEnv, field)
+		}
+		set = set.Without(wire.Opcode(n))
+	}
+	return set, nil
 }
 
 func parseArgs(args []string) (driverproto.Role, string, error) {

@@ -177,14 +177,17 @@ func (sc *sessionClientDriver) hello(ctx context.Context, raw json.RawMessage) (
 		"features": info.Features, "commands": info.Commands}, nil
 }
 
-// call {"command","version"?,"input"} writes the request with the highest version both
-// sides speak (or the explicit one, which both must speak). Nothing is sent when there is
-// none: the action fails. The response or rpcError arrives as an observation.
+// call {"command","version"?,"input","probe"?} writes the request with the highest version
+// both sides speak (or the explicit one, which both must speak). Nothing is sent when there
+// is none: the action fails. With probe the request is written as given, unchecked, to see
+// how the daemon answers a command it does not know. The response or rpcError arrives as an
+// observation.
 func (sc *sessionClientDriver) call(ctx context.Context, raw json.RawMessage) (any, error) {
 	args, err := driverproto.Args[struct {
 		Command string          `json:"command"`
 		Version int             `json:"version"`
 		Input   json.RawMessage `json:"input"`
+		Probe   bool            `json:"probe"`
 	}](raw)
 	if err != nil {
 		return nil, err
@@ -195,6 +198,13 @@ func (sc *sessionClientDriver) call(ctx context.Context, raw json.RawMessage) (a
 	c, err := sc.client()
 	if err != nil {
 		return nil, err
+	}
+	if args.Probe {
+		id, err := c.SendProbe(ctx, args.Command, args.Version, args.Input)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"requestId": id, "version": max(args.Version, 1)}, nil
 	}
 	id, version, err := c.Send(ctx, args.Command, args.Version, args.Input)
 	if err != nil {
