@@ -314,8 +314,9 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	runErr := b.runner().Run(rctx, job)
+	timedOut := errors.Is(rctx.Err(), context.DeadlineExceeded)
 	cancel()
-	if runErr != nil && ctx.Err() == nil && rctx.Err() != nil {
+	if runErr != nil && ctx.Err() == nil && timedOut {
 		runErr = fmt.Errorf("timed out after %s: %w", timeout, runErr)
 		fmt.Fprintf(logFile, "# build timed out after %s\n", timeout)
 	}

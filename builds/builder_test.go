@@ -186,6 +186,7 @@ var _ = Describe("Builder", func() {
 			Expect(strings.Count(be.Tail, "\n")).To(Equal(builds.TailLines - 1))
 			Expect(err.Error()).To(ContainSubstring("step 3/3"))
 			Expect(err.Error()).To(ContainSubstring("exit status 3"))
+			Expect(err.Error()).NotTo(ContainSubstring("timed out"))
 			Expect(readFile(be.LogPath)).To(ContainSubstring("noise 1\n"))
 			Expect(readFile(filepath.Join(filepath.Dir(be.LogPath), "build.json"))).To(ContainSubstring(`"status": "failed"`))
 

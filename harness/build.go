@@ -22,6 +22,9 @@ type Build struct {
 	Contract *contract.Contract
 	// Err is set when the build failed: its pairings are errors, not findings.
 	Err error
+	// Env is added to the environment of this build's drivers (a negative control can
+	// mutate one build through a switch its drivers read).
+	Env []string
 }
 
 // argv resolves a driver command: a first word starting with "./" is relative to Dir.

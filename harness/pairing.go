@@ -245,7 +245,7 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 			"SKEWTEST_KIND=" + kind,
 			"SKEWTEST_BUILD_LABEL=" + b.Label,
 			"SKEWTEST_BUILD_REVISION=" + b.Revision,
-		}, env...),
+		}, append(append([]string(nil), b.Env...), env...)...),
 		StopGrace: opts.StopGrace,
 	}
 	d, err := driver.Start(ctx, spec, rec.onMessage(role))

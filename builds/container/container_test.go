@@ -39,7 +39,7 @@ func goSubject(extraSteps ...string) (dir string, commit plumbing.Hash) {
 	yaml.WriteString("drivers:\n  host: [./driver, host]\n  clients: {desktop: [./driver, client]}\n")
 	files := map[string]string{
 		"skewtest.yaml": yaml.String(),
-		"go.mod":        "module example.com/fixture\n\ngo 1.22\n\nrequire golang.org/x/sync v0.25.0\n",
+		"go.mod":        "module example.com/fixture\n\ngo 1.26.0\n\nrequire golang.org/x/sync v0.25.0\n",
 		"go.sum": "golang.org/x/sync v0.25.0 h1:dJnifr0nMV8/SBnBvdo4eSGGnrc3O4FFx6IqvtLcmRs=\n" +
 			"golang.org/x/sync v0.25.0/go.mod h1:sUUOizhqBxiL6pEWpqNLUiaJn1ShEbZ6BBqskPbjZm0=\n",
 		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\n\t\"golang.org/x/sync/errgroup\"\n)\n\n" +

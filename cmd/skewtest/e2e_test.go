@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// The e2e specs write the reference subject's history once, share one build cache, and
+// drive the real CLI in process: real builds, real driver processes, real sockets.
+var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
+	var repo, cache string
+
+	BeforeAll(func() {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		cache = GinkgoT().TempDir()
+	})
+
+	// skewtest runs the CLI and returns its exit code, its stdout and, when it wrote one, its
+	// results.json.
+	skewtest := func(ctx context.Context, args ...string) (int, string, *results.Run) {
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		if args[0] == "run" || args[0] == "repro" {
+			args = append(args, "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--seed", "42")
+		}
+		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
+		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return code, stdout.String() + stderr.String(), nil
+		}
+		var run results.Run
+		Expect(json.Unmarshal(data, &run)).To(Succeed())
+		return code, stdout.String() + stderr.String(), &run
+	}
+
+	// pairing returns the one non-reference pairing of a repro.
+	pairing := func(run *results.Run) *results.Pairing {
+		for _, p := range run.Pairings {
+			if p.Host != p.Client {
+				return p
+			}
+		}
+		return run.Pairings[0]
+	}
+
+	kinds := func(p *results.Pairing) []results.Kind {
+		var out []results.Kind
+		for _, f := range p.Findings {
+			out = append(out, f.Kind)
+		}
+		return out
+	}
+
+	finding := func(p *results.Pairing, k results.Kind) results.Finding {
+		for _, f := range p.Findings {
+			if f.Kind == k {
+				return f
+			}
+		}
+		Fail("no " + string(k) + " finding")
+		return results.Finding{}
+	}
+
+	It("writes exactly the history's tags, and the working tree's uncommitted change", func() {
+		r, err := git.PlainOpen(repo)
+		Expect(err).NotTo(HaveOccurred())
+		iter, err := r.Tags()
+		Expect(err).NotTo(HaveOccurred())
+		var tags []string
+		Expect(iter.ForEach(func(ref *plumbing.Reference) error { tags = append(tags, ref.Name().Short()); return nil })).To(Succeed())
+		Expect(tags).To(ConsistOf("v1.4.120", "v1.4.146", "v1.4.147", "v1.4.150", "v1.4.156", "v1.4.157", "v1.4.165",
+			"v1.4.166", "v1.4.171", "v1.4.172", "v1.4.173", "v1.4.180", "v1.4.185", "v1.4.190", "v1.4.191-rc.1",
+			"mobile-v9.0.0", "v799"))
+		wt, err := r.Worktree()
+		Expect(err).NotTo(HaveOccurred())
+		st, err := wt.Status()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(st.IsClean()).To(BeFalse())
+	})
+
+	It("pins the newest stable tag and says why the others are skipped", func(ctx SpecContext) {
+		code, out, _ := skewtest(ctx, "pins", "--repo", repo)
+		Expect(code).To(Equal(0))
+		Expect(out).To(MatchRegexp(`v1.4.190\s+[0-9a-f]{40}\s+newest stable tag`))
+		Expect(out).To(ContainSubstring("mobile-v9.0.0"))
+		Expect(out).To(ContainSubstring("v1.4.191-rc.1"))
+		Expect(out).To(ContainSubstring("v799"))
+	})
+
+	It("passes the default run: working tree × newest stable tag both ways, plus references", func(ctx SpecContext) {
+		code, out, run := skewtest(ctx, "run")
+		Expect(code).To(Equal(0), out)
+		Expect(run.Pairings).To(HaveLen(12))
+		for _, p := range run.Pairings {
+			Expect(p.Status).To(Equal(results.StatusPass), p.Label())
+			Expect(p.CompletedSteps).To(HaveLen(p.StepsTotal))
+		}
+	})
+
+	DescribeTable("reproduces the history's release-skew bugs",
+		func(ctx SpecContext, host, client, kind, journey string, code int, want []results.Kind, check func(p *results.Pairing)) {
+			got, out, run := skewtest(ctx, "repro", "--host", host, "--client", client, "--kind", kind, "--journey", journey)
+			Expect(got).To(Equal(code), out)
+			p := pairing(run)
+			Expect(kinds(p)).To(ContainElements(want))
+			Expect(p.Repro).To(ContainSubstring("--host " + host + " --client " + client))
+			if check != nil {
+				check(p)
+			}
+		},
+		Entry("newest host, oldest desktop client: OutputSpan the old decoder does not know",
+			"v1.4.190", "v1.4.120", "desktop", "terminal", 1, []results.Kind{results.DecoderRefusal}, func(p *results.Pairing) {
+				f := finding(p, results.DecoderRefusal)
+				Expect(f.Direction).To(Equal("H>C"))
+				Expect(f.Frame.Opcode).To(Equal(15))
+				Expect(f.Frame.Name).To(Equal("OutputSpan"))
+			}),
+		Entry("the working tree negotiates with that client instead",
+			"worktree", "v1.4.120", "desktop", "terminal", 0, nil, func(p *results.Pairing) {
+				Expect(p.Status).To(Equal(results.StatusPass))
+			}),
+		Entry("v1.4.147 sends OutputSpan to a mobile client that drops it",
+			"v1.4.147", "v1.4.146", "mobile", "terminal-mobile", 1, []results.Kind{results.DecoderRefusal, results.DataLoss}, func(p *results.Pairing) {
+				f := finding(p, results.DecoderRefusal)
+				Expect(f.Direction).To(Equal("H>C"))
+				Expect(f.Frame.Opcode).To(Equal(15))
+				Expect(f.Message).To(ContainSubstring("silently dropped"))
+			}),
+		Entry("v1.4.180 downgrades for a desktop client that tracks seq",
+			"v1.4.180", "v1.4.173", "desktop", "terminal", 1, []results.Kind{results.Stall, results.DataLoss, results.SequenceDrift}, func(p *results.Pairing) {
+				Expect(finding(p, results.SequenceDrift).Detail).To(ContainSubstring("+ C>H SnapshotRequest  [transformed-output]"))
+			}),
+		Entry("v1.4.171 stops publishing cwd",
+			"v1.4.171", "v1.4.166", "desktop", "terminal", 1, []results.Kind{results.PublishedFieldRemoved}, func(p *results.Pairing) {
+				f := finding(p, results.PublishedFieldRemoved)
+				Expect(f.Frame.Name).To(Equal("SnapshotStart"))
+				Expect(f.Message).To(ContainSubstring("no longer carries cwd"))
+			}),
+		Entry("v1.4.165's client sends presence to a daemon without attention",
+			"v1.4.120", "v1.4.165", "session", "session", 1, []results.Kind{results.CapabilityMismatch, results.DecoderRefusal}, func(p *results.Pairing) {
+				Expect(finding(p, results.DecoderRefusal).Frame.Name).To(Equal("presence"))
+			}),
+		Entry("protocol 2 and protocol 1 refuse each other cleanly",
+			"v1.4.185", "v1.4.166", "session", "session", 0, nil, func(p *results.Pairing) {
+				Expect(p.Status).To(Equal(results.StatusExpectedRefusal))
+			}),
+		Entry("v1.4.190 host with the real v1.4.173 desktop client", "v1.4.190", "v1.4.173", "desktop", "terminal", 0, nil, nil),
+		Entry("v1.4.173 host with the v1.4.146 mobile client", "v1.4.173", "v1.4.146", "mobile", "terminal-mobile", 0, nil, nil),
+	)
+
+	It("refuses an unknown ref with exit code 2", func(ctx SpecContext) {
+		code, out, _ := skewtest(ctx, "repro", "--host", "v9.9.9", "--client", "worktree")
+		Expect(code).To(Equal(2))
+		Expect(out).To(ContainSubstring(`unknown ref "v9.9.9"`))
+	})
+})
+
+// A negative control on the real subject: the working tree's host with Input (opcode 7)
+// removed from its decoder must fail the terminal journey at input-reaches-process.
+var _ = Describe("a host build without Input in its decoder", Label(testlabels.E2E, testlabels.Slow), func() {
+	It("stalls at input-reaches-process with a C>H decoder refusal of opcode 7", func(ctx SpecContext) {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		b := &builds.Builder{CacheDir: GinkgoT().TempDir()}
+		built, _, err := harness.BuildAll(ctx, b, repo, []builds.Source{builds.Worktree()}, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		host := *built[0]
+		host.Env = []string{"REMOTETERM_DECODER_WITHOUT=7"}
+		j, err := journeys.Builtin("terminal")
+		Expect(err).NotTo(HaveOccurred())
+		p, _ := harness.Run(ctx, harness.Pairing{Host: &host, Client: built[0], Kind: "desktop", Journey: j},
+			harness.Options{Dir: GinkgoT().TempDir(), Timeout: 3 * time.Second})
+		Expect(p.Status).To(Equal(results.StatusFail))
+		Expect(p.CompletedSteps).To(Equal([]string{"subscribe"}))
+		var refusal *results.Finding
+		for i, f := range p.Findings {
+			if f.Kind == results.DecoderRefusal {
+				refusal = &p.Findings[i]
+			}
+		}
+		Expect(refusal).NotTo(BeNil())
+		Expect(refusal.Direction).To(Equal("C>H"))
+		Expect(refusal.Frame.Opcode).To(Equal(7))
+		Expect(refusal.Step).To(Equal("input-reaches-process"))
+	}, NodeTimeout(10*time.Minute))
+})

@@ -1,0 +1,13 @@
+// Package testlabels declares the Ginkgo labels skewtest's specs use, once, so CI can filter
+// on them (ginkgo --label-filter, or go test ./... -ginkgo.label-filter=...).
+package testlabels
+
+// Labels.
+const (
+	// E2E marks specs that build the reference subject's history and run real pairings.
+	E2E = "e2e"
+	// Docker marks specs that need a Docker engine; they skip, saying why, without one.
+	Docker = "docker"
+	// Slow marks specs that take more than a few seconds.
+	Slow = "slow"
+)
