@@ -147,6 +147,17 @@ func loadSubjectConfig(p string) (*Config, error) {
 	return LoadConfig(p)
 }
 
+// LoadWorktreeConfig reads the skewtest.yaml at the root of the working tree of the
+// repository containing repoDir: the one whose pins section and versions table apply.
+// It returns nil, and no error, when the working tree has none.
+func LoadWorktreeConfig(repoDir string) (*Config, error) {
+	root, err := pins.Root(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	return loadSubjectConfig(filepath.Join(root, ConfigFile))
+}
+
 // planWorktree hashes the working tree and reads its skewtest.yaml. The cache directory is
 // left out of the tree should it live inside the working tree.
 func planWorktree(ctx context.Context, repo *git.Repository, label, cacheDir string) (*plan, error) {

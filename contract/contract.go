@@ -64,9 +64,27 @@ type JSONFraming struct {
 
 // Capability is a capability a client declares and a host may echo.
 type Capability struct {
-	Name       string   `json:"name"`
+	Name string `json:"name"`
+	// DeclaredBy lists the client kinds that declare it; absent means every kind, and an
+	// empty list means none (the host infers it, see ImpliedBy).
 	DeclaredBy []string `json:"declaredBy,omitempty"`
 	Echoed     bool     `json:"echoed"`
+	// ImpliedBy lists capabilities from which the host infers this one: a client that
+	// declares any of them is treated as declaring it (they shipped after it).
+	ImpliedBy []string `json:"impliedBy,omitempty"`
+}
+
+// DeclaredByKind reports whether a client of kind declares the capability.
+func (c *Capability) DeclaredByKind(kind string) bool {
+	if c.DeclaredBy == nil {
+		return true
+	}
+	for _, k := range c.DeclaredBy {
+		if k == kind {
+			return true
+		}
+	}
+	return false
 }
 
 // Feature is a session feature a host may advertise, and the frames it gates.

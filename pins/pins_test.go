@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -138,6 +139,17 @@ var _ = Describe("Resolve", func() {
 			Expect(sel.Skipped).To(BeEmpty())
 		})
 
+		It("peels a tag of a tag, and prefers a tag to a branch of the same name", func(ctx SpecContext) {
+			outer, err := f.repo.CreateTag("v1.0.0-again", mustTagObject(f, "v1.0.0"), &git.CreateTagOptions{Tagger: &signature, Message: "nested"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(outer.Hash()).NotTo(Equal(annotated))
+			Expect(f.repo.Storer.SetReference(plumbing.NewHashReference("refs/heads/v1.1.0", head))).To(Succeed())
+			sel, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: pins.Refs("", "v1.0.0-again", "v1.1.0")})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sel.Pins[0].Commit).To(Equal(annotated))
+			Expect(sel.Pins[1].Commit).To(Equal(light))
+		})
+
 		It("adds the last N stable tags after the explicit ones", func(ctx SpecContext) {
 			sel, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: pins.Refs("", "release"), Last: 2})
 			Expect(err).NotTo(HaveOccurred())
@@ -259,4 +271,12 @@ func refs(sel pins.Selection) []string {
 		out = append(out, p.Ref)
 	}
 	return out
+}
+
+// mustTagObject returns the hash of an annotated tag's object (not of its commit).
+func mustTagObject(f *fixture, name string) plumbing.Hash {
+	GinkgoHelper()
+	ref, err := f.repo.Tag(name)
+	Expect(err).NotTo(HaveOccurred())
+	return ref.Hash()
 }

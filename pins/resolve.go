@@ -213,6 +213,14 @@ func checkLock(repo *git.Repository, lock *Lock, sel *Selection) error {
 // resolveRef resolves a tag, branch, other ref or hex commit prefix to a commit, peeling
 // annotated tags. Any failure wraps ErrUnknownRef.
 func resolveRef(repo *git.Repository, repoDir, ref string) (plumbing.Hash, error) {
+	// A tag first, as git does, peeled however deeply it is nested.
+	if t, err := repo.Tag(ref); err == nil {
+		h, err := peel(repo, t.Hash())
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("%w %q in %s: %w", ErrUnknownRef, ref, repoDir, err)
+		}
+		return h, nil
+	}
 	h, err := repo.ResolveRevision(plumbing.Revision(ref))
 	switch {
 	case err == nil:

@@ -1,31 +1,39 @@
 package container_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/builds/container"
+	"github.com/skewtest/skewtest/internal/testlabels"
 )
+
+// Specs here need a Docker engine (and build a toolchain image the first time).
+var labels = Label(testlabels.Docker, testlabels.Slow)
 
 func TestContainer(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "builds/container")
 }
 
-// The labels CI filters by.
+// runner is shared by the suite: one connection to the engine, one image build. So is
+// the build cache, whose GOCACHE makes every Go build after the first quick; specs build
+// different recipes, so their keys differ.
 var (
-	dockerLabel = Label("docker") // needs a Docker engine
-	slowLabel   = Label("slow")   // builds a toolchain image the first time
+	runner *container.Runner
+	cache  string
 )
 
-// runner is shared by the suite: one connection to the engine, one image build.
-var runner *container.Runner
-
 var _ = BeforeSuite(func(ctx SpecContext) {
+	cache = filepath.Join(GinkgoT().TempDir(), "cache")
 	if err := container.Healthy(ctx); err != nil {
 		return // every spec skips, saying why
 	}
@@ -41,11 +49,20 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 func needEngine(ctx context.Context) {
 	GinkgoHelper()
 	if err := container.Healthy(ctx); err != nil {
-		Skip("no Docker engine answers (docker info fails): " + err.Error())
+		Skip("no Docker engine answers (the testcontainers-go provider's health check): " + err.Error())
+	}
+	// The specs look at containers with the docker command too.
+	if out, err := exec.CommandContext(ctx, "docker", "info").CombinedOutput(); err != nil {
+		Skip(fmt.Sprintf("no Docker engine answers (docker info: %v): %s", err, lastLine(out)))
 	}
 	if _, err := runner.Toolchain(ctx, ""); errors.Is(err, container.ErrNoBusybox) {
 		Skip("cannot build the toolchain image: " + err.Error())
 	} else {
 		Expect(err).NotTo(HaveOccurred())
 	}
+}
+
+func lastLine(out []byte) string {
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	return string(lines[len(lines)-1])
 }

@@ -67,11 +67,9 @@ func containers(ctx context.Context) []string {
 	return strings.Fields(string(out))
 }
 
-var _ = Describe("the container runner", dockerLabel, slowLabel, func() {
-	var cache string
+var _ = Describe("the container runner", labels, func() {
 	BeforeEach(func(ctx SpecContext) {
 		needEngine(ctx)
-		cache = filepath.Join(GinkgoT().TempDir(), "cache")
 	})
 
 	It("builds a Go subject in the toolchain image, with no network, and removes its container", func(ctx SpecContext) {

@@ -2,39 +2,47 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/pins"
 )
 
+// cmdBuild builds the working tree and the pins, in parallel, without running anything:
+// the cache is warm for the next run. Exit 3 when a build failed.
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := &runOptions{}
-	fs := newFlagSet("build", stderr, "build --repo DIR [--pins REF,...]")
+	fs := newFlagSet("build", stderr, "build --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB] [--runner local|container]")
 	o.register(fs)
-	pinList := fs.String("pins", "", "refs to build besides the working tree (default: the newest stable tag)")
+	o.registerPins(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if err := o.check(); err != nil {
 		return err
 	}
-	sel, err := pins.Resolve(ctx, o.Repo, pins.Options{Refs: pins.Refs("", list(*pinList)...)})
+	sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)
 	if err != nil {
 		return err
 	}
 	srcs := []builds.Source{builds.Worktree()}
 	for _, p := range sel.Pins {
+		fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
 		srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 	}
-	b := &builds.Builder{CacheDir: o.CacheDir, Log: stderr}
-	_, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, stdout)
+	b, progress, done, err := newBuilder(ctx, &o.common, stderr)
+	if err != nil {
+		return err
+	}
+	_, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, progress)
+	done()
 	if err != nil {
 		return err
 	}
 	failed := 0
 	for _, r := range recs {
+		fmt.Fprintf(stdout, "%-10s %-8s %s\n", r.Label, r.Status, r.Dir)
 		if r.Status == "error" {
 			failed++
 		}

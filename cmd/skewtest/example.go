@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 
 	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/pins"
 )
 
 func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -58,30 +57,6 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return execute(ctx, o, stdout, stderr)
-}
-
-func cmdPins(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("pins", stderr, "pins --repo DIR [--pins REF,...] [--last N]")
-	repo := fs.String("repo", "", "the subject's git repository (required)")
-	refs := fs.String("pins", "", "explicit refs, comma-separated")
-	last := fs.Int("last", 0, "also pin the last N stable tags")
-	if err := parse(fs, args, 0); err != nil {
-		return err
-	}
-	if *repo == "" {
-		return usagef("--repo is required")
-	}
-	sel, err := pins.Resolve(ctx, *repo, pins.Options{Refs: pins.Refs("", list(*refs)...), Last: *last})
-	if err != nil {
-		return err
-	}
-	for _, p := range sel.Pins {
-		fmt.Fprintf(stdout, "%-16s %s  %s\n", p.Ref, p.Commit, p.Reason)
-	}
-	for _, s := range sel.Skipped {
-		fmt.Fprintf(stdout, "skipped %-16s %s\n", s.Ref, s.Why)
-	}
-	return nil
 }
 
 func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -19,6 +19,7 @@ type common struct {
 	Timeout   time.Duration
 	Seed      int64
 	Verbose   bool
+	Runner    string
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -28,6 +29,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Timeout, "timeout", 0, "override every step barrier's timeout (default: the journey's, else 10s)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed for every random choice (default: a new one, printed)")
 	fs.BoolVar(&c.Verbose, "v", false, "print progress for every build and pairing")
+	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local (the host's tools) or container (a local Docker engine, image skewtest/toolchain:<name>)")
 }
 
 func (c *common) check() error {
@@ -46,6 +48,9 @@ func (c *common) check() error {
 	}
 	if c.Timeout < 0 {
 		return usagef("--timeout must be positive")
+	}
+	if c.Runner != "" && c.Runner != runnerLocal && c.Runner != runnerContainer {
+		return usagef("--runner %q: want local or container", c.Runner)
 	}
 	return nil
 }

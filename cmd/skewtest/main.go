@@ -83,9 +83,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var ue *usageError
 	var ce *builds.ConfigError
 	var se *journeys.SyntaxError
+	var le *pins.LockError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &se),
-		errors.Is(err, pins.ErrNoStableTag), errors.Is(err, pins.ErrUnknownRef), errors.Is(err, pins.ErrNotRepository):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &se), errors.As(err, &le),
+		errors.Is(err, pins.ErrNoStableTag), errors.Is(err, pins.ErrUnknownRef), errors.Is(err, pins.ErrNotRepository),
+		errors.Is(err, pins.ErrMovedTag), errors.Is(err, pins.ErrInvalidOptions), errors.Is(err, pins.ErrNoProtocol):
 		return exitUsage
 	}
 	return exitInfra
@@ -94,15 +96,19 @@ func exitCode(err error, stderr io.Writer) int {
 const usage = `skewtest proves that two builds of one product still understand each other.
 
 Usage:
-  skewtest run     --repo DIR [--pins REF,...] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D]
-  skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D]
-  skewtest pins    --repo DIR [--pins REF,...] [--last N]
-  skewtest build   --repo DIR [--pins REF,...]
+  skewtest run     --repo DIR [PIN RULES] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D] [--runner local|container]
+  skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D] [--runner local|container]
+  skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
+  skewtest pins lock --repo DIR [PIN RULES]       record the tags' commits in skewtest.lock
+  skewtest build   --repo DIR [PIN RULES] [--runner local|container]
+  skewtest cache   ls | prune [--older-than D] [--all] [--cache-dir D]
   skewtest example DIR
   skewtest demo    [--report-dir D]
   skewtest version
 
 REF is a tag, branch or commit of the subject, or "worktree" for its working tree.
+PIN RULES (default: skewtest.yaml's pins section, else the newest stable vX.Y.Z tag):
+  --pins REF,...  --last N  --window  --ignore GLOB
 Exit codes: 0 compatible, 1 findings, 2 usage or configuration error, 3 infrastructure error
 (a run with both findings and errors exits 3: its matrix is incomplete).
 Run "skewtest COMMAND -h" for a command's flags.
@@ -118,6 +124,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"repro":   cmdRepro,
 		"pins":    cmdPins,
 		"build":   cmdBuild,
+		"cache":   cmdCache,
 		"example": cmdExample,
 		"demo":    cmdDemo,
 		"version": cmdVersion,

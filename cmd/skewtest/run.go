@@ -10,7 +10,6 @@ import (
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 )
@@ -18,7 +17,7 @@ import (
 // runOptions are the flags of run (and, narrowed, of repro).
 type runOptions struct {
 	common
-	Pins     []string
+	pinFlags
 	Matrix   string
 	Kinds    []string
 	Journeys []string
@@ -30,15 +29,15 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	o := &runOptions{}
 	fs := newFlagSet("run", stderr, "run --repo DIR [flags]")
 	o.register(fs)
-	var pinList, kinds, journeyList string
-	fs.StringVar(&pinList, "pins", "", "refs to pair with the working tree, comma-separated (default: the newest stable vX.Y.Z tag)")
+	var kinds, journeyList string
+	o.registerPins(fs)
 	fs.StringVar(&o.Matrix, "matrix", "default", "default: each pin with the working tree both ways, plus references; full: every build with every build")
 	fs.StringVar(&kinds, "kind", "", "client kinds to cover, comma-separated (default: every kind both builds support)")
 	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated names or files (default: every built-in journey)")
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
-	o.Pins, o.Kinds, o.Journeys = list(pinList), list(kinds), list(journeyList)
+	o.Kinds, o.Journeys = list(kinds), list(journeyList)
 	return o, o.check()
 }
 
@@ -97,7 +96,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 			clientIdx = 1
 		}
 	} else {
-		sel, err := pins.Resolve(ctx, o.Repo, pins.Options{Refs: pins.Refs("", o.Pins...)})
+		sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)
 		if err != nil {
 			return err
 		}
@@ -107,8 +106,12 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 		}
 	}
-	b := &builds.Builder{CacheDir: o.CacheDir, Log: progress}
-	built, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, progress)
+	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
+	if err != nil {
+		return err
+	}
+	built, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, buildProgress)
+	done()
 	if err != nil {
 		return err
 	}
@@ -160,11 +163,10 @@ func source(ctx context.Context, repo, ref string) (builds.Source, error) {
 	if ref == builds.WorktreeLabel {
 		return builds.Worktree(), nil
 	}
-	sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", ref)})
+	p, err := resolveRef(ctx, repo, ref)
 	if err != nil {
 		return builds.Source{}, err
 	}
-	p := sel.Pins[0]
 	return builds.AtCommit(p.Ref, p.Commit), nil
 }
 

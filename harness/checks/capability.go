@@ -59,9 +59,10 @@ func CapabilityMismatch(in *Input) []results.Finding {
 	return out
 }
 
-// ExpectedEcho is the set of capabilities the host should echo: declared by the client's
-// contract for its kind and echoed by the host's contract. ok is false when either contract
-// does not describe capabilities for the journey's channel.
+// ExpectedEcho is the set of capabilities the host should echo: those its contract echoes
+// that the client's contract declares for its kind, directly or through a capability the host
+// infers it from (impliedBy). ok is false when either contract does not describe
+// capabilities for the journey's channel.
 func ExpectedEcho(in *Input) (caps map[string]bool, ok bool) {
 	if in.Host == nil || in.Client == nil {
 		return nil, false
@@ -71,13 +72,21 @@ func ExpectedEcho(in *Input) (caps map[string]bool, ok bool) {
 	if hc == nil || cc == nil || len(hc.Capabilities) == 0 || len(cc.Capabilities) == 0 {
 		return nil, false
 	}
+	declares := func(name string) bool {
+		for i := range cc.Capabilities {
+			if c := &cc.Capabilities[i]; c.Name == name && c.DeclaredByKind(in.Transcript.Kind) {
+				return true
+			}
+		}
+		return false
+	}
 	caps = map[string]bool{}
-	for _, c := range cc.Capabilities {
-		if len(c.DeclaredBy) > 0 && !slices.Contains(c.DeclaredBy, in.Transcript.Kind) {
+	for _, h := range hc.Capabilities {
+		if !h.Echoed {
 			continue
 		}
-		if h := hc.Capability(c.Name); h != nil && h.Echoed {
-			caps[c.Name] = true
+		if declares(h.Name) || slices.ContainsFunc(h.ImpliedBy, declares) {
+			caps[h.Name] = true
 		}
 	}
 	return caps, true

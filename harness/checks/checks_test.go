@@ -178,6 +178,14 @@ var _ = Describe("checks", func() {
 			b.t.Observations[1].Data = raw(map[string]any{"capabilities": map[string]any{"outputPause": 1}})
 			Expect(checks.CapabilityMismatch(input(b, h, c))).To(BeEmpty())
 
+			inferred := contract.Capability{Name: "outputSpan", DeclaredBy: []string{}, Echoed: true, ImpliedBy: []string{"ackOutput"}}
+			acks := contract.Capability{Name: "ackOutput", DeclaredBy: []string{"desktop"}}
+			want, ok := checks.ExpectedEcho(input(b, withCaps(newer, inferred), withCaps(newer, acks)))
+			Expect(ok).To(BeTrue())
+			Expect(want).To(Equal(map[string]bool{"outputSpan": true}), "inferred from a later capability")
+			want, _ = checks.ExpectedEcho(input(b, withCaps(newer, inferred), withCaps(newer, inferred)))
+			Expect(want).To(BeEmpty(), "a capability no client declares is not expected by itself")
+
 			mobile := contract.Capability{Name: "outputPause", DeclaredBy: []string{"mobile"}, Echoed: true}
 			fs = checks.CapabilityMismatch(input(b, h, withCaps(newer, mobile)))
 			Expect(fs).To(HaveLen(1), "echoed a capability a desktop client never declares")

@@ -216,9 +216,12 @@ var _ = Describe("contract.template.json", func() {
 			echo := host.Negotiate(f, wire.PathMultiplex, desktop.Capabilities(f)).Echo
 			var declared []string
 			for _, c := range ch.Capabilities {
+				Expect(c.Echoed).To(Equal(echo.Has(c.Name)), "%s %s", f.Version, c.Name)
+				if len(c.DeclaredBy) == 0 {
+					continue // no client declares it: the host infers it (impliedBy)
+				}
 				Expect(c.DeclaredBy).To(Equal([]string{"desktop"}))
 				declared = append(declared, c.Name)
-				Expect(c.Echoed).To(Equal(echo.Has(c.Name)), "%s %s", f.Version, c.Name)
 			}
 			var want []string
 			for k := range desktop.Capabilities(f) {
@@ -226,13 +229,23 @@ var _ = Describe("contract.template.json", func() {
 			}
 			Expect(declared).To(ConsistOf(want), f.Version)
 
-			// OutputSpan is gated on a path iff the host there would not send it to a
-			// client that shows only ack capabilities.
+			// OutputSpan: where the contract gates it, the host sends spans exactly when it
+			// echoes the gate; where it does not, the host always sends spans.
 			if span, ok := first[int(wire.OpOutputSpan)]; ok {
-				acks := wire.Capabilities{wire.CapAckOutput: 1, wire.CapAckOutputSourceRanges: 1}
+				probes := []wire.Capabilities{{},
+					{wire.CapAckOutput: 1, wire.CapAckOutputSourceRanges: 1},
+					{wire.CapOutputSpan: 1}}
 				for _, path := range []string{wire.PathMultiplex, wire.PathSubscribe} {
-					gated := host.Negotiate(f, path, acks).Spans != host.SpanAlways
-					Expect(span.gate(path) == wire.CapOutputSpan).To(Equal(gated), "%s %s", f.Version, path)
+					for _, probe := range probes {
+						t := host.Negotiate(f, path, probe)
+						spans := t.Spans == host.SpanAlways
+						if g := span.gate(path); g != "" {
+							Expect(g).To(Equal(wire.CapOutputSpan))
+							Expect(spans).To(Equal(t.Echo.Has(g)), "%s %s %v", f.Version, path, probe)
+						} else {
+							Expect(spans).To(BeTrue(), "%s %s %v", f.Version, path, probe)
+						}
+					}
 				}
 			}
 			if p, ok := first[int(wire.OpSetOutputPaused)]; ok {

@@ -42,7 +42,7 @@ var _ = Describe("a subscription", func() {
 		Expect(sub.Terminal).To(Equal("t1"))
 		Expect(sub.Cols).To(Equal(120))
 		Expect(sub.Rows).To(Equal(40))
-		Expect(sub.Capabilities).To(Equal(wire.Capabilities{"outputPause": 1, "ackOutputSourceRanges": 1, "writeUnavailable": 1}))
+		Expect(sub.Capabilities).To(Equal(wire.Capabilities{"outputPause": 1, "ackOutputSourceRanges": 1, "writeUnavailable": 1, "outputSpan": 1}))
 		Expect(sub.StreamGeneration).To(MatchRegexp(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`))
 		Expect(start).To(Equal(map[string]any{"kind": "scrollback", "cols": 120.0, "rows": 40.0, "seq": 0.0,
 			"cwd": "/home/remoteterm", "source": "headless", "truncated": false, "alternateScreen": false, "terminalOwner": "shell"}))
@@ -255,8 +255,8 @@ var _ = DescribeTable("Negotiate",
 		wire.Capabilities{}, host.SpanRebase, host.AckNone),
 	Entry("worktree host, v1.4.147 desktop: rebased text", wt, wire.PathMultiplex, desktopCaps(v147),
 		wire.Capabilities{}, host.SpanRebase, host.AckNone),
-	Entry("worktree host, worktree desktop", wt, wire.PathMultiplex, desktopCaps(wt),
-		wire.Capabilities{"outputPause": 1, "ackOutputSourceRanges": 1, "writeUnavailable": 1}, host.SpanAlways, host.AckLedger),
+	Entry("worktree host, worktree desktop: spans, and says so", wt, wire.PathMultiplex, desktopCaps(wt),
+		wire.Capabilities{"outputPause": 1, "ackOutputSourceRanges": 1, "writeUnavailable": 1, "outputSpan": 1}, host.SpanAlways, host.AckLedger),
 )
 
 var _ = It("frames with the chunker's options of its release", func() {

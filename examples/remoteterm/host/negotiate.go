@@ -84,6 +84,13 @@ func Negotiate(f release.Features, path string, declared wire.Capabilities) Term
 	if gated && declared.Has(wire.CapOutputSpan) {
 		t.Echo[wire.CapOutputSpan] = 1
 	}
+	// The working tree negotiates spans on multiplex: it echoes outputSpan whenever it will
+	// frame transformed runs as OutputSpan, which it infers for a client that declared
+	// outputSpan or any capability that shipped after OutputSpan (ackOutput,
+	// ackOutputSourceRanges). A client it does not echo gets rebased text.
+	if path == wire.PathMultiplex && f.LegacyDesktopSeqRebase && t.Spans == SpanAlways {
+		t.Echo[wire.CapOutputSpan] = 1
+	}
 	t.Chunking = chunker.Options{TransformedRuns: chunker.Span}
 	if t.Spans != SpanAlways {
 		t.Chunking = chunker.Options{

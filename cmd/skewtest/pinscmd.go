@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/pins"
+)
+
+// pinFlags are the pin-rule flags of run, build and pins. Given, they replace the
+// working tree's pins section (refs, last, window); --ignore adds patterns to it.
+type pinFlags struct {
+	Pins   []string
+	Last   int
+	Window bool
+	Ignore []string
+}
+
+func (p *pinFlags) registerPins(fs *flag.FlagSet) {
+	fs.Func("pins", "refs to pin, comma-separated: tags, branches or commits (default: skewtest.yaml's pins section, else the newest stable vX.Y.Z tag)", func(s string) error {
+		p.Pins = append(p.Pins, list(s)...)
+		return nil
+	})
+	fs.IntVar(&p.Last, "last", 0, "pin the last N stable tags")
+	fs.BoolVar(&p.Window, "window", false, "pin every stable tag inside the working tree's protocol window")
+	fs.Func("ignore", "glob of tags the stable rules never pin, e.g. 'v1.4.19?-*' (repeatable, comma-separated)", func(s string) error {
+		p.Ignore = append(p.Ignore, list(s)...)
+		return nil
+	})
+}
+
+func (p *pinFlags) options() pins.Options {
+	return pins.Options{Refs: pins.Refs("explicit (--pins)", p.Pins...), Last: p.Last, Window: p.Window, Ignore: p.Ignore}
+}
+
+// pinRules returns the pin rules in force: the working tree's pins section overridden by
+// the flags.
+func pinRules(repo string, flags pins.Options) (pins.Options, error) {
+	cfg, err := builds.LoadWorktreeConfig(repo)
+	if err != nil {
+		return pins.Options{}, err
+	}
+	if cfg == nil {
+		return flags, nil
+	}
+	return cfg.Pins.Override(flags), nil
+}
+
+// selectPins resolves the pins in force and checks them against the lock file, if there
+// is one: a pinned tag that moved is refused (pins.ErrMovedTag). Pinned tags the lock
+// does not record are named on warn.
+func selectPins(ctx context.Context, repo string, flags pins.Options, warn io.Writer) (pins.Selection, error) {
+	opts, err := pinRules(repo, flags)
+	if err != nil {
+		return pins.Selection{}, err
+	}
+	if opts.Lock, err = pins.ReadLock(repo); err != nil {
+		return pins.Selection{}, err
+	}
+	sel, err := pins.Resolve(ctx, repo, opts)
+	if err != nil {
+		return pins.Selection{}, err
+	}
+	for _, t := range sel.Unlocked {
+		fmt.Fprintf(warn, "skewtest: pin %s is not in %s; run `skewtest pins lock` to record it\n", t, pins.LockFile)
+	}
+	return sel, nil
+}
+
+// resolveRef resolves one ref (of repro), checked against the lock file.
+func resolveRef(ctx context.Context, repo, ref string) (pins.Pin, error) {
+	lock, err := pins.ReadLock(repo)
+	if err != nil {
+		return pins.Pin{}, err
+	}
+	sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", ref), Lock: lock})
+	if err != nil {
+		return pins.Pin{}, err
+	}
+	return sel.Pins[0], nil
+}
+
+func parsePins(args []string, stderr io.Writer) (repo string, lock bool, flags pinFlags, err error) {
+	if len(args) > 0 && args[0] == "lock" {
+		lock, args = true, args[1:]
+	}
+	synopsis := "pins [lock] --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB]"
+	fs := newFlagSet("pins", stderr, synopsis)
+	fs.StringVar(&repo, "repo", "", "the subject's git repository (required)")
+	flags.registerPins(fs)
+	if err = parse(fs, args, 0); err != nil {
+		return
+	}
+	if repo == "" {
+		err = usagef("--repo is required")
+	}
+	return
+}
+
+// cmdPins prints the resolved pins and why every other tag was skipped; `pins lock`
+// writes the lock file.
+func cmdPins(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	repo, lock, flags, err := parsePins(args, stderr)
+	if err != nil {
+		return err
+	}
+	if lock {
+		return lockPins(ctx, repo, flags.options(), stdout)
+	}
+	sel, err := selectPins(ctx, repo, flags.options(), stderr)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PIN\tCOMMIT\tREASON")
+	for _, p := range sel.Pins {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Ref, p.Commit, p.Reason)
+	}
+	if len(sel.Pins) == 0 {
+		fmt.Fprintln(tw, "(none)\t\tno tag matches the rules: only the working tree is tested")
+	}
+	if len(sel.Skipped) > 0 {
+		fmt.Fprintln(tw, "\nSKIPPED\tWHY")
+		for _, s := range sel.Skipped {
+			fmt.Fprintf(tw, "%s\t%s\n", s.Ref, s.Why)
+		}
+	}
+	return tw.Flush()
+}
+
+// lockPins records the pins in force, and every stable tag, in the lock file.
+func lockPins(ctx context.Context, repo string, flags pins.Options, stdout io.Writer) error {
+	opts, err := pinRules(repo, flags)
+	if err != nil {
+		return err
+	}
+	sel, err := pins.Resolve(ctx, repo, opts) // no lock check: this is how a move is accepted
+	if err != nil {
+		return err
+	}
+	l, changes, err := pins.WriteLock(ctx, repo, sel)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		fmt.Fprintln(stdout, c)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d tags, %d changed\n", l.Path, len(l.Tags), len(changes))
+	return nil
+}
