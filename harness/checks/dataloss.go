@@ -55,7 +55,7 @@ func DataLoss(in *Input) []results.Finding {
 	// A client that never rendered (a session journey, or one that stalled before its first
 	// snapshot, which the stall reports) has no screen to compare.
 	if len(produced) > 0 && last != nil {
-		screen, step := Bytes(last.Data, "screen"), last.Step
+		screen, step := Bytes(last.Data, "screen"), divergingStep(t, last.Step)
 		if !bytes.Equal(screen, produced) {
 			out = append(out, results.Finding{
 				Kind:      results.DataLoss,

@@ -29,7 +29,7 @@ func Stall(in *Input) []results.Finding {
 	return []results.Finding{{
 		Kind:    results.Stall,
 		Step:    s.Step,
-		Message: fmt.Sprintf("step %s stalled: %s not reached within %s", s.Step, s.Barrier, s.Timeout),
+		Message: fmt.Sprintf("%s not reached within %s", s.Barrier, s.Timeout),
 		Detail:  detail,
 	}}
 }
@@ -53,7 +53,8 @@ func Incomplete(in *Input) []results.Finding {
 	return []results.Finding{{
 		Kind:    results.IncompleteJourney,
 		Step:    missing[0],
-		Message: fmt.Sprintf("completed %d of %d steps; not completed: %s", len(done), len(all), strings.Join(missing, ", ")),
+		Message: fmt.Sprintf("completed %d of %d steps; stopped at %s", len(done), len(all), missing[0]),
+		Detail:  "not run: " + strings.Join(missing[1:], ", "),
 	}}
 }
 
