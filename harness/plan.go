@@ -57,19 +57,26 @@ func Plan(subject *Build, pins []*Build, opts PlanOptions) ([]Pairing, error) {
 	}
 	var out []Pairing
 	for _, pr := range pairs {
-		for _, j := range opts.Journeys {
-			if len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, j.Kind) {
-				continue
-			}
-			// A build that failed has no drivers to look at: its pairings stay in the plan
-			// and become errors, so a broken tag is reported, not skipped.
-			if _, ok := pr.client.Clients[j.Kind]; !ok && pr.client.Err == nil {
-				continue
-			}
-			out = append(out, Pairing{Host: pr.host, Client: pr.client, Kind: j.Kind, Journey: j})
-		}
+		out = append(out, Journeys(pr.host, pr.client, opts)...)
 	}
 	return out, nil
+}
+
+// Journeys pairs host and client on every journey of opts whose client kind the client build
+// has a driver for (and that --kind selects). A build that failed has no drivers to look at:
+// its pairings stay and become errors, so a broken tag is reported, not skipped.
+func Journeys(host, client *Build, opts PlanOptions) []Pairing {
+	var out []Pairing
+	for _, j := range opts.Journeys {
+		if len(opts.Kinds) > 0 && !slices.Contains(opts.Kinds, j.Kind) {
+			continue
+		}
+		if _, ok := client.Clients[j.Kind]; !ok && client.Err == nil {
+			continue
+		}
+		out = append(out, Pairing{Host: host, Client: client, Kind: j.Kind, Journey: j})
+	}
+	return out
 }
 
 // PrintPlan writes the plan as a numbered list.

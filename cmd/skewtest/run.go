@@ -119,12 +119,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 
 	var plan []harness.Pairing
 	if hostIdx >= 0 {
-		for _, j := range js {
-			if len(o.Kinds) > 0 && !contains(o.Kinds, j.Kind) {
-				continue
-			}
-			plan = append(plan, harness.Pairing{Host: built[hostIdx], Client: built[clientIdx], Kind: j.Kind, Journey: j})
-		}
+		plan = harness.Journeys(built[hostIdx], built[clientIdx], harness.PlanOptions{Kinds: o.Kinds, Journeys: js})
 	} else {
 		plan, err = harness.Plan(built[subject], built[1:], harness.PlanOptions{Matrix: harness.Matrix(o.Matrix), Kinds: o.Kinds, Journeys: js})
 		if err != nil {
@@ -180,13 +175,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,66 @@
+package harness_test
+
+import (
+	"errors"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/journeys"
+)
+
+var _ = Describe("Plan", func() {
+	desktop := &journeys.Journey{Name: "terminal", Kind: "desktop"}
+	mobile := &journeys.Journey{Name: "terminal-mobile", Kind: "mobile"}
+	b := func(label string, kinds ...string) *harness.Build {
+		c := map[string][]string{}
+		for _, k := range kinds {
+			c[k] = []string{"./d"}
+		}
+		return &harness.Build{Label: label, Clients: c}
+	}
+	names := func(plan []harness.Pairing) []string {
+		var out []string
+		for _, p := range plan {
+			out = append(out, p.Host.Label+"×"+p.Client.Label+"·"+p.Journey.Name)
+		}
+		return out
+	}
+
+	It("pairs each pin with the working tree both ways, after the references", func() {
+		wt, v1 := b("worktree", "desktop", "mobile"), b("v1", "desktop")
+		plan, err := harness.Plan(wt, []*harness.Build{v1}, harness.PlanOptions{Journeys: []*journeys.Journey{desktop, mobile}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(plan)).To(Equal([]string{
+			"worktree×worktree·terminal", "worktree×worktree·terminal-mobile",
+			"v1×v1·terminal",
+			"v1×worktree·terminal", "v1×worktree·terminal-mobile",
+			"worktree×v1·terminal",
+		}), "a client without a mobile driver gets no mobile journey")
+	})
+
+	It("pairs every build with every build in the full matrix", func() {
+		plan, err := harness.Plan(b("worktree", "desktop"), []*harness.Build{b("v1", "desktop"), b("v2", "desktop")},
+			harness.PlanOptions{Matrix: harness.MatrixFull, Journeys: []*journeys.Journey{desktop}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(plan).To(HaveLen(9))
+	})
+
+	It("filters by kind, keeps a failed build's pairings, and refuses an unknown matrix", func() {
+		broken := &harness.Build{Label: "v0", Err: errors.New("exit status 1")}
+		plan, err := harness.Plan(b("worktree", "desktop", "mobile"), []*harness.Build{broken},
+			harness.PlanOptions{Kinds: []string{"mobile"}, Journeys: []*journeys.Journey{desktop, mobile}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(plan)).To(Equal([]string{"worktree×worktree·terminal-mobile", "v0×v0·terminal-mobile",
+			"v0×worktree·terminal-mobile", "worktree×v0·terminal-mobile"}))
+		_, err = harness.Plan(b("worktree"), nil, harness.PlanOptions{Matrix: "diagonal", Journeys: []*journeys.Journey{desktop}})
+		Expect(err).To(MatchError(ContainSubstring(`unknown matrix "diagonal"`)))
+	})
+
+	It("adds the client's own reference a plan lacks, and runs references first", func() {
+		h, c := b("v2", "desktop"), b("v1", "desktop")
+		plan := harness.WithReferences([]harness.Pairing{{Host: h, Client: c, Kind: "desktop", Journey: desktop}})
+		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v2×v1·terminal"}))
+	})
+})
