@@ -83,3 +83,57 @@ func BenchmarkBuildWarmWorktree(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuildAll compares, in one run, a cold and a warm `skewtest build` of five
+// builds (the working tree and four tags, one of them with an overlay from the working
+// tree): cold materializes and runs every recipe into an empty cache; warm finds all five
+// in the cache and runs nothing.
+func BenchmarkBuildAll(b *testing.B) {
+	s, _ := benchSubject(b)
+	var srcs []builds.Source
+	for i := range 4 {
+		if err := s.write("VERSION", fmt.Sprintf("v1.%d.0\n", i), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		h, err := s.commit(fmt.Sprintf("v1.%d.0", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srcs = append(srcs, builds.AtCommit(fmt.Sprintf("v1.%d.0", i), h))
+	}
+	if err := s.write("skewtest.yaml", subjectConfig(fmt.Sprintf("echo run >> %q", s.counter), `cp driver.sh "$SKEWTEST_OUT/driver"`)+
+		"versions:\n  - range: \"<v1.1.0\"\n    overlay: [pkg0]\n", 0o644); err != nil {
+		b.Fatal(err)
+	}
+	srcs = append(srcs, builds.Worktree())
+	ctx := context.Background()
+	buildAll := func(bl *builds.Builder, wantCached bool) {
+		for _, r := range bl.BuildAll(ctx, s.dir, srcs) {
+			if r.Err != nil {
+				b.Fatal(r.Err)
+			}
+			if r.Artifact.Cached != wantCached {
+				b.Fatalf("%s: cached %v, want %v", r.Source.Label, r.Artifact.Cached, wantCached)
+			}
+		}
+	}
+	b.Run("cold", func(b *testing.B) {
+		caches := b.TempDir()
+		i := 0
+		for b.Loop() {
+			i++
+			buildAll(&builds.Builder{CacheDir: filepath.Join(caches, fmt.Sprint(i)), Toolchain: "bench"}, false)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		bl := &builds.Builder{CacheDir: b.TempDir(), Toolchain: "bench"}
+		buildAll(bl, false)
+		runs := s.runs()
+		for b.Loop() {
+			buildAll(bl, true)
+		}
+		if s.runs() != runs {
+			b.Fatalf("warm builds ran the recipe %d times", s.runs()-runs)
+		}
+	})
+}

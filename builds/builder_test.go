@@ -106,6 +106,11 @@ var _ = Describe("Builder", func() {
 			Expect(again.Cached).To(BeTrue())
 			Expect(again.Key).To(Equal(first.Key))
 
+			s.mustWrite("skewtest.lock", "# tags, not product\n", 0o644)
+			locked, err := b.Build(ctx, s.dir, builds.Worktree())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(locked.Cached).To(BeTrue(), "skewtest.lock is not part of the working tree's build")
+
 			s.mustWrite("driver.sh", "#!/bin/sh\necho changed\n", 0o755)
 			changed, err := b.Build(ctx, s.dir, builds.Worktree())
 			Expect(err).NotTo(HaveOccurred())

@@ -2,7 +2,10 @@ package builds_test
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -176,6 +179,24 @@ versions:
 		Entry("foreign prefix", "mobile-v1.0.0", -1),
 		Entry("not semver", "v799", -1),
 	)
+})
+
+var _ = Describe("docs/subject.md", func() {
+	It("shows pins and versions sections that parse", func() {
+		data, err := os.ReadFile(filepath.Join("..", "docs", "subject.md"))
+		Expect(err).NotTo(HaveOccurred())
+		blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
+		n := 0
+		for _, m := range blocks {
+			if !strings.HasPrefix(m[1], "pins:") && !strings.HasPrefix(m[1], "versions:") {
+				continue
+			}
+			n++
+			_, err := builds.ParseConfig("subject.md", []byte(goodConfig+m[1]))
+			Expect(err).NotTo(HaveOccurred(), m[1])
+		}
+		Expect(n).To(Equal(2))
+	})
 })
 
 var _ = Describe("LoadConfig", func() {

@@ -14,7 +14,8 @@ type Result struct {
 	Err      error
 }
 
-// BuildAll builds sources concurrently, at most Parallel at a time, and returns one Result
+// BuildAll builds sources concurrently, at most Parallel at a time (each reported Queued
+// first), and returns one Result
 // per source in the same order. A failing build does not stop the others; cancelling ctx
 // does. Sources with the same content build once (the others wait for the key's lock and
 // find it cached).
@@ -23,6 +24,12 @@ func (b *Builder) BuildAll(ctx context.Context, repoDir string, sources []Source
 	limit := b.Parallel
 	if limit <= 0 {
 		limit = runtime.NumCPU()
+	}
+	for _, src := range sources {
+		if src.Label == "" {
+			src.Label = WorktreeLabel
+		}
+		b.emit(Event{Label: src.Label, State: Queued})
 	}
 	var g errgroup.Group
 	g.SetLimit(limit)

@@ -159,9 +159,15 @@ func LoadWorktreeConfig(repoDir string) (*Config, error) {
 }
 
 // planWorktree hashes the working tree and reads its skewtest.yaml. The cache directory is
-// left out of the tree should it live inside the working tree.
+// left out of the tree should it live inside the working tree, and so is skewtest.lock,
+// which is about the tags, not the product (`skewtest pins lock` rebuilds nothing).
 func planWorktree(ctx context.Context, repo *git.Repository, label, cacheDir string) (*plan, error) {
-	snap, err := scanWorktree(ctx, repo, scanOptions{exclude: []string{cacheDir}})
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open working tree: %w", err)
+	}
+	lock := filepath.Join(wt.Filesystem.Root(), pins.LockFile)
+	snap, err := scanWorktree(ctx, repo, scanOptions{exclude: []string{cacheDir, lock}})
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,11 @@ import (
 // State is where one build is.
 type State int
 
-// The states a build goes through: Waiting (optional) then Cached, or Materializing,
-// Running (once per step), then Built or Failed.
+// The states a build goes through: Queued (BuildAll only), Waiting (optional), then
+// Cached, or Materializing, Running (once per step), then Built or Failed.
 const (
-	Waiting       State = iota // for another process's build of the same key
+	Queued        State = iota // BuildAll has not started it yet (all workers are busy)
+	Waiting                    // for another process's build of the same key
 	Materializing              // writing the tree into the staging directory
 	Running                    // a recipe step runs (Event.Step of Event.Steps)
 	Cached                     // found in the cache: nothing was built
@@ -19,7 +20,7 @@ const (
 	Failed                     // the recipe failed or timed out
 )
 
-var stateNames = [...]string{"waiting", "materializing", "running", "cached", "built", "failed"}
+var stateNames = [...]string{"queued", "waiting", "materializing", "running", "cached", "built", "failed"}
 
 func (s State) String() string {
 	if int(s) < len(stateNames) {
@@ -51,6 +52,8 @@ func (e Event) String() string {
 		key = key[:12]
 	}
 	switch e.State {
+	case Queued:
+		return fmt.Sprintf("build %s: queued", e.Label)
 	case Waiting:
 		return fmt.Sprintf("build %s: waiting for another build of %s", e.Label, key)
 	case Materializing:

@@ -1,6 +1,8 @@
 package journeys_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -113,5 +115,19 @@ var _ = Describe("Parse", func() {
 		_, err = journeys.Load("./missing.txtar")
 		Expect(err).To(HaveOccurred())
 		Expect(strings.Contains(err.Error(), "missing.txtar")).To(BeTrue())
+	})
+
+	It("reads a journey file by path, and a name as a built-in even where a directory shares it", func() {
+		dir := GinkgoT().TempDir()
+		p := filepath.Join(dir, "mine.txtar")
+		Expect(os.WriteFile(p, []byte(sample), 0o644)).To(Succeed())
+		j, err := journeys.Load(p)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Name).To(Equal("mine"))
+		GinkgoT().Chdir(dir)
+		Expect(os.Mkdir("terminal", 0o755)).To(Succeed())
+		j, err = journeys.Load("terminal")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Kind).To(Equal("desktop"))
 	})
 })

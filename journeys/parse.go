@@ -39,17 +39,18 @@ func BuiltinNames() []string {
 	return names
 }
 
-// Load reads a journey file, or a built-in journey when path names one and no such file
-// exists.
-func Load(path string) (*Journey, error) {
-	data, err := os.ReadFile(path)
+// Load reads a journey: a file when name contains a path separator or ends in .txtar, else
+// the built-in journey of that name (so a directory that happens to share a journey's name
+// never shadows it).
+func Load(name string) (*Journey, error) {
+	if !strings.ContainsRune(name, filepath.Separator) && !strings.HasSuffix(name, ".txtar") {
+		return Builtin(name)
+	}
+	data, err := os.ReadFile(name)
 	if err != nil {
-		if os.IsNotExist(err) && !strings.ContainsAny(path, "/.") {
-			return Builtin(path)
-		}
 		return nil, err
 	}
-	return Parse(path, data)
+	return Parse(name, data)
 }
 
 // Parse reads a journey file. file names it in errors.

@@ -31,7 +31,12 @@
 // check, and each container's own command is a sleep that ends soon after the build's
 // timeout, so even a killed skewtest leaves no running container for long. Every
 // container carries the label skewtest=1 and the path of its key's build lock
-// (skewtest.lock); Prune removes the ones whose lock nobody holds. Importing
-// testcontainers-go runs its init functions (a session id from the process table, the
-// default Docker socket); skewtest adds none and silences the library's logger.
+// (skewtest.lock); Prune removes the ones whose lock nobody holds.
+//
+// Process-wide effects, all forced by testcontainers-go: importing it runs its init
+// functions (a session id from the process table, the default Docker socket); its
+// configuration is read once, so the Ryuk setting above is made in the environment before
+// the first provider; and it prints the engine's details through its package-level
+// logger whatever logger it is given, so New and Healthy set that logger to discard.
+// skewtest adds no init function of its own.
 package container

@@ -102,6 +102,9 @@ func newProvider(ctx context.Context, logger tclog.Logger) (p *testcontainers.Do
 			return nil, err
 		}
 	}
+	// The library prints the engine's details through its package-level logger, whatever
+	// logger a provider is given; silence it (skewtest's output is its own).
+	tclog.SetDefault(tclog.NewNoopLogger())
 	defer func() {
 		// testcontainers-go panics when it finds no Docker host at all.
 		if v := recover(); v != nil {

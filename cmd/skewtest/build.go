@@ -42,10 +42,12 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	failed := 0
 	for _, r := range recs {
-		fmt.Fprintf(stdout, "%-10s %-8s %s\n", r.Label, r.Status, r.Dir)
+		where := r.Dir
 		if r.Status == "error" {
 			failed++
+			where = "log: " + r.Log
 		}
+		fmt.Fprintf(stdout, "%-10s %-8s %s\n", r.Label, r.Status, where)
 	}
 	if failed > 0 {
 		return &exitError{exitInfra}

@@ -184,3 +184,22 @@ var _ = Describe("skewtest cache", func() {
 		Entry("half a day", "0.5d", 12*time.Hour),
 	)
 })
+
+var _ = Describe("skewtest build", func() {
+	It("keeps going past a tag that fails to build, and shows its log's last lines", func(ctx SpecContext) {
+		s := newTinySubject("versions:\n  - range: v1.0.0\n    recipe: ['echo \"undefined: Frobnicate\" >&2; exit 2']\n")
+		cache := GinkgoT().TempDir()
+		code, out := cli(ctx, "build", "--repo", s.dir, "--cache-dir", cache, "--pins", "v1.0.0,v1.1.0")
+		Expect(code).To(Equal(exitInfra))
+		Expect(out).To(MatchRegexp(`(?m)^v1\.0\.0\s+error\s+log: \S+/build\.log$`))
+		Expect(out).To(MatchRegexp(`(?m)^v1\.1\.0\s+built\s+\S+/out$`))
+		Expect(out).To(MatchRegexp(`(?m)^worktree\s+built\s+\S+/out$`))
+		Expect(out).To(ContainSubstring("last lines of the build log:\n"))
+		Expect(out).To(ContainSubstring("    undefined: Frobnicate\n"))
+
+		code, out = cli(ctx, "build", "--repo", s.dir, "--cache-dir", cache, "--pins", "v1.1.0")
+		Expect(code).To(Equal(exitOK))
+		Expect(out).To(MatchRegexp(`(?m)^v1\.1\.0\s+cached\s`), "a second build over the same pins does no build work")
+		Expect(out).To(MatchRegexp(`(?m)^worktree\s+cached\s`))
+	})
+})

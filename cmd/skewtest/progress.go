@@ -95,7 +95,7 @@ func (p *buildProgress) Event(e builds.Event) {
 		p.redraw()
 		return
 	}
-	if e.State == builds.Running && !p.verbose {
+	if e.State == builds.Queued || (e.State == builds.Running && !p.verbose) {
 		return
 	}
 	fmt.Fprintln(p.w, e)
@@ -172,6 +172,8 @@ func (p *buildProgress) line(e builds.Event, labelWidth int) string {
 	mark := string(spinner[int(took/(100*time.Millisecond))%len(spinner)])
 	var what string
 	switch e.State {
+	case builds.Queued:
+		mark, what, took = "·", "queued", 0
 	case builds.Waiting:
 		what = "waiting for another build of the same key"
 	case builds.Materializing:
