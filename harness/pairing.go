@@ -68,13 +68,6 @@ var errAbort = errors.New("journey aborted")
 // errEnd stops a journey that ended early on purpose (end expected-refusal).
 var errEnd = errors.New("journey ended")
 
-// infraError marks a failure before the journey could start: the pairing is an error, not
-// a finding.
-type infraError struct{ err error }
-
-func (e *infraError) Error() string { return e.err.Error() }
-func (e *infraError) Unwrap() error { return e.err }
-
 // Run runs one pairing to completion and returns its result and transcript. It never
 // returns with a process of the pairing still alive.
 func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *transcript.Transcript) {
@@ -82,6 +75,10 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	res := &results.Pairing{Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind, Journey: p.Journey.Name,
 		Repro: opts.Repro, CompletedSteps: []string{}, Findings: []results.Finding{}, StepsTotal: len(p.Journey.Steps)}
 	if err := opts.validate(); err != nil {
+		res.Status, res.Error = results.StatusError, err.Error()
+		return res, nil
+	}
+	if err := Validate(p.Journey); err != nil {
 		res.Status, res.Error = results.StatusError, err.Error()
 		return res, nil
 	}
@@ -100,11 +97,12 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	err := run(ctx, p, opts, newRecorder(t))
 	res.Duration = time.Since(start)
 	if werr := writeTranscript(opts.Dir, t); werr != nil && err == nil {
-		err = &infraError{werr}
+		err = fmt.Errorf("write transcript: %w", werr)
 	}
 	res.Transcript = filepath.Base(transcriptFile)
-	var ie *infraError
-	if errors.As(err, &ie) || ctx.Err() != nil {
+	if err != nil || ctx.Err() != nil {
+		// The infrastructure, the harness or a journey the vocabulary does not cover
+		// broke: the pairing was not tested, so it is an error, never a pass.
 		res.Status = results.StatusError
 		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
 		return res, t
@@ -146,7 +144,7 @@ func writeTranscript(dir string, t *transcript.Transcript) error {
 // run owns the pairing's processes: every one started here is stopped before it returns.
 func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
-		return &infraError{err}
+		return err
 	}
 	// Teardown must finish even when ctx is cancelled (Ctrl-C): it gets its own deadline.
 	stopCtx := func() (context.Context, context.CancelFunc) {
@@ -181,13 +179,13 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 
 	proxy, err := tap.Start(ctx, hostURL, rec)
 	if err != nil {
-		return &infraError{fmt.Errorf("start wire tap: %w", err)}
+		return fmt.Errorf("start wire tap: %w", err)
 	}
 	defer proxy.Close()
 
 	argv, ok := p.Client.Clients[p.Kind]
 	if !ok {
-		return &infraError{fmt.Errorf("client %s has no %s driver", p.Client, p.Kind)}
+		return fmt.Errorf("client %s has no %s driver", p.Client, p.Kind)
 	}
 	client, _, err := startDriver(ctx, p.Client, transcript.Client, p.Kind, argv,
 		[]string{"SKEWTEST_HOST_URL=" + proxy.URL()}, opts, rec)
@@ -196,8 +194,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	}
 	defer stop(transcript.Client, client)
 
-	j := &journey{p: p, opts: opts, rec: rec, host: host, client: client, proxy: proxy,
-		has: func(string) bool { return false }}
+	j := &journey{p: p, opts: opts, rec: rec, host: host, client: client, proxy: proxy}
 	j.has = func(name string) bool {
 		var v bool
 		rec.view(func(t *transcript.Transcript) {
@@ -228,7 +225,7 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 		name = kind + " client " + b.Label
 	}
 	if len(cmd) == 0 {
-		return nil, "", &infraError{fmt.Errorf("%s: no driver command", name)}
+		return nil, "", fmt.Errorf("%s: no driver command", name)
 	}
 	logName := string(role)
 	if kind != "" {
@@ -250,7 +247,7 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 	}
 	d, err := driver.Start(ctx, spec, rec.onMessage(role))
 	if err != nil {
-		return nil, "", &infraError{fmt.Errorf("start %s driver: %w", name, err)}
+		return nil, "", fmt.Errorf("start %s driver: %w", name, err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
 	defer cancel()
@@ -259,7 +256,7 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer scancel()
 		_ = d.Stop(sctx)
-		return nil, "", &infraError{fmt.Errorf("%s driver never got ready: %w", name, err)}
+		return nil, "", fmt.Errorf("%s driver never got ready: %w", name, err)
 	}
 	if h := d.Hello(); h.Protocol != 1 {
 		rec.problem(role, fmt.Sprintf("announced driver protocol %d; this skewtest speaks 1 and drives it as 1", h.Protocol), "")
@@ -268,7 +265,7 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer scancel()
 		_ = d.Stop(sctx)
-		return nil, "", &infraError{fmt.Errorf("%s driver reported ready without a ws:// url (got %q)", name, ready.URL)}
+		return nil, "", fmt.Errorf("%s driver reported ready without a ws:// url (got %q)", name, ready.URL)
 	}
 	return d, ready.URL, nil
 }

@@ -60,6 +60,9 @@ func loadJourneys(names []string) ([]*journeys.Journey, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := harness.Validate(j); err != nil {
+			return nil, err
+		}
 		out = append(out, j)
 	}
 	return out, nil
