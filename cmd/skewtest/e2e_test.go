@@ -109,6 +109,11 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		Expect(out).To(ContainSubstring("v799"))
 	})
 
+	It("builds every release tag from a clean checkout", func(ctx SpecContext) {
+		code, out, _ := skewtest(ctx, "build", "--repo", repo, "--cache-dir", cache, "--last", "14")
+		Expect(code).To(Equal(0), out)
+	})
+
 	It("passes the default run: working tree × newest stable tag both ways, plus references", func(ctx SpecContext) {
 		code, out, run := skewtest(ctx, "run")
 		Expect(code).To(Equal(0), out)
@@ -170,6 +175,53 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		Entry("v1.4.173 host with the v1.4.146 mobile client", "v1.4.173", "v1.4.146", "mobile", "terminal-mobile", 0, nil, nil),
 	)
 
+	// Negative controls on real builds: each mutates one build through a switch its driver
+	// reads (its contract still says what the release should do) and must fire one check at
+	// the right step.
+	DescribeTable("negative controls on real builds",
+		func(ctx SpecContext, hostRef, hostEnv, clientRef, clientEnv, kind, journey string, kind2 results.Kind, step string, check func(f results.Finding)) {
+			b := &builds.Builder{CacheDir: cache}
+			built, _, err := harness.BuildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			host, client := *built[0], *built[1]
+			host.Env, client.Env = env(hostEnv), env(clientEnv)
+			j, err := journeys.Builtin(journey)
+			Expect(err).NotTo(HaveOccurred())
+			opts := harness.Options{Dir: GinkgoT().TempDir(), Timeout: 5 * time.Second}
+			_, ref := harness.Run(ctx, harness.Pairing{Host: built[1], Client: built[1], Kind: kind, Journey: j}, opts)
+			opts.Dir, opts.Reference = GinkgoT().TempDir(), ref
+			p, _ := harness.Run(ctx, harness.Pairing{Host: &host, Client: &client, Kind: kind, Journey: j}, opts)
+			Expect(p.Status).To(Equal(results.StatusFail))
+			f := finding(p, kind2)
+			Expect(f.Step).To(Equal(step))
+			if check != nil {
+				check(f)
+			}
+		},
+		Entry("a host decoder without Input (opcode 7)", "worktree", "REMOTETERM_DECODER_WITHOUT=7", "worktree", "",
+			"desktop", "terminal", results.DecoderRefusal, "input-reaches-process", func(f results.Finding) {
+				Expect(f.Direction).To(Equal("C>H"))
+				Expect(f.Frame.Opcode).To(Equal(7))
+			}),
+		Entry("a host that stops publishing cwd", "worktree", `REMOTETERM_FEATURES={"publishCwd":false}`, "v1.4.190", "",
+			"desktop", "terminal", results.PublishedFieldRemoved, "subscribe", func(f results.Finding) {
+				Expect(f.Message).To(ContainSubstring("no longer carries cwd"))
+			}),
+		Entry("a host that skips the outputPause echo", "worktree", `REMOTETERM_FEATURES={"outputPause":false}`, "worktree", "",
+			"desktop", "terminal", results.CapabilityMismatch, "subscribe", func(f results.Finding) {
+				Expect(f.Detail).To(ContainSubstring("expected but not echoed: [outputPause]"))
+			}),
+		Entry("a client that sends presence to a daemon without attention", "worktree", `REMOTETERM_FEATURES={"attention":false}`,
+			"worktree", `REMOTETERM_FEATURES={"presenceUngated":true}`,
+			"session", "session", results.CapabilityMismatch, "presence", func(f results.Finding) {
+				Expect(f.Frame.Name).To(Equal("presence"))
+			}),
+		Entry("a daemon that accepts a peer outside its window", "worktree", `REMOTETERM_FEATURES={"sessionMinCompatible":1}`, "v1.4.166", "",
+			"session", "session", results.WindowViolation, "hello", func(f results.Finding) {
+				Expect(f.Message).To(HavePrefix("the host did not refuse a peer outside its protocol window"))
+			}),
+	)
+
 	It("refuses an unknown ref with exit code 2", func(ctx SpecContext) {
 		code, out, _ := skewtest(ctx, "repro", "--host", "v9.9.9", "--client", "worktree")
 		Expect(code).To(Equal(2))
@@ -177,35 +229,16 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 	})
 })
 
-// A negative control on the real subject: the working tree's host with Input (opcode 7)
-// removed from its decoder must fail the terminal journey at input-reaches-process.
-var _ = Describe("a host build without Input in its decoder", Label(testlabels.E2E, testlabels.Slow), func() {
-	It("stalls at input-reaches-process with a C>H decoder refusal of opcode 7", func(ctx SpecContext) {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
-		b := &builds.Builder{CacheDir: GinkgoT().TempDir()}
-		built, _, err := harness.BuildAll(ctx, b, repo, []builds.Source{builds.Worktree()}, GinkgoWriter)
-		Expect(err).NotTo(HaveOccurred())
-		host := *built[0]
-		host.Env = []string{"REMOTETERM_DECODER_WITHOUT=7"}
-		j, err := journeys.Builtin("terminal")
-		Expect(err).NotTo(HaveOccurred())
-		p, _ := harness.Run(ctx, harness.Pairing{Host: &host, Client: built[0], Kind: "desktop", Journey: j},
-			harness.Options{Dir: GinkgoT().TempDir(), Timeout: 3 * time.Second})
-		Expect(p.Status).To(Equal(results.StatusFail))
-		Expect(p.CompletedSteps).To(Equal([]string{"subscribe"}))
-		var refusal *results.Finding
-		for i, f := range p.Findings {
-			if f.Kind == results.DecoderRefusal {
-				refusal = &p.Findings[i]
-			}
-		}
-		Expect(refusal).NotTo(BeNil())
-		Expect(refusal.Direction).To(Equal("C>H"))
-		Expect(refusal.Frame.Opcode).To(Equal(7))
-		Expect(refusal.Step).To(Equal("input-reaches-process"))
-	}, NodeTimeout(10*time.Minute))
-})
+// source resolves a ref of the example repository for a build.
+func source(ctx context.Context, repo, ref string) builds.Source {
+	s, err := sourceOf(ctx, repo, ref)
+	Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
+func env(kv string) []string {
+	if kv == "" {
+		return nil
+	}
+	return []string{kv}
+}

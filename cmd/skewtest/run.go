@@ -84,11 +84,11 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	var srcs []builds.Source
 	subject, hostIdx, clientIdx := 0, -1, -1
 	if o.Host != "" {
-		hs, err := source(ctx, o.Repo, o.Host)
+		hs, err := sourceOf(ctx, o.Repo, o.Host)
 		if err != nil {
 			return err
 		}
-		cs, err := source(ctx, o.Repo, o.Client)
+		cs, err := sourceOf(ctx, o.Repo, o.Client)
 		if err != nil {
 			return err
 		}
@@ -157,7 +157,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 }
 
 // source resolves a REF of repro: "worktree" or a ref of the repository.
-func source(ctx context.Context, repo, ref string) (builds.Source, error) {
+func sourceOf(ctx context.Context, repo, ref string) (builds.Source, error) {
 	if ref == builds.WorktreeLabel {
 		return builds.Worktree(), nil
 	}

@@ -40,10 +40,7 @@ func WindowViolation(in *Input) []results.Finding {
 	}
 	ref := refusals(t)
 	window := fmt.Sprintf("host speaks %s, client speaks %s", protocolOf(in.Host), protocolOf(in.Client))
-	step := ""
-	if t.End != nil {
-		step = t.End.Step
-	}
+	step := handshakeStep(t)
 	var out []results.Finding
 	add := func(msg string) {
 		out = append(out, results.Finding{Kind: results.WindowViolation, Step: step, Message: msg + " (" + window + ")"})
@@ -62,6 +59,20 @@ func WindowViolation(in *Input) []results.Finding {
 		}
 	}
 	return out
+}
+
+// handshakeStep is the step in which the peers met: the expected-refusal ending, else the
+// first session observation's step.
+func handshakeStep(t *transcript.Transcript) string {
+	if t.End != nil {
+		return t.End.Step
+	}
+	for _, o := range t.Observations {
+		if o.What == "session" {
+			return o.Step
+		}
+	}
+	return ""
 }
 
 func sessionJourney(t *transcript.Transcript) bool {

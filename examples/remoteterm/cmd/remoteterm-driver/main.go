@@ -73,6 +73,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		out:      driverproto.NewWriter(stdout),
 		logf:     logger.Printf,
 	}
+	d.features, err = overrideFeatures(d.features, os.Getenv(featuresEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "remoteterm-driver: %v\n", err)
+		return 2
+	}
 	d.decoder, err = decoderTable(d.features, os.Getenv(decoderWithoutEnv))
 	if err != nil {
 		fmt.Fprintf(stderr, "remoteterm-driver: %v\n", err)
@@ -123,6 +128,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // host and desktop decoders, so a harness can build a negative control: a peer that
 // predates an opcode. The mobile client's vendored table is not affected.
 const decoderWithoutEnv = "REMOTETERM_DECODER_WITHOUT"
+
+// featuresEnv holds a JSON object of release.Features fields laid over this build's own
+// release, so a harness can build a negative control from a real build: a host that stops
+// publishing a field ({"publishCwd":false}), skips an echo ({"outputPause":false}), a client
+// that sends a gated frame anyway ({"presenceUngated":true}), a daemon that accepts peers
+// outside its window ({"sessionMinCompatible":1}). The build's contract is not changed: it
+// still says what the release should do.
+const featuresEnv = "REMOTETERM_FEATURES"
+
+func overrideFeatures(f release.Features, override string) (release.Features, error) {
+	if strings.TrimSpace(override) == "" {
+		return f, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(override))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("%s: %w", featuresEnv, err)
+	}
+	return f, nil
+}
 
 func decoderTable(f release.Features, without string) (wire.OpcodeSet, error) {
 	set := wire.Opcodes(f)
