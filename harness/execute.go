@@ -19,8 +19,9 @@ type ExecuteOptions struct {
 	Pairing Options
 	// Repro returns the command that reruns one pairing.
 	Repro func(p Pairing) string
-	// Progress receives one line per pairing as it starts and ends.
+	// Progress receives one line per pairing as it ends (and, with Verbose, as it starts).
 	Progress io.Writer
+	Verbose  bool
 }
 
 type refKey struct{ build, kind, journey string }
@@ -74,7 +75,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		if p.Host != p.Client {
 			po.Reference = refs[keyOf(p.Client, p)]
 		}
-		fmt.Fprintf(progress, "[%d/%d] host %s × %s client %s · %s ...\n", i+1, len(plan), p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+		label := fmt.Sprintf("host %s × %s client %s · %s", p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+		if opts.Verbose {
+			fmt.Fprintf(progress, "[%d/%d] %s ...\n", i+1, len(plan), label)
+		}
 		start := time.Now()
 		res, t := Run(ctx, p, po)
 		if p.Host == p.Client && res.Status != results.StatusError {
@@ -85,6 +89,6 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			res.Transcript = rel
 		}
 		run.Pairings = append(run.Pairings, res)
-		fmt.Fprintf(progress, "[%d/%d] %s in %s\n", i+1, len(plan), res.Status, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", i+1, len(plan), res.Status, label, time.Since(start).Round(time.Millisecond))
 	}
 }

@@ -74,10 +74,6 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	progress := io.Discard
-	if o.Verbose {
-		progress = stderr
-	}
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
 
@@ -141,7 +137,8 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		ReportDir: o.ReportDir,
 		Pairing:   harness.Options{Timeout: o.Timeout},
 		Repro:     func(p harness.Pairing) string { return reproLine(o, p) },
-		Progress:  progress,
+		Progress:  stderr,
+		Verbose:   o.Verbose,
 	})
 	run.Finished = time.Now()
 	if err := reports.Write(o.ReportDir, run); err != nil {
