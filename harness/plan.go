@@ -79,13 +79,13 @@ func Journeys(host, client *Build, opts PlanOptions) []Pairing {
 	return out
 }
 
-// PrintPlan writes the plan as a numbered list.
-func PrintPlan(w io.Writer, plan []Pairing) {
+// PrintPlan writes the plan as a numbered list, numbering from first.
+func PrintPlan(w io.Writer, plan []Pairing, first int) {
 	for i, p := range plan {
 		ref := ""
 		if p.Host == p.Client {
 			ref = "  (reference)"
 		}
-		fmt.Fprintf(w, "%3d. host %s × %s client %s · %s%s\n", i+1, p.Host, p.Kind, p.Client, p.Journey.Name, ref)
+		fmt.Fprintf(w, "%3d. host %s × %s client %s · %s%s\n", first+i, p.Host, p.Kind, p.Client, p.Journey.Name, ref)
 	}
 }

@@ -114,6 +114,16 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		Expect(code).To(Equal(0), out)
 	})
 
+	It("prints the plan with a repro line per pairing, and runs nothing", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		code, out, _ := skewtest(ctx, "plan", "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--seed", "7")
+		Expect(code).To(Equal(0), out)
+		Expect(out).To(ContainSubstring("plan: 12 pairings"))
+		Expect(out).To(MatchRegexp(`12\. host worktree .*× mobile client v1\.4\.190 .*· terminal-mobile`))
+		Expect(out).To(ContainSubstring("--host worktree --client v1.4.190 --kind mobile --journey terminal-mobile --seed 7"))
+		Expect(filepath.Join(dir, "results.json")).NotTo(BeAnExistingFile())
+	})
+
 	It("passes the default run: working tree × newest stable tag both ways, plus references", func(ctx SpecContext) {
 		code, out, run := skewtest(ctx, "run")
 		Expect(code).To(Equal(0), out)

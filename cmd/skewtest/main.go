@@ -97,6 +97,7 @@ const usage = `skewtest proves that two builds of one product still understand e
 
 Usage:
   skewtest run     --repo DIR [PIN RULES] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D] [--runner local|container]
+  skewtest plan    (the flags of run) print the numbered plan and each pairing's repro line; run nothing
   skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D] [--runner local|container]
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
   skewtest pins lock --repo DIR [PIN RULES]       record the tags' commits in skewtest.lock
@@ -121,6 +122,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
 		"run":     cmdRun,
+		"plan":    cmdPlan,
 		"repro":   cmdRepro,
 		"pins":    cmdPins,
 		"build":   cmdBuild,

@@ -17,6 +17,8 @@ import (
 // runOptions are the flags of run (and, narrowed, of repro).
 type runOptions struct {
 	common
+	// PlanOnly prints the plan instead of running it (skewtest plan).
+	PlanOnly bool
 	pinFlags
 	Matrix   string
 	Kinds    []string
@@ -39,6 +41,17 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	}
 	o.Kinds, o.Journeys = list(kinds), list(journeyList)
 	return o, o.check()
+}
+
+// cmdPlan resolves pins, builds (cached builds cost nothing) and prints the plan, so a
+// matrix can be read, and its repro lines copied, before anything runs.
+func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseRun(args, stderr)
+	if err != nil {
+		return err
+	}
+	o.PlanOnly = true
+	return execute(ctx, o, stdout, stderr)
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -130,8 +143,15 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	}
 	plan = harness.WithReferences(plan)
 	fmt.Fprintf(stdout, "plan: %d pairings\n", len(plan))
+	if o.PlanOnly {
+		for i, p := range plan {
+			harness.PrintPlan(stdout, plan[i:i+1], i+1)
+			fmt.Fprintf(stdout, "     %s\n", reproLine(o, p))
+		}
+		return nil
+	}
 	if o.Verbose {
-		harness.PrintPlan(stderr, plan)
+		harness.PrintPlan(stderr, plan, 1)
 	}
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir: o.ReportDir,
