@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -232,6 +236,29 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			}),
 	)
 
+	It("stops every driver when interrupted with Ctrl-C mid-pairing", func(ctx SpecContext) {
+		bin := filepath.Join(GinkgoT().TempDir(), "skewtest")
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		// v1.4.190 × v1.4.120 stalls for its barrier timeout: interrupt it there.
+		cmd := exec.CommandContext(ctx, bin, "repro", "--repo", repo, "--cache-dir", cache, "--report-dir", GinkgoT().TempDir(),
+			"--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal", "--timeout", "60s")
+		stderr, err := cmd.StderrPipe()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cmd.Start()).To(Succeed())
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[1/2]") {
+		}
+		// The reference is done and the skewed pairing is starting; wait until its
+		// drivers run, then interrupt.
+		Eventually(func() []int { return drivers(cache) }).ShouldNot(BeEmpty())
+		Expect(cmd.Process.Signal(os.Interrupt)).To(Succeed())
+		go func() { _, _ = io.Copy(io.Discard, stderr) }()
+		err = cmd.Wait()
+		Expect(err).To(HaveOccurred(), "an interrupted run does not pass")
+		Expect(drivers(cache)).To(BeEmpty(), "no driver outlives an interrupted run")
+	}, NodeTimeout(5*time.Minute))
+
 	It("refuses an unknown ref with exit code 2", func(ctx SpecContext) {
 		code, out, _ := skewtest(ctx, "repro", "--host", "v9.9.9", "--client", "worktree")
 		Expect(code).To(Equal(2))
@@ -251,4 +278,21 @@ func env(kv string) []string {
 		return nil
 	}
 	return []string{kv}
+}
+
+// drivers lists the pids of processes running a binary from the build cache (drivers).
+func drivers(cache string) []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(cache)) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
