@@ -66,6 +66,16 @@ var _ = Describe("Parse", func() {
 		Expect(j.Frames[3].Line).To(Equal(20))
 	})
 
+	It("puts frames under the step named before them", func() {
+		j, err := journeys.Parse("s.txtar", []byte("kind desktop\n-- script --\nstep a\nstep b\n-- frames --\nignore C>H Ack\nC>H X\nstep a\nH>C Y\nstep b\nH>C Z+\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Frames).To(HaveLen(3))
+		Expect(j.Frames[0].Step).To(BeEmpty())
+		Expect(j.Frames[1].Step).To(Equal("a"))
+		Expect(j.Frames[2].Step).To(Equal("b"))
+		Expect(j.Ignore[0].Step).To(BeEmpty())
+	})
+
 	It("evaluates conditions", func() {
 		has := func(n string) bool { return n == "a" }
 		Expect(journeys.Holds([]journeys.Cond{{Name: "a"}}, has)).To(BeTrue())
@@ -93,6 +103,8 @@ var _ = Describe("Parse", func() {
 		Entry("unknown section", "kind desktop\n-- script --\nstep a\n-- oracle --\n", `bad.txtar:4: unknown section "oracle" (want script or frames)`),
 		Entry("no script", "kind desktop\n-- frames --\n", "bad.txtar:1: no -- script -- section"),
 		Entry("conditional step", "kind desktop\n-- script --\n[cap:x] step a\n", "bad.txtar:3: a step cannot be conditional; put the condition on its commands"),
+		Entry("frames step unknown", "kind desktop\n-- script --\nstep a\n-- frames --\nstep b\n", `bad.txtar:5: frames: no step "b" in the script`),
+		Entry("frames steps out of order", "kind desktop\n-- script --\nstep a\nstep b\n-- frames --\nstep b\nstep a\n", `bad.txtar:7: frames: step "a" comes before step "b" in the script`),
 		Entry("unclosed condition", "kind desktop\n-- script --\nstep a\n[cap:x client input\n", `bad.txtar:4: unclosed condition "[cap:x client input"`),
 	)
 
