@@ -94,6 +94,42 @@ var _ = Describe("checks", func() {
 			Expect(fs[0].Detail).To(ContainSubstring("- H>C Output+"))
 			Expect(fs[0].Detail).To(ContainSubstring("+ H>C OutputSpan"))
 		})
+		It("pins frames to their steps when the frames section names steps", func() {
+			stepped := `kind desktop
+-- script --
+step subscribe
+step input
+step output
+-- frames --
+ignore C>H Ack
+step subscribe
+H>C ready
+C>H Subscribe
+H>C subscribed
+H>C SnapshotStart
+H>C SnapshotChunk+
+H>C SnapshotEnd
+step input
+C>H Input
+step output
+[frame:OutputSpan] H>C OutputSpan
+[!frame:OutputSpan] H>C Output+
+`
+			j, err := journeys.Parse("s.txtar", []byte(stepped))
+			Expect(err).NotTo(HaveOccurred())
+			in := input(compatible(true), newer, newer)
+			in.Journey = j
+			Expect(checks.SequenceDrift(in)).To(BeEmpty())
+
+			b := compatible(true)
+			b.t.Frames[6].Step = "output" // the Input frame, seen a step late
+			in = input(b, newer, newer)
+			in.Journey = j
+			fs := checks.SequenceDrift(in)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Detail).To(ContainSubstring("+ C>H Input  [output]"))
+			Expect(fs[0].Detail).To(ContainSubstring("- C>H Input  [input]"))
+		})
 		It("tolerates the two directions interleaving differently (a race between processes)", func() {
 			b := compatible(true)
 			b.t.Frames[0], b.t.Frames[1] = b.t.Frames[1], b.t.Frames[0] // Subscribe before ready
