@@ -1,7 +1,9 @@
 package harness_test
 
 import (
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/results"
 )
@@ -143,7 +146,15 @@ var _ = Describe("Run", func() {
 		Expect(p.StepsTotal).To(Equal(4))
 		Expect(p.Repro).To(Equal("skewtest repro x"))
 		Expect(p.Frames).To(HaveLen(9))
-		Expect(filepath.Join(dir, "transcript.json")).To(BeAnExistingFile())
+		f, err := os.Open(filepath.Join(dir, "transcript.json.gz"))
+		Expect(err).NotTo(HaveOccurred())
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		Expect(err).NotTo(HaveOccurred())
+		var t transcript.Transcript
+		Expect(json.NewDecoder(zr).Decode(&t)).To(Succeed())
+		Expect(t.Frames).To(HaveLen(len(p.Frames)))
+		Expect(t.Observed(transcript.Host, "input")).NotTo(BeEmpty())
 		Expect(filepath.Join(dir, "host.log")).To(BeAnExistingFile())
 		Expect(filepath.Join(dir, "client-desktop.log")).To(BeAnExistingFile())
 	}, NodeTimeout(60*time.Second))

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,15 +128,24 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	return res, t
 }
 
-// transcriptFile is the transcript's name in a pairing's directory.
-const transcriptFile = "transcript.json"
+// transcriptFile is the transcript's name in a pairing's directory. It is gzipped: a
+// terminal journey's frames and screens repeat a lot (about 1.2 MB raw, a few dozen KB
+// compressed), and a full matrix keeps hundreds of them. Read it with zcat or gzip -dc.
+const transcriptFile = "transcript.json.gz"
 
 func writeTranscript(dir string, t *transcript.Transcript) error {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(zw)
 	enc.SetEscapeHTML(false) // frame directions read "H>C"
 	enc.SetIndent("", " ")
 	if err := enc.Encode(t); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, transcriptFile), b.Bytes(), 0o644)
