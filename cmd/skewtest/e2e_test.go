@@ -259,6 +259,53 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		Expect(drivers(cache)).To(BeEmpty(), "no driver outlives an interrupted run")
 	}, NodeTimeout(5*time.Minute))
 
+	It("turns only a broken tag's pairings into errors, with its log, and exits 3", func(ctx SpecContext) {
+		// A copy of the subject whose working tree says v1.4.185 builds with a recipe that
+		// fails; v1.4.190 builds as always.
+		broken := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = example.Write(src, broken)
+		Expect(err).NotTo(HaveOccurred())
+		cfg := filepath.Join(broken, "skewtest.yaml")
+		data, err := os.ReadFile(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		data = append(data, []byte("versions:\n  - range: \"v1.4.185\"\n    recipe: [\"echo the v1.4.185 toolchain is gone >&2; exit 1\"]\n")...)
+		Expect(os.WriteFile(cfg, data, 0o644)).To(Succeed())
+
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		code := exitCode(dispatch(ctx, []string{"run", "--repo", broken, "--cache-dir", cache, "--report-dir", dir,
+			"--pins", "v1.4.185,v1.4.190", "--kind", "session"}, &stdout, &stderr), &stderr)
+		GinkgoWriter.Printf("%s%s", stdout.String(), stderr.String())
+		Expect(code).To(Equal(3))
+		Expect(stderr.String()).To(ContainSubstring("the v1.4.185 toolchain is gone"))
+		raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var run results.Run
+		Expect(json.Unmarshal(raw, &run)).To(Succeed())
+		for _, b := range run.Builds {
+			if b.Label == "v1.4.185" {
+				Expect(b.Status).To(Equal("error"))
+				Expect(b.Log).To(BeAnExistingFile())
+			} else {
+				Expect(b.Status).NotTo(Equal("error"), b.Label)
+			}
+		}
+		errors := 0
+		for _, p := range run.Pairings {
+			involved := p.Host == "v1.4.185" || p.Client == "v1.4.185"
+			if involved {
+				errors++
+				Expect(p.Status).To(Equal(results.StatusError), p.Label())
+				Expect(p.Error).To(ContainSubstring("v1.4.185"))
+			} else {
+				Expect(p.Status).NotTo(Equal(results.StatusError), p.Label())
+			}
+		}
+		Expect(errors).To(Equal(3)) // its reference and both directions with the working tree
+	})
+
 	It("refuses an unknown ref with exit code 2", func(ctx SpecContext) {
 		code, out, _ := skewtest(ctx, "repro", "--host", "v9.9.9", "--client", "worktree")
 		Expect(code).To(Equal(2))
