@@ -38,6 +38,10 @@ type Config struct {
 	// Versions is the table of version-specific build differences (overlays, recipes,
 	// toolchains). Only the working tree's is used, for every pin it builds.
 	Versions Versions `yaml:"versions"`
+	// Journeys are the subject's journey files (paths or globs relative to the repository
+	// root): the journeys a run covers by default, and the names --journey picks from. Only
+	// the working tree's list is used.
+	Journeys []string `yaml:"journeys"`
 }
 
 // Recipe is how to build a checkout.
@@ -146,6 +150,19 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			add(lineOf(doc, "drivers", "clients", kind), "drivers.clients.%s is empty: give the driver's argv", kind)
 		}
 	}
+	for i, p := range c.Journeys {
+		at := lineOf(doc, "journeys", strconv.Itoa(i))
+		switch {
+		case strings.TrimSpace(p) == "":
+			add(at, "journeys[%d] is empty: give a journey file or glob relative to the repository root, e.g. journeys/*.txtar", i)
+		case !filepath.IsLocal(filepath.FromSlash(p)):
+			add(at, "journeys[%d] %q is not a path inside the repository", i, p)
+		default:
+			if _, err := path.Match(p, ""); err != nil {
+				add(at, "journeys[%d] %q is not a valid glob: %v", i, p, err)
+			}
+		}
+	}
 	errs = append(errs, c.validatePins(name, doc)...)
 	errs = append(errs, c.validateVersions(name, doc)...)
 	slices.SortStableFunc(errs, func(a, b error) int {
@@ -193,7 +210,7 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":      "product, contract, build, drivers, pins, versions",
+	"builds.Config":      "product, contract, build, drivers, pins, versions, journeys",
 	"builds.Recipe":      "steps",
 	"builds.Drivers":     "host, clients",
 	"builds.VersionRule": "range, overlay, recipe, toolchain",

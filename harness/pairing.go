@@ -36,6 +36,12 @@ type Pairing struct {
 	Journey *journeys.Journey
 }
 
+// Label is the pairing's one human name, as every report prints it:
+// "host v1.4.190 × desktop client v1.4.120 · terminal".
+func (p Pairing) Label() string {
+	return results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+}
+
 // Options tune how pairings run.
 type Options struct {
 	// Dir is where the pairing's transcript and driver logs go.
@@ -203,6 +209,8 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		return err
 	}
 	defer stop(transcript.Client, client)
+	// Runs first: what arrives while the drivers stop belongs to no step.
+	defer rec.endJourney()
 
 	j := &journey{p: p, opts: opts, rec: rec, host: host, client: client, proxy: proxy}
 	j.has = func(name string) bool {

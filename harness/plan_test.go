@@ -11,8 +11,8 @@ import (
 )
 
 var _ = Describe("Plan", func() {
-	desktop := &journeys.Journey{Name: "terminal", Kind: "desktop"}
-	mobile := &journeys.Journey{Name: "terminal-mobile", Kind: "mobile"}
+	desktop := &journeys.Journey{Name: "terminal", Kinds: []string{"desktop"}}
+	mobile := &journeys.Journey{Name: "terminal-mobile", Kinds: []string{"mobile"}}
 	b := func(label string, kinds ...string) *harness.Build {
 		c := map[string][]string{}
 		for _, k := range kinds {
@@ -30,7 +30,7 @@ var _ = Describe("Plan", func() {
 
 	It("pairs each pin with the working tree both ways, after the references", func() {
 		wt, v1 := b("worktree", "desktop", "mobile"), b("v1", "desktop")
-		plan, err := harness.Plan(wt, []*harness.Build{v1}, harness.PlanOptions{Journeys: []*journeys.Journey{desktop, mobile}})
+		plan, skips, err := harness.Plan(wt, []*harness.Build{v1}, harness.PlanOptions{Journeys: []*journeys.Journey{desktop, mobile}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(names(plan)).To(Equal([]string{
 			"worktree×worktree·terminal", "worktree×worktree·terminal-mobile",
@@ -38,10 +38,16 @@ var _ = Describe("Plan", func() {
 			"v1×worktree·terminal", "v1×worktree·terminal-mobile",
 			"worktree×v1·terminal",
 		}), "a client without a mobile driver gets no mobile journey")
+		var skipped []string
+		for _, s := range skips {
+			skipped = append(skipped, s.Host.Label+"×"+s.Client.Label+"·"+s.Kind+": "+s.Reason)
+		}
+		Expect(skipped).To(Equal([]string{"v1×v1·mobile: build v1 has no mobile client driver",
+			"worktree×v1·mobile: build v1 has no mobile client driver"}), "and says so")
 	})
 
 	It("pairs every build with every build in the full matrix", func() {
-		plan, err := harness.Plan(b("worktree", "desktop"), []*harness.Build{b("v1", "desktop"), b("v2", "desktop")},
+		plan, _, err := harness.Plan(b("worktree", "desktop"), []*harness.Build{b("v1", "desktop"), b("v2", "desktop")},
 			harness.PlanOptions{Matrix: harness.MatrixFull, Journeys: []*journeys.Journey{desktop}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(plan).To(HaveLen(9))
@@ -49,13 +55,26 @@ var _ = Describe("Plan", func() {
 
 	It("filters by kind, keeps a failed build's pairings, and refuses an unknown matrix", func() {
 		broken := &harness.Build{Label: "v0", Err: errors.New("exit status 1")}
-		plan, err := harness.Plan(b("worktree", "desktop", "mobile"), []*harness.Build{broken},
+		plan, _, err := harness.Plan(b("worktree", "desktop", "mobile"), []*harness.Build{broken},
 			harness.PlanOptions{Kinds: []string{"mobile"}, Journeys: []*journeys.Journey{desktop, mobile}})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(names(plan)).To(Equal([]string{"worktree×worktree·terminal-mobile", "v0×v0·terminal-mobile",
 			"v0×worktree·terminal-mobile", "worktree×v0·terminal-mobile"}))
-		_, err = harness.Plan(b("worktree"), nil, harness.PlanOptions{Matrix: "diagonal", Journeys: []*journeys.Journey{desktop}})
+		_, _, err = harness.Plan(b("worktree"), nil, harness.PlanOptions{Matrix: "diagonal", Journeys: []*journeys.Journey{desktop}})
 		Expect(err).To(MatchError(ContainSubstring(`unknown matrix "diagonal"`)))
+	})
+
+	It("pairs a journey of several kinds, or of every kind, once per kind", func() {
+		both := &journeys.Journey{Name: "shared", Kinds: []string{"desktop", "mobile"}}
+		any := &journeys.Journey{Name: "any", Kinds: []string{journeys.AnyKind}}
+		plan, _, err := harness.Plan(b("worktree", "desktop", "mobile", "cli"), nil,
+			harness.PlanOptions{Journeys: []*journeys.Journey{both, any}})
+		Expect(err).NotTo(HaveOccurred())
+		var got []string
+		for _, p := range plan {
+			got = append(got, p.Journey.Name+"/"+p.Kind)
+		}
+		Expect(got).To(Equal([]string{"shared/desktop", "shared/mobile", "any/cli", "any/desktop", "any/mobile"}))
 	})
 
 	It("adds the client's own reference a plan lacks, and runs references first", func() {

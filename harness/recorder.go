@@ -13,10 +13,11 @@ import (
 // recorder is the one writer of a pairing's transcript. Drivers and the tap report to it
 // from their goroutines; barriers wait on its change signal.
 type recorder struct {
-	mu      sync.Mutex
-	t       *transcript.Transcript
-	step    string
-	changed chan struct{} // closed and replaced on every change
+	mu       sync.Mutex
+	t        *transcript.Transcript
+	step     string
+	teardown bool          // the journey ended: what arrives now belongs to no step
+	changed  chan struct{} // closed and replaced on every change
 }
 
 func newRecorder(t *transcript.Transcript) *recorder {
@@ -59,6 +60,11 @@ func (r *recorder) endStep(done bool) {
 	})
 }
 
+// endJourney marks everything recorded from now on as teardown.
+func (r *recorder) endJourney() {
+	r.update(func(*transcript.Transcript, string) { r.teardown = true })
+}
+
 func (r *recorder) problem(role transcript.Role, msg, detail string) {
 	r.update(func(t *transcript.Transcript, step string) {
 		t.Problems = append(t.Problems, transcript.Problem{Role: role, Step: step, Message: msg, Detail: detail})
@@ -75,7 +81,8 @@ func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 				if len(data) == 0 {
 					data = json.RawMessage("null")
 				}
-				t.Observations = append(t.Observations, transcript.Observation{Role: role, What: m.What, Data: data, At: m.At, Step: step})
+				t.Observations = append(t.Observations, transcript.Observation{Role: role, What: m.What, Data: data, At: m.At,
+					Step: step, Teardown: r.teardown})
 			case "hello":
 				if t.Hello == nil {
 					t.Hello = map[transcript.Role]transcript.Hello{}
@@ -93,7 +100,7 @@ func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 func (r *recorder) Frame(f tap.Frame) {
 	r.update(func(t *transcript.Transcript, step string) {
 		t.Frames = append(t.Frames, transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
-			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step})
+			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown})
 	})
 }
 

@@ -5,7 +5,7 @@
 // A journey file is a txtar archive (see docs/journeys.md):
 //
 //	# comment lines describe the journey
-//	kind desktop
+//	kind desktop            (or: kind desktop,mobile — or: kind * for every kind)
 //	timeout 10s
 //	-- script --
 //	step subscribe
@@ -20,6 +20,7 @@ package journeys
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -28,11 +29,23 @@ type Journey struct {
 	Name        string
 	File        string // file name used in errors and reports
 	Description string
-	Kind        string        // client kind the journey drives
-	Timeout     time.Duration // default barrier timeout; 0 means the harness default
-	Steps       []Step
-	Frames      []FrameLine // expected named frame sequence
-	Ignore      []FrameLine // frames left out of the sequence, with the reason in a comment
+	// Kinds are the client kinds the journey drives: names, or AnyKind alone.
+	Kinds   []string
+	Timeout time.Duration // default barrier timeout; 0 means the harness default
+	Steps   []Step
+	Frames  []FrameLine // expected named frame sequence
+	Ignore  []FrameLine // frames left out of the sequence, with the reason in a comment
+	// Listed says the journey comes from the subject's journeys list (LoadSet), so its name
+	// alone finds it again (a repro line names it); otherwise its File does.
+	Listed bool
+}
+
+// AnyKind, as a journey's only kind, means it drives every client kind.
+const AnyKind = "*"
+
+// Drives reports whether the journey drives clients of kind.
+func (j *Journey) Drives(kind string) bool {
+	return slices.Contains(j.Kinds, AnyKind) || slices.Contains(j.Kinds, kind)
 }
 
 // Step is a named group of commands; it ends when its last barrier is reached.

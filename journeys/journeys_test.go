@@ -38,7 +38,7 @@ var _ = Describe("Parse", func() {
 		j, err := journeys.Parse("sample.txtar", []byte(sample))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(j.Name).To(Equal("sample"))
-		Expect(j.Kind).To(Equal("desktop"))
+		Expect(j.Kinds).To(Equal([]string{"desktop"}))
 		Expect(j.Timeout.String()).To(Equal("2s"))
 		Expect(j.Description).To(Equal("sample: a journey for the specs"))
 		Expect(j.StepNames()).To(Equal([]string{"subscribe", "big"}))
@@ -92,7 +92,7 @@ var _ = Describe("Parse", func() {
 			Expect(err).To(BeAssignableToTypeOf(se))
 			Expect(err.Error()).To(Equal(want))
 		},
-		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kind the journey drives (kind desktop)"),
+		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"),
 		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind or timeout, or # comments)`),
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
@@ -108,38 +108,102 @@ var _ = Describe("Parse", func() {
 		Entry("unclosed condition", "kind desktop\n-- script --\nstep a\n[cap:x client input\n", `bad.txtar:4: unclosed condition "[cap:x client input"`),
 	)
 
-	It("ships parseable built-in journeys", func() {
-		names := journeys.BuiltinNames()
-		Expect(names).To(ContainElement("terminal"))
-		for _, n := range names {
-			j, err := journeys.Builtin(n)
-			Expect(err).NotTo(HaveOccurred(), n)
+	DescribeTable("reads the kinds a journey drives",
+		func(line string, kinds []string, drives, not string) {
+			j, err := journeys.Parse("k.txtar", []byte(line+"\n-- script --\nstep a\n"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(j.Kinds).To(Equal(kinds))
+			Expect(j.Drives(drives)).To(BeTrue())
+			if not != "" {
+				Expect(j.Drives(not)).To(BeFalse())
+			}
+		},
+		Entry("one", "kind desktop", []string{"desktop"}, "desktop", "mobile"),
+		Entry("several", "kind desktop, mobile", []string{"desktop", "mobile"}, "mobile", "session"),
+		Entry("every kind", "kind *", []string{"*"}, "anything", ""),
+	)
+
+	DescribeTable("refuses a bad kind line with file:line",
+		func(line, want string) {
+			_, err := journeys.Parse("k.txtar", []byte(line+"\n-- script --\nstep a\n"))
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("empty name", "kind desktop,,mobile", `k.txtar:1: kind "desktop,,mobile" has an empty name between commas`),
+		Entry("star among kinds", "kind desktop,*", `k.txtar:1: kind "desktop,*": * stands alone`),
+		Entry("blank separated", "kind desktop mobile", `separate kinds with commas`),
+		Entry("twice", "kind a,a", `names a twice`),
+	)
+
+	Describe("a subject's journey set", func() {
+		write := func(dir, name, body string) {
+			Expect(os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)).To(Succeed())
+		}
+
+		It("loads files and globs relative to the repository, picks by name or by path", func() {
+			dir := GinkgoT().TempDir()
+			write(dir, "journeys/a.txtar", sample)
+			write(dir, "journeys/b.txtar", sample)
+			write(dir, "extra/c.txtar", sample)
+			set, err := journeys.LoadSet(dir, []string{"journeys/*.txtar", "extra/c.txtar"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(set.Names()).To(Equal([]string{"a", "b", "c"}))
+			all, err := set.Pick(nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(all).To(HaveLen(3))
+			Expect(all[0].Listed).To(BeTrue())
+
+			js, err := set.Pick([]string{"b"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(js[0].File).To(Equal(filepath.Join(dir, "journeys", "b.txtar")))
+
+			// A file named like a listed journey is that file, never the listed one.
+			other := filepath.Join(GinkgoT().TempDir(), "b.txtar")
+			Expect(os.WriteFile(other, []byte(strings.Replace(sample, "kind desktop", "kind mobile", 1)), 0o644)).To(Succeed())
+			js, err = set.Pick([]string{other})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(js[0].Kinds).To(Equal([]string{"mobile"}))
+			Expect(js[0].Listed).To(BeFalse())
+		})
+
+		It("says which names it has when a name is unknown, and what to do without a list", func() {
+			dir := GinkgoT().TempDir()
+			write(dir, "j/a.txtar", sample)
+			set, err := journeys.LoadSet(dir, []string{"j/*.txtar"})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = set.Pick([]string{"nope"})
+			var ue *journeys.UnknownError
+			Expect(err).To(BeAssignableToTypeOf(ue))
+			Expect(err).To(MatchError(ContainSubstring(`no journey "nope" in the subject's skewtest.yaml (it lists a)`)))
+
+			empty, err := journeys.LoadSet(dir, nil)
+			Expect(err).NotTo(HaveOccurred())
+			_, err = empty.Pick(nil)
+			Expect(err).To(MatchError(journeys.ErrNoJourneys))
+			_, err = empty.Pick([]string{"./missing.txtar"})
+			var fe *journeys.FileError
+			Expect(err).To(BeAssignableToTypeOf(fe))
+			Expect(err.Error()).To(ContainSubstring("missing.txtar"))
+		})
+
+		It("refuses a pattern that matches nothing and two journeys with one name", func() {
+			dir := GinkgoT().TempDir()
+			write(dir, "x/a.txtar", sample)
+			write(dir, "y/a.txtar", sample)
+			_, err := journeys.LoadSet(dir, []string{"z/*.txtar"})
+			Expect(err).To(MatchError(ContainSubstring(`journeys pattern "z/*.txtar" matches no file`)))
+			_, err = journeys.LoadSet(dir, []string{"x/*.txtar", "y/*.txtar"})
+			Expect(err).To(MatchError(ContainSubstring(`journey name "a" is taken by`)))
+		})
+	})
+
+	It("parses the reference subject's journeys", func() {
+		set, err := journeys.LoadSet("../examples/remoteterm", []string{"journeys/*.txtar"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(set.Names()).To(ContainElements("terminal", "terminal-mobile", "session"))
+		for _, j := range set.All() {
 			Expect(j.Steps).NotTo(BeEmpty())
 			Expect(j.Frames).NotTo(BeEmpty())
 		}
-	})
-
-	It("names the built-in journeys when one is missing", func() {
-		_, err := journeys.Builtin("nope")
-		Expect(err).To(MatchError(ContainSubstring("terminal")))
-		_, err = journeys.Load("nope")
-		Expect(err).To(MatchError(ContainSubstring(`no built-in journey "nope"`)))
-		_, err = journeys.Load("./missing.txtar")
-		Expect(err).To(HaveOccurred())
-		Expect(strings.Contains(err.Error(), "missing.txtar")).To(BeTrue())
-	})
-
-	It("reads a journey file by path, and a name as a built-in even where a directory shares it", func() {
-		dir := GinkgoT().TempDir()
-		p := filepath.Join(dir, "mine.txtar")
-		Expect(os.WriteFile(p, []byte(sample), 0o644)).To(Succeed())
-		j, err := journeys.Load(p)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(j.Name).To(Equal("mine"))
-		GinkgoT().Chdir(dir)
-		Expect(os.Mkdir("terminal", 0o755)).To(Succeed())
-		j, err = journeys.Load("terminal")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(j.Kind).To(Equal("desktop"))
 	})
 })

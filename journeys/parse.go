@@ -3,12 +3,10 @@ package journeys
 import (
 	"bufio"
 	"bytes"
-	"embed"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,42 +14,23 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-//go:embed builtin/*.txtar
-var builtin embed.FS
-
-// Builtin returns the built-in journey called name.
-func Builtin(name string) (*Journey, error) {
-	data, err := builtin.ReadFile("builtin/" + name + ".txtar")
+// Load reads a journey file.
+func Load(path string) (*Journey, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("no built-in journey %q (have %s)", name, strings.Join(BuiltinNames(), ", "))
+		return nil, &FileError{Path: path, Err: err}
 	}
-	return Parse(name+".txtar", data)
+	return Parse(path, data)
 }
 
-// BuiltinNames lists the built-in journeys.
-func BuiltinNames() []string {
-	entries, _ := fs.ReadDir(builtin, "builtin")
-	var names []string
-	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".txtar"))
-	}
-	sort.Strings(names)
-	return names
+// FileError is a journey file that cannot be read.
+type FileError struct {
+	Path string
+	Err  error
 }
 
-// Load reads a journey: a file when name contains a path separator or ends in .txtar, else
-// the built-in journey of that name (so a directory that happens to share a journey's name
-// never shadows it).
-func Load(name string) (*Journey, error) {
-	if !strings.ContainsRune(name, filepath.Separator) && !strings.HasSuffix(name, ".txtar") {
-		return Builtin(name)
-	}
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(name, data)
-}
+func (e *FileError) Error() string { return fmt.Sprintf("journey %s: %v", e.Path, e.Err) }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // Parse reads a journey file. file names it in errors.
 func Parse(file string, data []byte) (*Journey, error) {
@@ -89,8 +68,8 @@ func Parse(file string, data []byte) (*Journey, error) {
 	if len(j.Steps) == 0 {
 		return nil, &SyntaxError{file, 1, "the script has no step"}
 	}
-	if j.Kind == "" {
-		return nil, &SyntaxError{file, 1, "no kind line: say which client kind the journey drives (kind desktop)"}
+	if len(j.Kinds) == 0 {
+		return nil, &SyntaxError{file, 1, "no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"}
 	}
 	return j, nil
 }
@@ -113,10 +92,11 @@ func (j *Journey) parseHeader(data []byte) error {
 			val = strings.TrimSpace(val)
 			switch key {
 			case "kind":
-				if val == "" {
-					return j.errorf(n, "kind needs a client kind")
+				kinds, err := parseKinds(val)
+				if err != nil {
+					return j.errorf(n, "%v", err)
 				}
-				j.Kind = val
+				j.Kinds = kinds
 			case "timeout":
 				d, err := time.ParseDuration(val)
 				if err != nil || d <= 0 {
@@ -248,6 +228,32 @@ func (j *Journey) parseFrames(data []byte, first int) error {
 		j.Frames = append(j.Frames, fl)
 	}
 	return nil
+}
+
+// parseKinds reads a kind line's value: "*" (every kind) or kinds separated by commas.
+func parseKinds(val string) ([]string, error) {
+	if val == "" {
+		return nil, fmt.Errorf("kind needs a client kind (kind desktop), several (kind desktop,mobile) or * (every kind)")
+	}
+	if val == AnyKind {
+		return []string{AnyKind}, nil
+	}
+	var out []string
+	for _, k := range strings.Split(val, ",") {
+		k = strings.TrimSpace(k)
+		switch {
+		case k == "":
+			return nil, fmt.Errorf("kind %q has an empty name between commas", val)
+		case k == AnyKind:
+			return nil, fmt.Errorf("kind %q: * stands alone (every kind)", val)
+		case strings.ContainsAny(k, " \t"):
+			return nil, fmt.Errorf("kind %q: separate kinds with commas, not blanks (kind desktop,mobile)", val)
+		case slices.Contains(out, k):
+			return nil, fmt.Errorf("kind %q names %s twice", val, k)
+		}
+		out = append(out, k)
+	}
+	return out, nil
 }
 
 func lines(data []byte) []string {

@@ -43,6 +43,8 @@ type Run struct {
 	Finished      time.Time  `json:"finished"`
 	Builds        []Build    `json:"builds"`
 	Pairings      []*Pairing `json:"pairings"`
+	// Skipped lists pairings the plan could not run (a build without a driver of a kind).
+	Skipped []Skip `json:"skipped,omitempty"`
 }
 
 // Build is one version of the subject that took part.
@@ -98,9 +100,24 @@ type Finding struct {
 	Detail    string `json:"detail,omitempty"` // multi-line evidence: a diff, the last frames seen
 }
 
-// Label is the pairing's human name: "host v1.4.190 × desktop v1.4.120 · terminal".
+// Label is the pairing's human name: "host v1.4.190 × desktop client v1.4.120 · terminal".
 func (p *Pairing) Label() string {
-	return "host " + p.Host + " × " + p.ClientKind + " " + p.Client + " · " + p.Journey
+	return PairingLabel(p.Host, p.ClientKind, p.Client, p.Journey)
+}
+
+// PairingLabel is the one format of a pairing's name in every report and progress line.
+func PairingLabel(host, kind, client, journey string) string {
+	return "host " + host + " × " + kind + " client " + client + " · " + journey
+}
+
+// Skip is a pairing a plan could not run because its client build has no driver of the
+// kind: coverage that is missing, said out loud.
+type Skip struct {
+	Host       string `json:"host"`
+	Client     string `json:"client"`
+	ClientKind string `json:"clientKind"`
+	Journey    string `json:"journey"`
+	Reason     string `json:"reason"`
 }
 
 // Counts tallies pairings by status.

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/harness"
 )
 
 // cmdBuild builds the working tree and the pins, in parallel, without running anything:
@@ -35,7 +34,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	_, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, progress)
+	_, recs, err := buildAll(ctx, b, o.Repo, srcs, progress)
 	done()
 	if err != nil {
 		return err

@@ -22,7 +22,6 @@ import (
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/internal/testlabels"
-	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -195,16 +194,16 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 	DescribeTable("negative controls on real builds",
 		func(ctx SpecContext, hostRef, hostEnv, clientRef, clientEnv, kind, journey string, kind2 results.Kind, step string, check func(f results.Finding)) {
 			b := &builds.Builder{CacheDir: cache}
-			built, _, err := harness.BuildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, GinkgoWriter)
+			built, _, err := buildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, GinkgoWriter)
 			Expect(err).NotTo(HaveOccurred())
 			host, client := *built[0], *built[1]
 			host.Env, client.Env = env(hostEnv), env(clientEnv)
-			j, err := journeys.Builtin(journey)
+			j, err := loadJourneys(repo, []string{journey})
 			Expect(err).NotTo(HaveOccurred())
 			opts := harness.Options{Dir: GinkgoT().TempDir(), Timeout: 5 * time.Second}
-			_, ref := harness.Run(ctx, harness.Pairing{Host: built[1], Client: built[1], Kind: kind, Journey: j}, opts)
+			_, ref := harness.Run(ctx, harness.Pairing{Host: built[1], Client: built[1], Kind: kind, Journey: j[0]}, opts)
 			opts.Dir, opts.Reference = GinkgoT().TempDir(), ref
-			p, _ := harness.Run(ctx, harness.Pairing{Host: &host, Client: &client, Kind: kind, Journey: j}, opts)
+			p, _ := harness.Run(ctx, harness.Pairing{Host: &host, Client: &client, Kind: kind, Journey: j[0]}, opts)
 			Expect(p.Status).To(Equal(results.StatusFail))
 			f := finding(p, kind2)
 			Expect(f.Step).To(Equal(step))

@@ -55,6 +55,30 @@ func (c *common) check() error {
 	return nil
 }
 
+// envFlag collects repeated --env LABEL:KEY=VALUE flags.
+type envFlag struct{ list *[]string }
+
+func (e envFlag) String() string {
+	if e.list == nil {
+		return ""
+	}
+	return strings.Join(*e.list, " ")
+}
+
+func (e envFlag) Set(v string) error {
+	label, kv, ok := strings.Cut(v, ":")
+	key, _, hasEq := strings.Cut(kv, "=")
+	if !ok || label == "" || !hasEq || key == "" {
+		return fmt.Errorf("want LABEL:KEY=VALUE, such as worktree:REMOTETERM_FEATURES={\"outputPause\":false}")
+	}
+	*e.list = append(*e.list, v)
+	return nil
+}
+
+func (o *runOptions) registerEnv(fs *flag.FlagSet) {
+	fs.Var(envFlag{&o.Env}, "env", "LABEL:KEY=VALUE: set KEY in the drivers of build LABEL only (worktree or a pin's ref), e.g. a negative-control switch; repeatable")
+}
+
 // newFlagSet makes a command's flag set that reports errors instead of exiting.
 func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)

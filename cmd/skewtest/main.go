@@ -84,8 +84,11 @@ func exitCode(err error, stderr io.Writer) int {
 	var ce *builds.ConfigError
 	var se *journeys.SyntaxError
 	var le *pins.LockError
+	var jf *journeys.FileError
+	var ju *journeys.UnknownError
 	switch {
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &se), errors.As(err, &le),
+		errors.As(err, &jf), errors.As(err, &ju), errors.Is(err, journeys.ErrNoJourneys),
 		errors.Is(err, pins.ErrNoStableTag), errors.Is(err, pins.ErrUnknownRef), errors.Is(err, pins.ErrNotRepository),
 		errors.Is(err, pins.ErrMovedTag), errors.Is(err, pins.ErrInvalidOptions), errors.Is(err, pins.ErrNoProtocol):
 		return exitUsage

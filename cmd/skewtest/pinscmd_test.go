@@ -31,8 +31,9 @@ func newTinySubject(pinsSection string) *tinySubject {
 	s.repo, err = git.PlainInit(s.dir, false)
 	Expect(err).NotTo(HaveOccurred())
 	s.write("skewtest.yaml", "product: tiny\ncontract: contract.json\nbuild:\n  steps: ['cp driver.sh \"$SKEWTEST_OUT/driver\"']\n"+
-		"drivers:\n  host: [./driver, host]\n  clients: {desktop: [./driver, client]}\n"+pinsSection)
+		"drivers:\n  host: [./driver, host]\n  clients: {desktop: [./driver, client]}\njourneys: [tiny.txtar]\n"+pinsSection)
 	s.write("driver.sh", "#!/bin/sh\nexit 1\n")
+	s.write("tiny.txtar", "kind desktop\n-- script --\nstep a\nclient noop\n")
 	s.write("contract.json", `{"contractVersion": 1, "product": "tiny", "protocol": {"version": 1, "minCompatible": 1}}`)
 	for _, t := range []string{"v1.0.0", "v1.1.0", "v1.2.0-rc.1", "mobile-v2.0.0"} {
 		s.tag(t, s.commit(t))
@@ -108,7 +109,7 @@ var _ = Describe("skewtest pins", func() {
 		s := newTinySubject("pins:\n  lats: 2\n")
 		code, out := cli(ctx, "pins", "--repo", s.dir)
 		Expect(code).To(Equal(exitUsage))
-		Expect(out).To(ContainSubstring(`skewtest.yaml:9: unknown key "lats"`))
+		Expect(out).To(ContainSubstring(`skewtest.yaml:10: unknown key "lats"`))
 	})
 
 	Describe("lock", func() {

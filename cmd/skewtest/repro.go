@@ -13,7 +13,8 @@ func parseRepro(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (required)`)
 	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree" (required)`)
 	fs.StringVar(&kind, "kind", "", "client kind (default: every kind of the journeys)")
-	fs.StringVar(&journey, "journey", "", "journey name or file (default: every built-in journey)")
+	fs.StringVar(&journey, "journey", "", "journey name (from the subject's skewtest.yaml) or file (default: every journey it lists)")
+	o.registerEnv(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +24,8 @@ type runOptions struct {
 	Matrix   string
 	Kinds    []string
 	Journeys []string
+	// Env holds --env LABEL:KEY=VALUE settings for one build's drivers.
+	Env []string
 	// Host and Client are set by repro: exactly one pairing of builds.
 	Host, Client string
 }
@@ -35,7 +38,8 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	o.registerPins(fs)
 	fs.StringVar(&o.Matrix, "matrix", "default", "default: each pin with the working tree both ways, plus references; full: every build with every build")
 	fs.StringVar(&kinds, "kind", "", "client kinds to cover, comma-separated (default: every kind both builds support)")
-	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated names or files (default: every built-in journey)")
+	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
+	o.registerEnv(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
@@ -62,30 +66,39 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return execute(ctx, o, stdout, stderr)
 }
 
-// loadJourneys reads the named journeys, or every built-in one.
-func loadJourneys(names []string) ([]*journeys.Journey, error) {
-	if len(names) == 0 {
-		names = journeys.BuiltinNames()
+// loadJourneys reads the journeys a run covers: the ones named (by their name in the
+// subject's skewtest.yaml journeys list, or by file path), else every journey the subject
+// lists. Each is checked against the vocabulary before anything is built.
+func loadJourneys(repo string, names []string) ([]*journeys.Journey, error) {
+	cfg, err := builds.LoadConfig(filepath.Join(repo, builds.ConfigFile))
+	if err != nil {
+		return nil, err
 	}
-	var out []*journeys.Journey
-	for _, n := range names {
-		j, err := journeys.Load(n)
-		if err != nil {
-			return nil, err
-		}
+	set, err := journeys.LoadSet(repo, cfg.Journeys)
+	if err != nil {
+		return nil, err
+	}
+	js, err := set.Pick(names)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range js {
 		if err := harness.Validate(j); err != nil {
 			return nil, err
 		}
-		out = append(out, j)
 	}
-	return out, nil
+	return js, nil
 }
 
 // execute resolves pins, builds, plans, runs every pairing and writes the reports.
 func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error {
-	js, err := loadJourneys(o.Journeys)
+	js, err := loadJourneys(o.Repo, o.Journeys)
 	if err != nil {
 		return err
+	}
+	matrix, err := harness.ParseMatrix(o.Matrix)
+	if err != nil {
+		return usagef("--matrix: %v", err)
 	}
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
@@ -122,27 +135,36 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	built, recs, err := harness.BuildAll(ctx, b, o.Repo, srcs, buildProgress)
+	built, recs, err := buildAll(ctx, b, o.Repo, srcs, buildProgress)
 	done()
 	if err != nil {
 		return err
 	}
 	run.Builds = recs
+	if err := applyEnv(built, o.Env); err != nil {
+		return err
+	}
 
+	popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
 	var plan []harness.Pairing
+	var skips []harness.Skip
 	if hostIdx >= 0 {
-		plan = harness.Journeys(built[hostIdx], built[clientIdx], harness.PlanOptions{Kinds: o.Kinds, Journeys: js})
+		plan, skips = harness.Journeys(built[hostIdx], built[clientIdx], popts)
 	} else {
-		plan, err = harness.Plan(built[subject], built[1:], harness.PlanOptions{Matrix: harness.Matrix(o.Matrix), Kinds: o.Kinds, Journeys: js})
+		plan, skips, err = harness.Plan(built[subject], built[1:], popts)
 		if err != nil {
 			return usagef("%v", err)
 		}
 	}
+	for _, sk := range skips {
+		fmt.Fprintf(stderr, "skipped: %s (%s)\n", sk.Reason, results.PairingLabel(sk.Host.Label, sk.Kind, sk.Client.Label, sk.Journey.Name))
+		run.Skipped = append(run.Skipped, sk.Result())
+	}
 	if len(plan) == 0 {
-		return usagef("nothing to run: no journey matches the client kinds %v", o.Kinds)
+		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
 	plan = harness.WithReferences(plan)
-	fmt.Fprintf(stdout, "plan: %d pairings\n", len(plan))
+	fmt.Fprintf(stdout, "plan: %s\n", plural(len(plan), "pairing"))
 	if o.PlanOnly {
 		for i, p := range plan {
 			harness.PrintPlan(stdout, plan[i:i+1], i+1)
@@ -173,6 +195,58 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	return &exitError{run.ExitCode()}
 }
 
+// nothingToRun says why a plan is empty: which kinds the journeys drive, which the builds
+// have drivers for, and which --kind asked for.
+func nothingToRun(js []*journeys.Journey, kinds []string, built []*harness.Build) string {
+	var drive []string
+	for _, j := range js {
+		drive = append(drive, j.Name+" drives "+strings.Join(j.Kinds, ","))
+	}
+	msg := "no pairing: " + strings.Join(drive, "; ") + "; the builds have client drivers for " + orNone(harness.KindsOf(built...))
+	if len(kinds) > 0 {
+		msg += "; --kind asked for " + strings.Join(kinds, ",")
+	}
+	return msg
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "no kind"
+	}
+	return strings.Join(s, ", ")
+}
+
+// plural says "1 pairing" or "3 pairings".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// applyEnv adds --env LABEL:KEY=VALUE settings to the drivers of the build with that label:
+// a negative-control switch reaches one build, never the others.
+func applyEnv(built []*harness.Build, env []string) error {
+	for _, e := range env {
+		label, kv, _ := strings.Cut(e, ":")
+		found := false
+		for _, b := range built {
+			if b.Label == label {
+				b.Env = append(b.Env, kv)
+				found = true
+			}
+		}
+		if !found {
+			var labels []string
+			for _, b := range built {
+				labels = append(labels, b.Label)
+			}
+			return usagef("--env %s: no build %q in this run (builds: %s)", e, label, strings.Join(labels, ", "))
+		}
+	}
+	return nil
+}
+
 // source resolves a REF of repro: "worktree" or a ref of the repository.
 func sourceOf(ctx context.Context, repo, ref string) (builds.Source, error) {
 	if ref == builds.WorktreeLabel {
@@ -185,9 +259,25 @@ func sourceOf(ctx context.Context, repo, ref string) (builds.Source, error) {
 	return builds.AtCommit(p.Ref, p.Commit), nil
 }
 
+// reproLine is the one command that reruns a pairing: a journey the subject lists is named
+// by its name, any other by its file's absolute path (so the line works from anywhere and
+// never picks a listed journey that shares the file's name).
 func reproLine(o *runOptions, p harness.Pairing) string {
-	return fmt.Sprintf("skewtest repro --repo %s --host %s --client %s --kind %s --journey %s --seed %d",
-		shellQuote(o.Repo), p.Host.Label, p.Client.Label, p.Kind, p.Journey.Name, o.Seed)
+	journey := p.Journey.Name
+	if !p.Journey.Listed {
+		journey = p.Journey.File
+		if abs, err := filepath.Abs(journey); err == nil {
+			journey = abs
+		}
+	}
+	line := fmt.Sprintf("skewtest repro --repo %s --host %s --client %s --kind %s --journey %s --seed %d",
+		shellQuote(o.Repo), p.Host.Label, p.Client.Label, p.Kind, shellQuote(journey), o.Seed)
+	for _, e := range o.Env {
+		if label, _, _ := strings.Cut(e, ":"); label == p.Host.Label || label == p.Client.Label {
+			line += " --env " + shellQuote(e)
+		}
+	}
+	return line
 }
 
 func shellQuote(s string) string {

@@ -3,11 +3,9 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
-	"github.com/skewtest/skewtest/journeys"
 )
 
 // Named is a tapped frame read with the receiver's contract.
@@ -107,6 +105,9 @@ func channelFor(a, b *contract.Contract, path string) *contract.Channel {
 	return nil
 }
 
+// Negotiated returns what the host negotiated with the client in this pairing.
+func Negotiated(in *Input) map[string]bool { return Echoed(in.Transcript) }
+
 // Echoed returns what the host negotiated: the capabilities it echoed in the client's last
 // subscribed event, and the features it advertised in the last serverInfo.
 func Echoed(t *transcript.Transcript) map[string]bool {
@@ -178,64 +179,15 @@ func path(t *transcript.Transcript) string {
 	return ""
 }
 
-// Conditions evaluates a journey condition for this pairing:
-//
-//	kind:K       the client kind is K
-//	cap:NAME     the host echoed capability NAME
-//	frame:NAME   both builds know frame NAME (the client for its kind) and, where the host's
-//	             contract gates it on the journey's path, its capability was echoed
-//	window       each build's protocol version is at least the other's minimum compatible one
-//	client-frame:NAME  the client's contract knows frame NAME for its kind (whatever the host knows)
-func Conditions(in *Input) func(string) bool {
-	t := in.Transcript
-	caps := Echoed(t)
-	p := path(t)
-	return func(name string) bool {
-		key, val, _ := strings.Cut(name, ":")
-		switch key {
-		case "window":
-			return InWindow(in)
-		case "client-frame":
-			if in.Client == nil {
-				return false
-			}
-			cc := in.Client.Channel(p)
-			return cc != nil && cc.Named(val, t.Kind) != nil
-		case "kind":
-			return t.Kind == val
-		case "cap":
-			return caps[val]
-		case "frame":
-			if in.Host == nil || in.Client == nil {
-				return false
-			}
-			hc, cc := in.Host.Channel(p), in.Client.Channel(p)
-			if hc == nil || cc == nil {
-				return false
-			}
-			hf, cf := hc.Named(val, ""), cc.Named(val, t.Kind)
-			if hf == nil || cf == nil {
-				return false
-			}
-			if g := hf.Gate(p); g != "" && !caps[g] {
-				return false
-			}
-			return true
-		}
-		return false
+func (c *condContext) named(k *contract.Contract, name, kind string) *contract.Frame {
+	if k == nil {
+		return nil
 	}
-}
-
-// Expected returns the journey's expected frame sequence for this pairing.
-func Expected(in *Input) []journeys.FrameLine {
-	has := Conditions(in)
-	var out []journeys.FrameLine
-	for _, fl := range in.Journey.Frames {
-		if journeys.Holds(fl.Conds, has) {
-			out = append(out, fl)
-		}
+	ch := k.Channel(c.path)
+	if ch == nil {
+		return nil
 	}
-	return out
+	return ch.Named(name, kind)
 }
 
 // InWindow reports whether the two builds' contracts put each other inside their protocol

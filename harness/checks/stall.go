@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -70,5 +71,25 @@ func DriverErrors(in *Input) []results.Finding {
 			Detail:  p.Detail,
 		})
 	}
+	for _, o := range in.Transcript.Observations {
+		if o.What != ErrorObservation {
+			continue
+		}
+		var e struct {
+			Message string `json:"message"`
+		}
+		msg := "reported an error"
+		if json.Unmarshal(o.Data, &e) == nil && e.Message != "" {
+			msg = "reported an error: " + e.Message
+		} else if len(o.Data) > 0 && string(o.Data) != "null" {
+			msg = "reported an error: " + string(o.Data)
+		}
+		out = append(out, results.Finding{Kind: results.DriverError, Step: o.Step,
+			Message: fmt.Sprintf("%s driver %s", o.Role, msg)})
+	}
 	return out
 }
+
+// ErrorObservation is the driver protocol's observation of an internal error of the driver or
+// the product ({"message": …}); every one is a driver-error finding.
+const ErrorObservation = "error"

@@ -23,6 +23,18 @@ const (
 	// EventUpstreamError: the tap could not reach the host; Detail says
 	// why. The client was closed with 1011 (internal error).
 	EventUpstreamError = "upstream-error"
+	// EventRefused: the tap refused a new connection while blocked (Block);
+	// the client got HTTP 503 and never reached the host.
+	EventRefused = "refused"
+)
+
+// Control frame kinds (Frame.Control). The tap forwards control frames end
+// to end instead of answering them itself, so keepalives and closes between
+// the two builds are what the builds really do.
+const (
+	ControlPing  = "ping"
+	ControlPong  = "pong"
+	ControlClose = "close" // Data is the close payload: a 2-byte code and the reason
 )
 
 // Frame is one WebSocket message the tap forwarded.
@@ -32,15 +44,18 @@ type Frame struct {
 	Dir    Direction
 	Binary bool   // binary message; text otherwise
 	Data   []byte // the message exactly; not to be modified
-	At     time.Time
-	Seq    int // global order of frames across connections, from 1
+	// Control is set for a control frame (ControlPing, ControlPong or
+	// ControlClose); Binary is then false and Data its payload.
+	Control string
+	At      time.Time
+	Seq     int // global order of frames across connections, from 1
 }
 
 // ConnEvent is something that happened to a connection.
 type ConnEvent struct {
 	Conn   int
 	Path   string
-	Event  string // EventOpen, EventClose, EventDrop or EventUpstreamError
+	Event  string // EventOpen, EventClose, EventDrop, EventUpstreamError or EventRefused
 	Detail string
 	At     time.Time
 }

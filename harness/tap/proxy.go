@@ -50,6 +50,7 @@ type Proxy struct {
 
 	mu       sync.Mutex
 	closed   bool
+	blocked  bool
 	nextConn int
 	live     map[int]*conn
 	handlers sync.WaitGroup
@@ -122,6 +123,23 @@ func (p *Proxy) Drop() int {
 	return n
 }
 
+// Block holds the client offline: it drops every live connection (as Drop) and refuses new
+// ones (HTTP 503, recorded as EventRefused) until Unblock. A client that reconnects at once,
+// as real clients do, stays offline for as long as the journey wants.
+func (p *Proxy) Block() int {
+	p.mu.Lock()
+	p.blocked = true
+	p.mu.Unlock()
+	return p.Drop()
+}
+
+// Unblock lets new connections through again.
+func (p *Proxy) Unblock() {
+	p.mu.Lock()
+	p.blocked = false
+	p.mu.Unlock()
+}
+
 // Close stops accepting, closes every live connection with 1001 (going
 // away) on both sides, and waits for all of the proxy's goroutines.
 func (p *Proxy) Close() error {
@@ -168,6 +186,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	p.nextConn++
 	c := &conn{id: p.nextConn, path: r.URL.RequestURI(), done: make(chan struct{})}
+	if p.blocked {
+		p.mu.Unlock()
+		p.event(c, EventRefused, "blocked by the journey (tap block)")
+		http.Error(w, "the skewtest tap holds this client offline (tap block)", http.StatusServiceUnavailable)
+		return
+	}
 	p.handlers.Add(1)
 	p.mu.Unlock()
 	defer p.handlers.Done()
@@ -213,7 +237,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 
 	c.run(p)
-	p.event(c, EventClose, c.why)
+	p.event(c, EventClose, c.reason())
 
 	p.mu.Lock()
 	delete(p.live, c.id)
@@ -221,11 +245,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	close(c.done)
 }
 
-func (p *Proxy) frame(c *conn, dir Direction, mt int, data []byte) {
+func (p *Proxy) frame(c *conn, dir Direction, mt int, data []byte, control string) {
 	p.recMu.Lock()
 	defer p.recMu.Unlock()
 	p.seq++
-	p.rec.Frame(Frame{Conn: c.id, Path: c.path, Dir: dir, Binary: mt == websocket.BinaryMessage, Data: data, At: time.Now(), Seq: p.seq})
+	p.rec.Frame(Frame{Conn: c.id, Path: c.path, Dir: dir, Binary: mt == websocket.BinaryMessage, Data: data,
+		Control: control, At: time.Now(), Seq: p.seq})
 }
 
 func (p *Proxy) event(c *conn, event, detail string) {

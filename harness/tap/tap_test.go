@@ -217,6 +217,60 @@ var _ = Describe("Proxy", func() {
 		Eventually(rec.summary).WithContext(ctx).Should(Equal([]string{"1 open v1", "1 close host closed: 4001 bye"}))
 	}, NodeTimeout(20*time.Second))
 
+	It("forwards pings and pongs end to end instead of answering them, and records them", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+		pongs := make(chan string, 1)
+		ws.SetPongHandler(func(data string) error { pongs <- data; return nil })
+		Expect(ws.WriteControl(websocket.PingMessage, []byte("are you there"), time.Now().Add(time.Second))).To(Succeed())
+		go func() { _, _, _ = ws.ReadMessage() }() // the reader runs the pong handler
+		Eventually(pongs).WithContext(ctx).Should(Receive(Equal("are you there")), "the host's own pong comes back")
+		var control []string
+		for _, f := range rec.Frames() {
+			if f.Control != "" {
+				control = append(control, fmt.Sprintf("%s %s %s", f.Dir, f.Control, f.Data))
+			}
+		}
+		Expect(control).To(Equal([]string{"C>H ping are you there", "H>C pong are you there"}))
+	}, NodeTimeout(20*time.Second))
+
+	It("forwards a client's close with its code and reason, and the host's answer back", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+		Expect(ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4002, "done"), time.Now().Add(time.Second))).To(Succeed())
+		Eventually(h.ends).WithContext(ctx).Should(Receive(MatchError(closeErr(4002, "done"))), "the host sees the client's close")
+		Expect(readErr(ws)).To(MatchError(closeErr(4002, "")), "the client gets the host's answer (gorilla echoes the code only), not the tap's")
+		Eventually(rec.summary).WithContext(ctx).Should(Equal([]string{"1 open v1", "1 close client closed: 4002 done"}))
+		var closes []string
+		for _, f := range rec.Frames() {
+			if f.Control == tap.ControlClose {
+				closes = append(closes, fmt.Sprintf("%s %d", f.Dir, int(f.Data[0])<<8|int(f.Data[1])))
+			}
+		}
+		Expect(closes).To(Equal([]string{"C>H 4002", "H>C 4002"}))
+	}, NodeTimeout(20*time.Second))
+
+	It("holds a client offline while blocked, and lets it in again after unblock", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+		Expect(p.Block()).To(Equal(1))
+		Expect(websocket.IsCloseError(readErr(ws), websocket.CloseAbnormalClosure)).To(BeTrue())
+		_, resp, err := websocket.DefaultDialer.DialContext(ctx, p.URL()+"/echo", nil)
+		Expect(err).To(MatchError(websocket.ErrBadHandshake))
+		Expect(resp.StatusCode).To(Equal(503))
+		Expect(rec.summary()).To(ContainElement("2 refused blocked by the journey (tap block)"))
+		p.Unblock()
+		ws3 := dial(ctx, p.URL()+"/echo")
+		_, data := read(ws3)
+		Expect(string(data)).To(Equal("/echo"))
+	}, NodeTimeout(20*time.Second))
+
 	It("drops every live connection on both sides, and a reconnect gets the next number", func(ctx SpecContext) {
 		h := host()
 		p := startTap(ctx, h.URL, rec)

@@ -64,6 +64,30 @@ type Frame struct {
 	Data   []byte    `json:"data"`
 	At     time.Time `json:"at"`
 	Step   string    `json:"step"`
+	// Control is "ping", "pong" or "close" for a WebSocket control frame (Data is its
+	// payload), "" for a message.
+	Control string `json:"control,omitempty"`
+	// Teardown is set for a frame written after the journey ended (while the drivers were
+	// being stopped): it belongs to no step's expectations.
+	Teardown bool `json:"teardown,omitempty"`
+	// Decoded is what the receiving build's driver said about the frame, for a channel whose
+	// contract leaves naming to the driver (decode action); nil until it answered.
+	Decoded *DriverDecode `json:"decoded,omitempty"`
+}
+
+// DriverDecode is a receiving driver's verdict on one frame (the decode action): the frames
+// it named in it, or its refusal.
+type DriverDecode struct {
+	Frames  []DecodedFrame `json:"frames,omitempty"`
+	Refused bool           `json:"refused,omitempty"`
+	Reason  string         `json:"reason,omitempty"`
+}
+
+// DecodedFrame is one frame a driver named: its type or opcode and its fields.
+type DecodedFrame struct {
+	Type   string          `json:"type,omitempty"`
+	Opcode int             `json:"opcode,omitempty"`
+	Fields json.RawMessage `json:"fields,omitempty"`
 }
 
 // ConnEvent is a tapped connection opening, closing or being dropped.
@@ -83,6 +107,8 @@ type Observation struct {
 	Data json.RawMessage `json:"data"`
 	At   time.Time       `json:"at"`
 	Step string          `json:"step"`
+	// Teardown is set for an observation made after the journey ended.
+	Teardown bool `json:"teardown,omitempty"`
 }
 
 // Action is one action sent to a driver and how it ended.

@@ -1,4 +1,4 @@
-package harness
+package main
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/results"
 )
 
-// FromArtifact turns a built artifact into a harness build, reading its contract.
-func FromArtifact(a *builds.Artifact) (*Build, error) {
-	b := &Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients}
+// fromArtifact turns a built artifact into a harness build, reading its contract.
+func fromArtifact(a *builds.Artifact) (*harness.Build, error) {
+	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients}
 	c, err := contract.Load(a.ContractPath())
 	if err != nil {
 		return nil, fmt.Errorf("%s: contract: %w", a.Label, err)
@@ -23,15 +24,15 @@ func FromArtifact(a *builds.Artifact) (*Build, error) {
 	return b, nil
 }
 
-// BuildAll builds every source of the subject in repo, in parallel. A source that cannot
+// buildAll builds every source of the subject in repo, in parallel. A source that cannot
 // be built or read (its recipe fails, its toolchain is missing, its contract is unreadable)
 // is recorded (status error, with its log) and returned as a Build with Err set, carrying
 // the log's last lines, so its pairings become errors while every other pairing still
 // runs; the failure and the log's tail are written to progress. A configuration error (a
 // bad skewtest.yaml) is returned as the error, as is a cancelled ctx: nothing can run.
 // Per-build progress lines are the Builder's (Builder.Log, Builder.Progress).
-func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, progress io.Writer) ([]*Build, []results.Build, error) {
-	var out []*Build
+func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, progress io.Writer) ([]*harness.Build, []results.Build, error) {
+	var out []*harness.Build
 	var recs []results.Build
 	for _, r := range b.BuildAll(ctx, repo, srcs) {
 		rec := results.Build{Label: r.Source.Label, Revision: revision(r.Source)}
@@ -44,8 +45,8 @@ func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 		}
 		a, err := r.Artifact, r.Err
 		if err == nil {
-			var built *Build
-			if built, err = FromArtifact(a); err == nil {
+			var built *harness.Build
+			if built, err = fromArtifact(a); err == nil {
 				rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
 				if a.Cached {
 					rec.Status = "cached"
@@ -66,7 +67,7 @@ func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 			}
 		}
 		fmt.Fprintf(progress, "%v\n", err)
-		out = append(out, &Build{Label: r.Source.Label, Revision: rec.Revision, Err: err})
+		out = append(out, &harness.Build{Label: r.Source.Label, Revision: rec.Revision, Err: err})
 		recs = append(recs, rec)
 	}
 	return out, recs, nil

@@ -1,0 +1,96 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skewtest/skewtest/journeys"
+)
+
+// condition is one journey condition ([name] or [name:ARG]): how it is written and when it
+// holds. The table is the one place conditions are known: validation and evaluation both
+// read it.
+type condition struct {
+	arg   string // the argument's placeholder ("K", "NAME"), "" when it takes none
+	holds func(c *condContext, arg string) bool
+}
+
+// condContext is what conditions read about a pairing.
+type condContext struct {
+	in   *Input
+	caps map[string]bool
+	path string
+}
+
+var conditions = map[string]condition{
+	"kind": {arg: "K", holds: func(c *condContext, k string) bool { return c.in.Transcript.Kind == k }},
+	"cap":  {arg: "NAME", holds: func(c *condContext, name string) bool { return c.caps[name] }},
+	// frame:NAME: both builds know frame NAME (the client for its kind) and, where the
+	// host's contract gates it on the journey's path, its capability was negotiated.
+	"frame": {arg: "NAME", holds: func(c *condContext, name string) bool {
+		hf, cf := c.named(c.in.Host, name, ""), c.named(c.in.Client, name, c.in.Transcript.Kind)
+		if hf == nil || cf == nil {
+			return false
+		}
+		g := hf.Gate(c.path)
+		return g == "" || c.caps[g]
+	}},
+	// client-frame:NAME: the client's contract knows frame NAME for its kind, whatever the
+	// host knows (to make an old client try what it would try in the field).
+	"client-frame": {arg: "NAME", holds: func(c *condContext, name string) bool {
+		return c.named(c.in.Client, name, c.in.Transcript.Kind) != nil
+	}},
+	// window: each build's protocol version is at least the other's minimum compatible one.
+	"window": {holds: func(c *condContext, _ string) bool { return InWindow(c.in) }},
+}
+
+// ConditionSyntax lists the conditions as written, for messages.
+func ConditionSyntax() string {
+	var forms []string
+	for name, c := range conditions {
+		if c.arg != "" {
+			name += ":" + c.arg
+		}
+		forms = append(forms, name)
+	}
+	slices.Sort(forms)
+	return strings.Join(forms, ", ")
+}
+
+// CheckCondition says what is wrong with a condition's name, or nil.
+func CheckCondition(c journeys.Cond) error {
+	key, arg, hasArg := strings.Cut(c.Name, ":")
+	def, ok := conditions[key]
+	switch {
+	case !ok:
+		return fmt.Errorf("unknown condition %s (want %s)", c, ConditionSyntax())
+	case def.arg != "" && (!hasArg || arg == ""):
+		return fmt.Errorf("condition %s needs an argument: [%s:%s]", c, key, def.arg)
+	case def.arg == "" && hasArg:
+		return fmt.Errorf("condition %s takes no argument: [%s]", c, key)
+	}
+	return nil
+}
+
+// Conditions evaluates journey conditions for this pairing (see the conditions table).
+func Conditions(in *Input) func(string) bool {
+	c := &condContext{in: in, caps: Negotiated(in), path: path(in.Transcript)}
+	return func(name string) bool {
+		key, arg, _ := strings.Cut(name, ":")
+		def, ok := conditions[key]
+		return ok && def.holds(c, arg)
+	}
+}
+
+// Expected returns the journey's expected frame sequence for this pairing.
+func Expected(in *Input) []journeys.FrameLine {
+	has := Conditions(in)
+	var out []journeys.FrameLine
+	for _, fl := range in.Journey.Frames {
+		if journeys.Holds(fl.Conds, has) {
+			out = append(out, fl)
+		}
+	}
+	return out
+}

@@ -1,0 +1,320 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/harness/tap"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+)
+
+// journey runs one pairing's journey, line by line, through the vocabulary's verbs.
+type journey struct {
+	p      Pairing
+	opts   Options
+	rec    *recorder
+	host   *driver.Driver
+	client *driver.Driver
+	proxy  *tap.Proxy
+	has    func(cond string) bool
+	// mark is the transcript's size when the current step started: barriers look at what
+	// arrived after it.
+	mark mark
+}
+
+type mark struct {
+	observations int
+	frames       int
+}
+
+func (j *journey) step(ctx context.Context, s journeys.Step) error {
+	j.rec.view(func(t *transcript.Transcript) {
+		j.mark = mark{observations: len(t.Observations), frames: len(t.Frames)}
+	})
+	for _, c := range s.Commands {
+		if !journeys.Holds(c.Conds, j.has) {
+			continue
+		}
+		v, ok := vocabulary[c.Verb]
+		if !ok {
+			// Run validates the journey first, against the same table.
+			return fmt.Errorf("%s:%d: unknown verb %q", j.p.Journey.File, c.Line, c.Verb)
+		}
+		if err := v.run(j, ctx, s, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *journey) timeout() time.Duration {
+	switch {
+	case j.opts.Timeout > 0:
+		return j.opts.Timeout
+	case j.p.Journey.Timeout > 0:
+		return j.p.Journey.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (j *journey) driverFor(role string) (*driver.Driver, transcript.Role) {
+	if role == "host" {
+		return j.host, transcript.Host
+	}
+	return j.client, transcript.Client
+}
+
+// actionArgs turns key=value words into a driver action's arguments: text=… becomes the
+// base64 "bytes" field, integers become numbers, true/false booleans, a JSON object or
+// array is sent as it is.
+func actionArgs(c journeys.Command) map[string]any {
+	args := map[string]any{}
+	for _, a := range c.Args[1:] {
+		switch {
+		case a.Key == "text":
+			args["bytes"] = []byte(a.Value)
+		case a.Key == "":
+		default:
+			if n, err := strconv.ParseInt(a.Value, 10, 64); err == nil {
+				args[a.Key] = n
+			} else if (strings.HasPrefix(a.Value, "{") || strings.HasPrefix(a.Value, "[")) && json.Valid([]byte(a.Value)) {
+				args[a.Key] = json.RawMessage(a.Value)
+			} else if b, err := strconv.ParseBool(a.Value); err == nil {
+				args[a.Key] = b
+			} else {
+				args[a.Key] = a.Value
+			}
+		}
+	}
+	return args
+}
+
+// action: client ACTION key=value … / host ACTION key=value …
+func (j *journey) action(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	name := c.Args[0].Value
+	d, role := j.driverFor(c.Verb)
+	args := actionArgs(c)
+	raw, _ := json.Marshal(args)
+	actx, cancel := context.WithTimeout(ctx, j.timeout())
+	defer cancel()
+	_, err := d.Do(actx, name, args)
+	a := transcript.Action{Role: role, Name: name, Args: raw, Step: s.Name, OK: err == nil}
+	var ae *driver.ActionError
+	switch {
+	case err == nil:
+	case errors.As(err, &ae):
+		a.ErrorCode, a.Error = ae.Code, ae.Message
+	default:
+		a.Error = err.Error()
+	}
+	j.rec.update(func(t *transcript.Transcript, _ string) { t.Actions = append(t.Actions, a) })
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	switch {
+	case ae != nil && ae.Code == "unsupported-action":
+		j.rec.problem(role, fmt.Sprintf("does not support action %q, which step %s needs (%s)", name, s.Name, ae.Message),
+			"the driver announced: "+strings.Join(d.Hello().Actions, ", "))
+	case ae != nil:
+		j.rec.problem(role, fmt.Sprintf("action %q failed (%s): %s", name, ae.Code, ae.Message), "")
+	default:
+		j.rec.problem(role, fmt.Sprintf("action %q: %v", name, err), "")
+	}
+	return errAbort
+}
+
+// await is a barrier:
+//
+//	await frame DIR NAME [count=N]     the tap saw N frames DIR NAME during this step (default 1)
+//	await ROLE WHAT text=T             what ROLE reported as WHAT contains T (see streamText)
+//	await ROLE WHAT [k=v …] [count=N]  ROLE made N observations WHAT with every k=v in this step
+func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	pos := c.Positional()
+	count := 1
+	if n, ok := c.Get("count"); ok {
+		count, _ = strconv.Atoi(n) // Validate checked it
+	}
+	desc := "await " + strings.Join(pos, " ")
+	for _, a := range c.Args {
+		if a.Key != "" {
+			desc += " " + a.Key + "=" + strconv.Quote(a.Value)
+		}
+	}
+	var cond func(t *transcript.Transcript) bool
+	switch text, hasText := c.Get("text"); {
+	case pos[0] == "frame":
+		label := pos[1] + " " + pos[2]
+		from := j.mark.frames
+		cond = func(t *transcript.Transcript) bool {
+			n := 0
+			for _, f := range j.named(t) {
+				if f.Index > from && f.Label() == label {
+					n++
+				}
+			}
+			return n >= count
+		}
+	case hasText:
+		role, what := transcript.Role(pos[0]), pos[1]
+		cond = func(t *transcript.Transcript) bool {
+			return bytes.Contains(j.streamText(t, role, what), []byte(text))
+		}
+	default:
+		role, what := transcript.Role(pos[0]), pos[1]
+		from := j.mark.observations
+		var want []journeys.Arg
+		for _, a := range c.Args {
+			if a.Key != "" && a.Key != "count" {
+				want = append(want, a)
+			}
+		}
+		cond = func(t *transcript.Transcript) bool {
+			n := 0
+			for _, o := range t.Observations[from:] {
+				if o.Role == role && o.What == what && fieldsMatch(o.Data, want) {
+					n++
+				}
+			}
+			return n >= count
+		}
+	}
+	return j.wait(ctx, s, desc, cond)
+}
+
+// named names the transcript's frames with the pairing's contracts.
+func (j *journey) named(t *transcript.Transcript) []checks.Named {
+	return checks.NameFrames(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract})
+}
+
+// streamText is what ROLE reported as WHAT, as bytes to search: the cumulative screen for a
+// screen, else every WHAT observation's bytes in order.
+func (j *journey) streamText(t *transcript.Transcript, role transcript.Role, what string) []byte {
+	if what == "screen" {
+		for i := len(t.Observations) - 1; i >= 0; i-- {
+			o := t.Observations[i]
+			if o.Role == role && (o.What == "rendered-output" || o.What == "rendered-snapshot") {
+				return checks.Bytes(o.Data, "screen")
+			}
+		}
+		return nil
+	}
+	var all []byte
+	for _, o := range t.Observed(role, what) {
+		all = append(all, checks.Bytes(o.Data, "bytes")...)
+	}
+	return all
+}
+
+// fieldsMatch reports whether an observation's data has every key=value (values compared as
+// text: strings as they are, other JSON values as written).
+func fieldsMatch(data json.RawMessage, want []journeys.Arg) bool {
+	if len(want) == 0 {
+		return true
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	for _, a := range want {
+		raw, ok := m[a.Key]
+		if !ok {
+			return false
+		}
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			s = string(raw)
+		}
+		if s != a.Value {
+			return false
+		}
+	}
+	return true
+}
+
+// end expected-refusal: the journey ends here on purpose; the remaining steps are not run and
+// do not count as incomplete. The window check judges whether the refusal was right.
+func (j *journey) end(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	j.rec.update(func(t *transcript.Transcript, _ string) {
+		t.End = &transcript.End{Step: s.Name, Reason: "expected-refusal"}
+	})
+	return errEnd
+}
+
+// wait blocks until cond holds, a driver exits, the barrier times out or ctx ends. It wakes
+// on every change to the transcript; it never polls on a timer.
+func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond func(t *transcript.Transcript) bool) error {
+	timeout := j.timeout()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		var ok bool
+		changed := j.rec.view(func(t *transcript.Transcript) { ok = cond(t) })
+		if ok {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			j.rec.update(func(t *transcript.Transcript, _ string) {
+				t.Stall = &transcript.Stall{Step: s.Name, Barrier: desc, Timeout: timeout}
+			})
+			return errAbort
+		case <-j.host.Exited():
+			return j.exited(transcript.Host, j.host, s)
+		case <-j.client.Exited():
+			return j.exited(transcript.Client, j.client, s)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (j *journey) exited(role transcript.Role, d *driver.Driver, s journeys.Step) error {
+	j.rec.problem(role, fmt.Sprintf("exited during step %s: %v", s.Name, d.ExitErr()), "")
+	return errAbort
+}
+
+// tap drop | block | unblock: cut the transport between client and host (the client sees a
+// real network close), and with block keep it cut until unblock.
+func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	switch c.Positional()[0] {
+	case "drop":
+		j.proxy.Drop()
+	case "block":
+		j.proxy.Block()
+	case "unblock":
+		j.proxy.Unblock()
+	}
+	return nil
+}
+
+// idle for=DURATION: hold the journey still, so keepalives and idle timeouts happen (or do
+// not). Time is what this verb waits for; a driver that exits meanwhile ends the journey.
+func (j *journey) idle(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	v, _ := c.Get("for")
+	d, _ := time.ParseDuration(v) // Validate checked it
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-j.host.Exited():
+		return j.exited(transcript.Host, j.host, s)
+	case <-j.client.Exited():
+		return j.exited(transcript.Client, j.client, s)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
