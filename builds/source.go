@@ -2,10 +2,13 @@ package builds
 
 import (
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/skewtest/skewtest/pins"
 )
 
-// WorktreeLabel is the label of the working-tree build.
-const WorktreeLabel = "worktree"
+// WorktreeLabel is the label of the working-tree build (defined once, in pins, which orders
+// builds).
+const WorktreeLabel = pins.WorktreeLabel
 
 // Source says which version of the subject to build: the working tree, or a commit with
 // the label it is known by (usually a pin's ref).

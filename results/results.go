@@ -18,7 +18,7 @@ const (
 	StatusExpectedRefusal Status = "expected-refusal"
 )
 
-// Kind of finding (DESIGN §5).
+// Kind of finding: what kind of incompatibility a finding reports (README lists them).
 type Kind string
 
 const (
@@ -51,7 +51,7 @@ type Run struct {
 type Build struct {
 	Label    string `json:"label"`
 	Revision string `json:"revision"`
-	Status   string `json:"status"` // ok | cached | error
+	Status   string `json:"status"` // built | cached | error
 	Reason   string `json:"reason,omitempty"`
 	Dir      string `json:"dir,omitempty"`
 	Log      string `json:"log,omitempty"`

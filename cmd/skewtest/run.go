@@ -11,6 +11,7 @@ import (
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 )
@@ -177,7 +178,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	}
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir: o.ReportDir,
-		Pairing:   harness.Options{Timeout: o.Timeout},
+		Pairing:   harness.Options{Timeout: o.Timeout, Older: pins.Older},
 		Repro:     func(p harness.Pairing) string { return reproLine(o, p) },
 		Progress:  stderr,
 		Verbose:   o.Verbose,

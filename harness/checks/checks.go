@@ -18,6 +18,9 @@ type Input struct {
 	// Reference is the client build's own reference transcript (the client build as host and
 	// as client) for the same journey and kind, when it ran; nil otherwise.
 	Reference *transcript.Transcript
+	// ClientOlder says the client build is an older release than the host build (the order
+	// is the caller's: checks know no version scheme).
+	ClientOlder bool
 }
 
 // Check is one kind of check.

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skewtest/skewtest/pins"
-
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -62,7 +60,7 @@ func published(in *Input) map[string][]occurrence {
 func PublishedFieldRemoved(in *Input) []results.Finding {
 	ref := in.Reference
 	t := in.Transcript
-	if ref == nil || t.Host.Label == t.Client.Label || !Older(t.Client.Label, t.Host.Label) {
+	if ref == nil || t.Host.Label == t.Client.Label || !in.ClientOlder {
 		return nil
 	}
 	was := published(&Input{Transcript: ref, Journey: in.Journey, Host: in.Client, Client: in.Client})
@@ -110,23 +108,4 @@ func PublishedFieldRemoved(in *Input) []results.Finding {
 		}
 	}
 	return out
-}
-
-// Older reports whether build label a is an older release than b: release tags compare as
-// versions, and the working tree is newer than every tag. Labels that are neither compare
-// as not older, so the check runs only where the order is known.
-func Older(a, b string) bool {
-	const worktree = "worktree"
-	switch {
-	case a == b:
-		return false
-	case b == worktree:
-		_, err := pins.ParseVersion(a)
-		return err == nil
-	case a == worktree:
-		return false
-	}
-	va, err1 := pins.ParseVersion(a)
-	vb, err2 := pins.ParseVersion(b)
-	return err1 == nil && err2 == nil && va.Compare(vb) < 0
 }
