@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/skewtest/skewtest/harness/transcript"
@@ -22,7 +24,15 @@ type ExecuteOptions struct {
 	// Progress receives one line per pairing as it ends (and, with Verbose, as it starts).
 	Progress io.Writer
 	Verbose  bool
+	// Parallel is how many pairings run at once; 0 means DefaultParallel().
+	Parallel int
 }
+
+// DefaultParallel is how many pairings run at once by default: two per core. A pairing
+// spends nearly all its time waiting (two driver processes and a tap exchanging a few
+// frames per step), so a core keeps two busy without slowing either; more would make
+// barrier timeouts compete with CPU-bound builds of the subject's drivers.
+func DefaultParallel() int { return 2 * runtime.NumCPU() }
 
 type refKey struct{ build, kind, journey string }
 
@@ -53,42 +63,115 @@ func WithReferences(plan []Pairing) []Pairing {
 	return append(refs, rest...)
 }
 
-// Execute runs every pairing of the plan in order and records each in run. It stops early
-// only when ctx ends; the pairings not run are left out of the run.
-func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts ExecuteOptions) {
+// reference is a reference pairing's transcript, published once it has run.
+type reference struct {
+	done chan struct{}
+	t    *transcript.Transcript // nil when the reference was an error
+}
+
+// Execute runs every pairing of the plan, opts.Parallel at a time, and records each in run
+// in plan order. A pairing starts only after the reference it is checked against has
+// ended, so verdicts do not depend on the parallelism. Execute stops starting pairings when
+// ctx ends; the pairings not run are left out of the run and counted in the returned
+// number.
+func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts ExecuteOptions) (notRun int) {
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
-	refs := map[refKey]*transcript.Transcript{}
+	parallel := opts.Parallel
+	if parallel <= 0 {
+		parallel = DefaultParallel()
+	}
+	refs := map[refKey]*reference{}
+	for _, p := range plan {
+		if p.Host == p.Client {
+			refs[keyOf(p.Host, p)] = &reference{done: make(chan struct{})}
+		}
+	}
+	// A reference that never runs (interrupted) must not block the pairings that wait on it.
+	defer func() {
+		for _, r := range refs {
+			select {
+			case <-r.done:
+			default:
+				close(r.done)
+			}
+		}
+	}()
+
+	out := make([]*results.Pairing, len(plan))
+	var mu sync.Mutex // guards ended and progress
+	ended := 0
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
 	for i, p := range plan {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
 		if ctx.Err() != nil {
-			fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", len(plan)-i, len(plan))
-			return
+			break
 		}
-		po := opts.Pairing
-		name := fmt.Sprintf("%03d-%s-%s-%s-%s", i+1, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
-		po.Dir = filepath.Join(opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
-		if opts.Repro != nil {
-			po.Repro = opts.Repro(p)
-		}
+		// Wait for this pairing's reference before taking its slot's turn: references come
+		// first in the plan, so this only waits while one of them is still running.
+		var ref *reference
 		if p.Host != p.Client {
-			po.Reference = refs[keyOf(p.Client, p)]
+			ref = refs[keyOf(p.Client, p)]
 		}
-		label := fmt.Sprintf("host %s × %s client %s · %s", p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
-		if opts.Verbose {
-			fmt.Fprintf(progress, "[%d/%d] %s ...\n", i+1, len(plan), label)
-		}
-		start := time.Now()
-		res, t := Run(ctx, p, po)
-		if p.Host == p.Client && res.Status != results.StatusError {
-			refs[keyOf(p.Host, p)] = t
-		}
-		if res.Transcript != "" {
-			rel, _ := filepath.Rel(opts.ReportDir, filepath.Join(po.Dir, res.Transcript))
-			res.Transcript = rel
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			po := opts.Pairing
+			name := fmt.Sprintf("%03d-%s-%s-%s-%s", i+1, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+			po.Dir = filepath.Join(opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
+			if opts.Repro != nil {
+				po.Repro = opts.Repro(p)
+			}
+			if ref != nil {
+				select {
+				case <-ref.done:
+				case <-ctx.Done():
+					return
+				}
+				po.Reference = ref.t
+			}
+			if opts.Verbose {
+				mu.Lock()
+				fmt.Fprintf(progress, "[start] %s\n", p.Label())
+				mu.Unlock()
+			}
+			start := time.Now()
+			res, t := Run(ctx, p, po)
+			if p.Host == p.Client {
+				r := refs[keyOf(p.Host, p)]
+				if res.Status != results.StatusError {
+					r.t = t
+				}
+				close(r.done)
+			}
+			if res.Transcript != "" {
+				rel, _ := filepath.Rel(opts.ReportDir, filepath.Join(po.Dir, res.Transcript))
+				res.Transcript = rel
+			}
+			out[i] = res
+			mu.Lock()
+			ended++
+			fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", ended, len(plan), res.Status, p.Label(), time.Since(start).Round(time.Millisecond))
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	for _, res := range out {
+		if res == nil {
+			notRun++
+			continue
 		}
 		run.Pairings = append(run.Pairings, res)
-		fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", i+1, len(plan), res.Status, label, time.Since(start).Round(time.Millisecond))
 	}
+	if notRun > 0 {
+		fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", notRun, len(plan))
+	}
+	return notRun
 }

@@ -178,6 +178,16 @@ var _ = Describe("Run", func() {
 		Expect(p.CompletedSteps).To(Equal([]string{"subscribe"}))
 	}, NodeTimeout(60*time.Second))
 
+	It("gives up a barrier early when both drivers and the wire went quiet (a fast stall)", func(ctx SpecContext) {
+		p := run(ctx, build("a", "no-input-op", false), build("b", "ok", false),
+			harness.Options{Timeout: time.Minute, Quiet: 300 * time.Millisecond})
+		Expect(kinds(p)).To(ContainElements(results.Stall, results.DecoderRefusal))
+		f := p.Findings[slicesIndex(kinds(p), results.Stall)]
+		Expect(f.Step).To(Equal("input"))
+		Expect(f.Message).To(ContainSubstring(`await host input text="hi\r" not reached: both drivers and the wire were quiet for 300ms (given up before the 1m0s timeout)`))
+		Expect(f.Detail).To(ContainSubstring("C>H Input (step input)"), "the same evidence as a timed-out stall")
+	}, NodeTimeout(60*time.Second))
+
 	It("finds data loss when the client renders less than the process wrote", func(ctx SpecContext) {
 		j.Steps[2].Commands = j.Steps[2].Commands[:1] // the barrier would stall: keep only the action
 		p := run(ctx, build("a", "ok", false), build("b", "lose-output", false), harness.Options{})

@@ -252,25 +252,45 @@ func (j *journey) end(ctx context.Context, s journeys.Step, c journeys.Command) 
 	return errEnd
 }
 
-// wait blocks until cond holds, a driver exits, the barrier times out or ctx ends. It wakes
-// on every change to the transcript; it never polls on a timer.
+// wait blocks until cond holds, a driver exits, the barrier times out, nothing has happened
+// for the quiet period (a fast stall: nothing is left that could meet the barrier), or ctx
+// ends. It wakes on every change to the transcript; it never polls on a timer.
 func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond func(t *transcript.Transcript) bool) error {
-	timeout := j.timeout()
+	timeout, quiet := j.timeout(), j.quiet()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	var hush *time.Timer // fires when the quiet period may have passed
+	if quiet > 0 && quiet < timeout {
+		hush = time.NewTimer(quiet)
+		defer hush.Stop()
+	}
+	stall := func(quiet time.Duration, offline bool) error {
+		j.rec.update(func(t *transcript.Transcript, _ string) {
+			t.Stall = &transcript.Stall{Step: s.Name, Barrier: desc, Timeout: timeout, Quiet: quiet, Offline: offline}
+		})
+		return errAbort
+	}
 	for {
 		var ok bool
 		changed := j.rec.view(func(t *transcript.Transcript) { ok = cond(t) })
 		if ok {
 			return nil
 		}
+		var hushed <-chan time.Time
+		if hush != nil {
+			hushed = hush.C
+		}
 		select {
 		case <-changed:
 		case <-timer.C:
-			j.rec.update(func(t *transcript.Transcript, _ string) {
-				t.Stall = &transcript.Stall{Step: s.Name, Barrier: desc, Timeout: timeout}
-			})
-			return errAbort
+			return stall(0, false)
+		case <-hushed:
+			active, open := j.rec.activity()
+			if left := quiet - time.Since(active); left > 0 {
+				hush.Reset(left) // something happened meanwhile: wait for quiet from then
+				continue
+			}
+			return stall(quiet, open == 0)
 		case <-j.host.Exited():
 			return j.exited(transcript.Host, j.host, s)
 		case <-j.client.Exited():
@@ -279,6 +299,20 @@ func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond f
 			return ctx.Err()
 		}
 	}
+}
+
+// quiet is how long nothing may happen during a barrier before it is given up as a stall
+// (fast stalls); 0 turns them off.
+func (j *journey) quiet() time.Duration {
+	switch {
+	case j.opts.Quiet < 0:
+		return 0
+	case j.opts.Quiet > 0:
+		return j.opts.Quiet
+	case j.p.Journey.Quiet > 0:
+		return j.p.Journey.Quiet
+	}
+	return DefaultQuiet
 }
 
 func (j *journey) exited(role transcript.Role, d *driver.Driver, s journeys.Step) error {

@@ -25,6 +25,12 @@ import (
 // options set one.
 const DefaultTimeout = 10 * time.Second
 
+// DefaultQuiet is how long nothing may happen (no frame, no observation, no connection
+// event) while a barrier waits before the barrier is given up as a stall, long before its
+// timeout: a pairing whose drivers both went quiet cannot meet it any more. Generous next to
+// the milliseconds a step takes, so a busy machine does not turn a slow step into a stall.
+const DefaultQuiet = 2 * time.Second
+
 // DefaultReadyTimeout is how long a driver may take to say hello and ready.
 const DefaultReadyTimeout = 30 * time.Second
 
@@ -48,6 +54,9 @@ type Options struct {
 	Dir string
 	// Timeout overrides every barrier's timeout (the journey's own, or DefaultTimeout).
 	Timeout time.Duration
+	// Quiet overrides the fast-stall quiet period (the journey's own, or DefaultQuiet);
+	// negative turns fast stalls off.
+	Quiet time.Duration
 	// ReadyTimeout bounds driver start-up.
 	ReadyTimeout time.Duration
 	// StopGrace is how long a driver gets to stop politely before it is killed.

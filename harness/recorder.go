@@ -18,10 +18,23 @@ type recorder struct {
 	step     string
 	teardown bool          // the journey ended: what arrives now belongs to no step
 	changed  chan struct{} // closed and replaced on every change
+	// active is when a driver or the tap last did something (a frame other than a control
+	// frame, an observation, a driver message, a connection event): fast stalls measure
+	// quiet from it.
+	active time.Time
+	open   int // connections open through the tap
 }
 
 func newRecorder(t *transcript.Transcript) *recorder {
-	return &recorder{t: t, changed: make(chan struct{})}
+	return &recorder{t: t, changed: make(chan struct{}), active: time.Now()}
+}
+
+// activity returns when a driver or the tap last did something, and how many connections
+// are open.
+func (r *recorder) activity() (time.Time, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.active, r.open
 }
 
 // signal wakes every waiter. Callers hold mu.
@@ -75,6 +88,7 @@ func (r *recorder) problem(role transcript.Role, msg, detail string) {
 func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 	return func(m driver.Message) {
 		r.update(func(t *transcript.Transcript, step string) {
+			r.active = time.Now()
 			switch m.Type {
 			case "observe":
 				data := m.Data
@@ -99,6 +113,9 @@ func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 // Frame implements tap.Recorder.
 func (r *recorder) Frame(f tap.Frame) {
 	r.update(func(t *transcript.Transcript, step string) {
+		if f.Control == "" { // keepalives are no progress
+			r.active = time.Now()
+		}
 		t.Frames = append(t.Frames, transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
 			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown})
 	})
@@ -107,6 +124,13 @@ func (r *recorder) Frame(f tap.Frame) {
 // Conn implements tap.Recorder.
 func (r *recorder) Conn(e tap.ConnEvent) {
 	r.update(func(t *transcript.Transcript, step string) {
+		r.active = time.Now()
+		switch e.Event {
+		case tap.EventOpen:
+			r.open++
+		case tap.EventClose:
+			r.open--
+		}
 		t.Conns = append(t.Conns, transcript.ConnEvent{Conn: e.Conn, Path: e.Path, Event: e.Event, Detail: e.Detail, At: e.At, Step: step})
 	})
 }

@@ -32,6 +32,9 @@ type Journey struct {
 	// Kinds are the client kinds the journey drives: names, or AnyKind alone.
 	Kinds   []string
 	Timeout time.Duration // default barrier timeout; 0 means the harness default
+	// Quiet is how long nothing may happen before a barrier is given up as a stall (fast
+	// stalls); 0 means the harness default.
+	Quiet time.Duration
 	Steps   []Step
 	Frames  []FrameLine // expected named frame sequence
 	Ignore  []FrameLine // frames left out of the sequence, with the reason in a comment

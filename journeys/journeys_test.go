@@ -93,7 +93,7 @@ var _ = Describe("Parse", func() {
 			Expect(err.Error()).To(Equal(want))
 		},
 		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"),
-		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind or timeout, or # comments)`),
+		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout or quiet, or # comments)`),
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
 		Entry("duplicate step", "kind desktop\n-- script --\nstep a\nstep a\n", `bad.txtar:4: step "a" already defined at line 3`),

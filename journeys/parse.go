@@ -97,14 +97,18 @@ func (j *Journey) parseHeader(data []byte) error {
 					return j.errorf(n, "%v", err)
 				}
 				j.Kinds = kinds
-			case "timeout":
+			case "timeout", "quiet":
 				d, err := time.ParseDuration(val)
 				if err != nil || d <= 0 {
-					return j.errorf(n, "timeout %q is not a positive duration such as 10s", val)
+					return j.errorf(n, "%s %q is not a positive duration such as 10s", key, val)
 				}
-				j.Timeout = d
+				if key == "timeout" {
+					j.Timeout = d
+				} else {
+					j.Quiet = d
+				}
 			default:
-				return j.errorf(n, "unknown header line %q (want kind or timeout, or # comments)", key)
+				return j.errorf(n, "unknown header line %q (want kind, timeout or quiet, or # comments)", key)
 			}
 		}
 	}

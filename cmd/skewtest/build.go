@@ -18,7 +18,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if err := o.check(); err != nil {
+	if err := o.common.check(); err != nil {
 		return err
 	}
 	sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)

@@ -122,7 +122,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		code, out, _ := skewtest(ctx, "plan", "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--seed", "7")
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(ContainSubstring("plan: 12 pairings"))
-		Expect(out).To(MatchRegexp(`12\. host worktree .*× mobile client v1\.4\.190 .*· terminal-mobile`))
+		Expect(out).To(MatchRegexp(`11\. host worktree .*× mobile client v1\.4\.190 .*· terminal-mobile`))
 		Expect(out).To(ContainSubstring("--host worktree --client v1.4.190 --kind mobile --journey terminal-mobile --seed 7"))
 		Expect(filepath.Join(dir, "results.json")).NotTo(BeAnExistingFile())
 	})

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/harness"
 )
 
 func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -52,7 +53,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		*reportDir = filepath.Join(tmp, "report")
 	}
 	fmt.Fprintf(stdout, "skewtest demo: wrote the reference subject's history to %s\n", repo)
-	o := &runOptions{common: common{Repo: repo, ReportDir: *reportDir, Verbose: *verbose}, Matrix: "default"}
+	o := &runOptions{common: common{Repo: repo, ReportDir: *reportDir, Verbose: *verbose}, Matrix: "default", Parallel: harness.DefaultParallel()}
 	if err := o.check(); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/harness"
 )
 
 // common are the flags every command that runs pairings takes.
@@ -17,6 +18,7 @@ type common struct {
 	ReportDir string
 	CacheDir  string
 	Timeout   time.Duration
+	Quiet     time.Duration
 	Seed      int64
 	Verbose   bool
 	Runner    string
@@ -27,6 +29,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-report", "where results.json, junit.xml, summary.md and transcripts go")
 	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
 	fs.DurationVar(&c.Timeout, "timeout", 0, "override every step barrier's timeout (default: the journey's, else 10s)")
+	fs.Var(quietFlag{&c.Quiet}, "quiet", "give a barrier up as a stall once nothing has happened for this long (default: the journey's, else 2s; 0 turns fast stalls off)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed for every random choice (default: a new one, printed)")
 	fs.BoolVar(&c.Verbose, "v", false, "print progress for every build and pairing")
 	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local (the host's tools) or container (a local Docker engine, image skewtest/toolchain:<name>)")
@@ -55,6 +58,39 @@ func (c *common) check() error {
 	return nil
 }
 
+// quietFlag is --quiet: a duration, where 0 (said on purpose) turns fast stalls off, which
+// harness.Options.Quiet says with a negative value; unset leaves the default.
+type quietFlag struct{ d *time.Duration }
+
+func (q quietFlag) String() string {
+	if q.d == nil || *q.d == 0 {
+		return ""
+	}
+	if *q.d < 0 {
+		return "0"
+	}
+	return q.d.String()
+}
+
+func (q quietFlag) Set(v string) error {
+	if v == "0" {
+		*q.d = -1
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("want a duration such as 2s, or 0 to turn fast stalls off")
+	case d < 0:
+		return fmt.Errorf("want a positive duration such as 2s, or 0 to turn fast stalls off")
+	case d == 0:
+		*q.d = -1
+	default:
+		*q.d = d
+	}
+	return nil
+}
+
 // envFlag collects repeated --env LABEL:KEY=VALUE flags.
 type envFlag struct{ list *[]string }
 
@@ -77,6 +113,18 @@ func (e envFlag) Set(v string) error {
 
 func (o *runOptions) registerEnv(fs *flag.FlagSet) {
 	fs.Var(envFlag{&o.Env}, "env", "LABEL:KEY=VALUE: set KEY in the drivers of build LABEL only (worktree or a pin's ref), e.g. a negative-control switch; repeatable")
+}
+
+// check checks the run flags: the common ones, and -j.
+func (o *runOptions) check() error {
+	if o.Parallel < 1 {
+		return usagef("-j %d: give how many pairings run at once, 1 or more", o.Parallel)
+	}
+	return o.common.check()
+}
+
+func (o *runOptions) registerParallel(fs *flag.FlagSet) {
+	fs.IntVar(&o.Parallel, "j", harness.DefaultParallel(), "how many pairings run at once (default: two per core; pairings mostly wait)")
 }
 
 // newFlagSet makes a command's flag set that reports errors instead of exiting.

@@ -27,6 +27,8 @@ type runOptions struct {
 	Journeys []string
 	// Env holds --env LABEL:KEY=VALUE settings for one build's drivers.
 	Env []string
+	// Parallel is -j: how many pairings run at once.
+	Parallel int
 	// Host and Client are set by repro: exactly one pairing of builds.
 	Host, Client string
 }
@@ -41,6 +43,7 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&kinds, "kind", "", "client kinds to cover, comma-separated (default: every kind both builds support)")
 	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
+	o.registerParallel(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
@@ -178,10 +181,11 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	}
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir: o.ReportDir,
-		Pairing:   harness.Options{Timeout: o.Timeout, Older: pins.Older},
+		Pairing:   harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older},
 		Repro:     func(p harness.Pairing) string { return reproLine(o, p) },
 		Progress:  stderr,
 		Verbose:   o.Verbose,
+		Parallel:  o.Parallel,
 	})
 	run.Finished = time.Now()
 	if err := reports.Write(o.ReportDir, run); err != nil {

@@ -27,10 +27,17 @@ func Stall(in *Input) []results.Finding {
 	if len(last) > 0 {
 		detail = "last frames seen:\n  " + strings.Join(last, "\n  ")
 	}
+	msg := fmt.Sprintf("%s not reached within %s", s.Barrier, s.Timeout)
+	switch {
+	case s.Quiet > 0 && s.Offline:
+		msg = fmt.Sprintf("%s not reached: no connection was open and nothing happened for %s (given up before the %s timeout)", s.Barrier, s.Quiet, s.Timeout)
+	case s.Quiet > 0:
+		msg = fmt.Sprintf("%s not reached: both drivers and the wire were quiet for %s (given up before the %s timeout)", s.Barrier, s.Quiet, s.Timeout)
+	}
 	return []results.Finding{{
 		Kind:    results.Stall,
 		Step:    s.Step,
-		Message: fmt.Sprintf("%s not reached within %s", s.Barrier, s.Timeout),
+		Message: msg,
 		Detail:  detail,
 	}}
 }

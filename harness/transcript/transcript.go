@@ -135,6 +135,11 @@ type Stall struct {
 	Step    string        `json:"step"`
 	Barrier string        `json:"barrier"`
 	Timeout time.Duration `json:"timeoutNs"`
+	// Quiet is set when the barrier was given up early: nothing happened (no frame, no
+	// observation, no connection event) for this long, so nothing was left to meet it.
+	Quiet time.Duration `json:"quietNs,omitempty"`
+	// Offline says no connection between client and host was open when it was given up.
+	Offline bool `json:"offline,omitempty"`
 }
 
 // End records a journey that ended early on purpose, and why.
