@@ -34,10 +34,10 @@ type Journey struct {
 	Timeout time.Duration // default barrier timeout; 0 means the harness default
 	// Quiet is how long nothing may happen before a barrier is given up as a stall (fast
 	// stalls); 0 means the harness default.
-	Quiet time.Duration
-	Steps   []Step
-	Frames  []FrameLine // expected named frame sequence
-	Ignore  []FrameLine // frames left out of the sequence, with the reason in a comment
+	Quiet  time.Duration
+	Steps  []Step
+	Frames []FrameLine // expected named frame sequence
+	Ignore []FrameLine // frames left out of the sequence, with the reason in a comment
 	// Listed says the journey comes from the subject's journeys list (LoadSet), so its name
 	// alone finds it again (a repro line names it); otherwise its File does.
 	Listed bool
