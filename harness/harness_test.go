@@ -188,6 +188,22 @@ var _ = Describe("Run", func() {
 		Expect(f.Detail).To(ContainSubstring("C>H Input (step input)"), "the same evidence as a timed-out stall")
 	}, NodeTimeout(60*time.Second))
 
+	It("reports what arrives while the journey expects nothing, and nothing when nothing does", func(ctx SpecContext) {
+		// The output step's action makes the client render: asserting that it does not must fail.
+		j.Steps[2].Commands = append(j.Steps[2].Commands[:1], journeys.Command{Line: 99, Verb: "expect",
+			Args: []journeys.Arg{{Value: "client"}, {Value: "rendered-output"}, {Value: "none"}, {Key: "for", Value: "5s"}}})
+		j.Steps[3].Commands = append([]journeys.Command{{Line: 100, Verb: "expect",
+			Args: []journeys.Arg{{Value: "frame"}, {Value: "H>C"}, {Value: "Output"}, {Value: "none"}, {Key: "for", Value: "200ms"}}}},
+			j.Steps[3].Commands...)
+		Expect(harness.Validate(j)).To(Succeed())
+		p := run(ctx, build("a", "ok", false), build("b", "ok", false), harness.Options{})
+		Expect(kinds(p)).To(Equal([]results.Kind{results.UnexpectedEvent}))
+		f := p.Findings[0]
+		Expect(f.Step).To(Equal("output"))
+		Expect(f.Message).To(Equal("fake.txtar:99: expected no client rendered-output for 5s, but it arrived"))
+		Expect(f.Detail).To(HavePrefix("arrived: client rendered-output {"))
+	}, NodeTimeout(60*time.Second))
+
 	It("finds data loss when the client renders less than the process wrote", func(ctx SpecContext) {
 		j.Steps[2].Commands = j.Steps[2].Commands[:1] // the barrier would stall: keep only the action
 		p := run(ctx, build("a", "ok", false), build("b", "lose-output", false), harness.Options{})

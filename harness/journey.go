@@ -193,6 +193,78 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 	return j.wait(ctx, s, desc, cond)
 }
 
+// expect asserts an absence: for DURATION from now, no frame DIR NAME (expect frame DIR NAME
+// none for=D) or no observation WHAT of ROLE with every k=v (expect ROLE WHAT k=v none
+// for=D) may arrive. What arrives is recorded as unexpected (a finding); the journey goes on.
+func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	pos := c.Positional()
+	v, _ := c.Get("for")
+	d, _ := time.ParseDuration(v) // Validate checked it
+	desc := "expect " + strings.Join(pos[:len(pos)-1], " ") + " for " + v
+	var seen func(t *transcript.Transcript) (string, bool)
+	var from int
+	if pos[0] == "frame" {
+		label := pos[1] + " " + pos[2]
+		j.rec.view(func(t *transcript.Transcript) { from = len(t.Frames) })
+		seen = func(t *transcript.Transcript) (string, bool) {
+			for _, f := range j.named(t) {
+				if f.Index > from && f.Label() == label {
+					return fmt.Sprintf("#%d %s", f.Index, f.Label()), true
+				}
+			}
+			return "", false
+		}
+	} else {
+		role, what := transcript.Role(pos[0]), pos[1]
+		var want []journeys.Arg
+		for _, a := range c.Args {
+			if a.Key != "" && a.Key != "for" {
+				want = append(want, a)
+			}
+		}
+		j.rec.view(func(t *transcript.Transcript) { from = len(t.Observations) })
+		seen = func(t *transcript.Transcript) (string, bool) {
+			for _, o := range t.Observations[from:] {
+				if o.Role == role && o.What == what && fieldsMatch(o.Data, want) {
+					return fmt.Sprintf("%s %s %s", o.Role, o.What, truncate(string(o.Data), 200)), true
+				}
+			}
+			return "", false
+		}
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		var got string
+		var ok bool
+		changed := j.rec.view(func(t *transcript.Transcript) { got, ok = seen(t) })
+		if ok {
+			j.rec.update(func(t *transcript.Transcript, _ string) {
+				t.Unexpected = append(t.Unexpected, transcript.Unexpected{Step: s.Name, Line: c.Line, Expect: desc, Got: got})
+			})
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nil
+		case <-j.host.Exited():
+			return j.exited(transcript.Host, j.host, s)
+		case <-j.client.Exited():
+			return j.exited(transcript.Client, j.client, s)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
 // named names the transcript's frames with the pairing's contracts.
 func (j *journey) named(t *transcript.Transcript) []checks.Named {
 	return checks.NameFrames(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract})

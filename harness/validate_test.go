@@ -23,7 +23,7 @@ var _ = Describe("Validate", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(harness.Validate(j)).To(MatchError(HavePrefix(want)))
 		},
-		Entry("unknown verb", "wait client x", `j.txtar:4: unknown verb "wait" (want await, client, end, host, idle, tap)`),
+		Entry("unknown verb", "wait client x", `j.txtar:4: unknown verb "wait" (want await, client, end, expect, host, idle, tap)`),
 		Entry("action without a name", "client", "j.txtar:4: client needs an action name (client ACTION [key=value …])"),
 		Entry("await without what", "await client", "j.txtar:4: await needs a role and what to wait for (await ROLE WHAT"),
 		Entry("await frame without a direction", "await frame Unsubscribe x", "j.txtar:4: await frame needs a direction and a name"),
@@ -33,6 +33,8 @@ var _ = Describe("Validate", func() {
 		Entry("tap", "tap cut", "j.txtar:4: tap takes one of drop, block or unblock (tap drop | tap block | tap unblock)"),
 		Entry("idle without a duration", "idle", "j.txtar:4: idle needs for=DURATION and nothing else"),
 		Entry("idle with a bad duration", "idle for=soon", "j.txtar:4: idle for=soon is not a positive duration such as 2s"),
+		Entry("expect without none", "expect client output for=1s", "j.txtar:4: expect asserts an absence: it ends with none and a for=DURATION"),
+		Entry("expect without for", "expect frame H>C Output none", "j.txtar:4: expect needs for=DURATION"),
 		Entry("end", "end now", "j.txtar:4: end knows only expected-refusal (end expected-refusal)"),
 		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, frame:NAME, kind:K, window)"),
 		Entry("condition without its argument", "[cap] tap drop", "j.txtar:4: condition [cap] needs an argument: [cap:NAME]"),

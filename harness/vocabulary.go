@@ -27,6 +27,8 @@ var vocabulary = map[string]verb{
 	"host":   {syntax: "host ACTION [key=value …]", check: checkAction, run: (*journey).action},
 	"await": {syntax: "await ROLE WHAT [key=value …] [count=N] | await ROLE WHAT text=T | await frame DIR NAME [count=N]",
 		check: checkAwait, run: (*journey).await},
+	"expect": {syntax: "expect ROLE WHAT [key=value …] none for=DURATION | expect frame DIR NAME none for=DURATION",
+		check: checkExpect, run: (*journey).expect},
 	"tap":  {syntax: "tap drop | tap block | tap unblock", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
@@ -105,6 +107,28 @@ func checkAwait(c journeys.Command) error {
 		if _, hasCount := c.Get("count"); hasCount {
 			return errors.New("text= and count= do not go together")
 		}
+	}
+	return nil
+}
+
+func checkExpect(c journeys.Command) error {
+	pos := c.Positional()
+	switch {
+	case len(pos) == 0 || pos[len(pos)-1] != "none":
+		return errors.New("expect asserts an absence: it ends with none and a for=DURATION")
+	case pos[0] == "frame" && (len(pos) != 4 || (pos[1] != "C>H" && pos[1] != "H>C")):
+		return errors.New("expect frame needs a direction and a name")
+	case pos[0] != "frame" && pos[0] != "host" && pos[0] != "client":
+		return fmt.Errorf("expect %s: want host, client or frame", pos[0])
+	case pos[0] != "frame" && len(pos) != 3:
+		return fmt.Errorf("expect %s takes one thing that must not happen, then key=value words", pos[0])
+	}
+	v, ok := c.Get("for")
+	if !ok {
+		return errors.New("expect needs for=DURATION: how long nothing may arrive")
+	}
+	if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+		return fmt.Errorf("expect for=%s is not a positive duration such as 300ms", v)
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ const (
 	IncompleteJourney     Kind = "incomplete-journey"
 	WindowViolation       Kind = "window-violation"
 	DriverError           Kind = "driver-error"
+	// UnexpectedEvent: something arrived while the journey asserted that nothing would
+	// (expect … none), e.g. output while paused.
+	UnexpectedEvent Kind = "unexpected-event"
 )
 
 // Run is one invocation of skewtest run or repro.

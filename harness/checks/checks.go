@@ -28,7 +28,7 @@ type Check func(in *Input) []results.Finding
 
 // All lists the checks in the order their findings are reported.
 func All() []Check {
-	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, DataLoss}
+	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, Unexpected, DataLoss}
 }
 
 // Run runs every check.

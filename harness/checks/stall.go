@@ -100,3 +100,17 @@ func DriverErrors(in *Input) []results.Finding {
 // ErrorObservation is the driver protocol's observation of an internal error of the driver or
 // the product ({"message": …}); every one is a driver-error finding.
 const ErrorObservation = "error"
+
+// Unexpected reports what arrived while the journey asserted that nothing would.
+func Unexpected(in *Input) []results.Finding {
+	var out []results.Finding
+	for _, u := range in.Transcript.Unexpected {
+		out = append(out, results.Finding{
+			Kind:    results.UnexpectedEvent,
+			Step:    u.Step,
+			Message: fmt.Sprintf("%s:%d: %s, but it arrived", in.Journey.File, u.Line, strings.Replace(u.Expect, "expect ", "expected no ", 1)),
+			Detail:  "arrived: " + u.Got,
+		})
+	}
+	return out
+}

@@ -29,6 +29,8 @@ type Transcript struct {
 	Actions      []Action      `json:"actions"`
 	Problems     []Problem     `json:"problems"`
 	Stall        *Stall        `json:"stall,omitempty"`
+	// Unexpected lists what arrived while a journey asserted that nothing would (expect … none).
+	Unexpected []Unexpected `json:"unexpected,omitempty"`
 	// End is set when the journey ended early on purpose (end expected-refusal).
 	End   *End           `json:"end,omitempty"`
 	Hello map[Role]Hello `json:"hello"`
@@ -140,6 +142,14 @@ type Stall struct {
 	Quiet time.Duration `json:"quietNs,omitempty"`
 	// Offline says no connection between client and host was open when it was given up.
 	Offline bool `json:"offline,omitempty"`
+}
+
+// Unexpected is an absence assertion that failed: what arrived during it.
+type Unexpected struct {
+	Step   string `json:"step"`
+	Line   int    `json:"line"`
+	Expect string `json:"expect"`
+	Got    string `json:"got"`
 }
 
 // End records a journey that ended early on purpose, and why.
