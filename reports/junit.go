@@ -63,6 +63,14 @@ func JUnit(run *results.Run) ([]byte, error) {
 		case results.StatusFail:
 			c.Failure = &junitMessage{Message: summarize(p), Type: "findings", Text: findingsText(p)}
 			s.Failures++
+		case results.StatusFlaky:
+			// A verdict that does not reproduce fails the run (exit 1), so CI shows it as one.
+			msg := attempts(p)
+			if k := summarize(p); k != "" {
+				msg += "; " + k
+			}
+			c.Failure = &junitMessage{Message: msg, Type: "flaky", Text: attempts(p) + "\n" + findingsText(p)}
+			s.Failures++
 		case results.StatusError:
 			c.Error = &junitMessage{Message: p.Error, Type: "error", Text: p.Error}
 			s.Errors++
