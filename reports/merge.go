@@ -13,7 +13,8 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
-// ErrMergeInput: a directory given to MergeDirs is not a shard's report, or is the output.
+// ErrMergeInput: a directory given to MergeDirs is not a shard's report (or its
+// results.json cannot be read), or is the output.
 var ErrMergeInput = errors.New("merge-reports input")
 
 // MergeDirs merges the report directories of the shards of one plan (skewtest run
@@ -48,7 +49,7 @@ func MergeDirs(out string, dirs ...string) (*results.Run, error) {
 			return nil, fmt.Errorf("%w: %s has no %s: is it a report directory (--report-dir of a run)?", ErrMergeInput, d, ResultsFile)
 		}
 		if runs[i], err = Load(p); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", ErrMergeInput, err)
 		}
 	}
 	merged, err := results.Merge(runs...)
