@@ -103,6 +103,7 @@ type cell struct {
 	Findings int
 	Kinds    string // finding kinds, space-separated, for the kind filter
 	Ref      bool   // a reference: host and client are the same build
+	Skipped  bool   // the plan could not run it (Title says why)
 	Title    string
 }
 
@@ -141,12 +142,18 @@ func buildOrder(run *results.Run) []string {
 	for _, b := range run.Builds {
 		out = append(out, b.Label)
 	}
-	for _, p := range run.Pairings {
-		for _, l := range []string{p.Host, p.Client} {
+	add := func(ls ...string) {
+		for _, l := range ls {
 			if !slices.Contains(out, l) {
 				out = append(out, l)
 			}
 		}
+	}
+	for _, p := range run.Pairings {
+		add(p.Host, p.Client)
+	}
+	for _, sk := range run.Skipped {
+		add(sk.Host, sk.Client)
 	}
 	return out
 }
@@ -168,12 +175,23 @@ func matrices(run *results.Run) []matrix {
 				kinds = append(kinds, string(f.Kind))
 			}
 		}
-		title := fmt.Sprintf("host %s × %s client %s · %s: %s", p.Host, p.ClientKind, p.Client, p.Journey, p.Status)
+		title := p.Label() + ": " + string(p.Status)
 		if len(kinds) > 0 {
 			title += " (" + strings.Join(kinds, ", ") + ")"
 		}
 		byKey[k][[2]string{p.Host, p.Client}] = cell{ID: ids[i], Status: p.Status, Findings: len(p.Findings),
 			Kinds: strings.Join(kinds, " "), Ref: p.Host == p.Client, Title: title}
+	}
+	for _, sk := range run.Skipped {
+		k := key{sk.Journey, sk.ClientKind}
+		if byKey[k] == nil {
+			order = append(order, k)
+			byKey[k] = map[[2]string]cell{}
+		}
+		hc := [2]string{sk.Host, sk.Client}
+		if _, ran := byKey[k][hc]; !ran {
+			byKey[k][hc] = cell{Skipped: true, Title: skipLabel(sk) + ": skipped: " + sk.Reason}
+		}
 	}
 	labels := buildOrder(run)
 	var out []matrix

@@ -82,8 +82,8 @@ var _ = Describe("MergeDirs", func() {
 		Expect(merged.Pairings[0].Transcript).To(Equal("pairings/001-worktree/transcript.json.gz"))
 		Expect(merged.Pairings[1].Transcript).To(Equal("shards/2-of-2/pairings/001-worktree/transcript.json.gz"))
 		Expect(merged.Pairings[1].Logs).To(Equal([]string{"shards/2-of-2/pairings/001-worktree/host.log"}))
-		Expect(readFile(filepath.Join(out, merged.Pairings[1].Logs[0]))).To(HavePrefix("host worktree × desktop worktree · j2\n"))
-		Expect(readFile(filepath.Join(out, merged.Pairings[0].Logs[0]))).To(HavePrefix("host worktree × desktop worktree · j1\n"))
+		Expect(readFile(filepath.Join(out, merged.Pairings[1].Logs[0]))).To(HavePrefix("host worktree × desktop client worktree · j2\n"))
+		Expect(readFile(filepath.Join(out, merged.Pairings[0].Logs[0]))).To(HavePrefix("host worktree × desktop client worktree · j1\n"))
 	})
 
 	It("refuses to merge into one of the shards", func() {

@@ -100,7 +100,7 @@ var _ = Describe("reports", func() {
 		var b bytes.Buffer
 		reports.Matrix(&b, run)
 		Expect(b.String()).To(MatchRegexp(`v1.4.190\s+v1.4.120\s+desktop\s+terminal\s+FLAKY`))
-		Expect(b.String()).To(ContainSubstring("FLAKY host v1.4.190 × desktop v1.4.120 · terminal\n  attempts: fail, pass, pass\n"))
+		Expect(b.String()).To(ContainSubstring("FLAKY host v1.4.190 × desktop client v1.4.120 · terminal\n  attempts: fail, pass, pass\n"))
 		Expect(b.String()).To(ContainSubstring("2 pairings: 1 passed, 0 failed, 1 flaky, 0 errors, 0 expected refusals (seed 42)"))
 
 		md := reports.Markdown(run)
@@ -111,6 +111,25 @@ var _ = Describe("reports", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(data)).To(ContainSubstring(`<failure message="attempts: fail, pass, pass; decoder-refusal" type="flaky">`))
 		Expect(string(data)).To(ContainSubstring(`failures="1"`))
+	})
+
+	It("shows the pairings the plan could not run, everywhere", func() {
+		run := sampleRun()
+		run.Skipped = []results.Skip{{Host: "v1.4.190", Client: "v1.4.100", ClientKind: "mobile", Journey: "terminal-mobile",
+			Reason: "client v1.4.100 has no mobile driver"}}
+		var b bytes.Buffer
+		reports.Matrix(&b, run)
+		Expect(b.String()).To(ContainSubstring("SKIPPED host v1.4.190 × mobile client v1.4.100 · terminal-mobile: client v1.4.100 has no mobile driver\n"))
+		Expect(b.String()).To(ContainSubstring("0 expected refusals, 1 skipped (seed 42)"))
+		Expect(reports.Markdown(run)).To(ContainSubstring("| v1.4.190 | v1.4.100 | mobile | terminal-mobile | client v1.4.100 has no mobile driver |"))
+		data, err := reports.JUnit(run)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`<skipped message="client v1.4.100 has no mobile driver"></skipped>`))
+		Expect(string(data)).To(MatchRegexp(`<testsuites name="skewtest" tests="4" failures="1" errors="1" skipped="1">`))
+		var page bytes.Buffer
+		Expect(reports.HTML(&page, run)).To(Succeed())
+		Expect(page.String()).To(ContainSubstring(`<span class="cell skipped" title="host v1.4.190 × mobile client v1.4.100 · terminal-mobile: skipped: client v1.4.100 has no mobile driver">skipped</span>`))
+		Expect(page.String()).To(ContainSubstring(`1 skipped</span>`))
 	})
 
 	It("says when a run was interrupted", func() {

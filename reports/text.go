@@ -45,6 +45,9 @@ func totals(run *results.Run, strong func(string) string) string {
 		fmt.Fprintf(&b, "%s, ", strong(fmt.Sprintf("%d flaky", n)))
 	}
 	fmt.Fprintf(&b, "%d errors, %d expected refusals", c[results.StatusError], c[results.StatusExpectedRefusal])
+	if n := len(run.Skipped); n > 0 {
+		fmt.Fprintf(&b, ", %d skipped", n)
+	}
 	if run.NotRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", run.NotRun)
 	}
@@ -91,6 +94,12 @@ func Matrix(w io.Writer, run *results.Run) {
 		}
 		fmt.Fprintf(w, "  repro: %s\n", p.Repro)
 	}
+	if len(run.Skipped) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, sk := range run.Skipped {
+		fmt.Fprintf(w, "SKIPPED %s: %s\n", skipLabel(sk), sk.Reason)
+	}
 	fmt.Fprintf(w, "\n%s (seed %d)\n", totals(run, plain), run.Seed)
 	if s := incomplete(run); s != "" {
 		fmt.Fprintln(w, s)
@@ -98,6 +107,10 @@ func Matrix(w io.Writer, run *results.Run) {
 }
 
 func plain(s string) string { return s }
+
+func skipLabel(sk results.Skip) string {
+	return results.PairingLabel(sk.Host, sk.ClientKind, sk.Client, sk.Journey)
+}
 
 func bold(s string) string { return "**" + s + "**" }
 
@@ -115,6 +128,12 @@ func Markdown(run *results.Run) string {
 	b.WriteString("\n## Pairings\n\n| host | client | kind | journey | status | findings |\n|---|---|---|---|---|---|\n")
 	for _, p := range run.Pairings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.Journey, statusMark[p.Status], summarize(p))
+	}
+	if len(run.Skipped) > 0 {
+		b.WriteString("\n## Skipped\n\n| host | client | kind | journey | why |\n|---|---|---|---|---|\n")
+		for _, sk := range run.Skipped {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", sk.Host, sk.Client, sk.ClientKind, sk.Journey, sk.Reason)
+		}
 	}
 	for _, p := range run.Pairings {
 		if !failing(p) {

@@ -23,8 +23,8 @@ var (
 
 // Merge joins the runs of the shards of one plan (skewtest run --shard k/n) into the run a
 // single machine would have made, timings aside: pairings in plan order (Pairing.Index),
-// builds merged by label (a label with two revisions is an error), one seed (else an
-// error), no shard. A build's status is the worst any shard saw (error, then built, then
+// builds merged by label (a label with two revisions is an error), skipped pairings
+// listed once, one seed (else an error), no shard. A build's status is the worst any shard saw (error, then built, then
 // cached). Started is the earliest, Finished the latest. Pairings are shared with the
 // shards, not copied.
 //
@@ -66,6 +66,12 @@ func Merge(shards ...*Run) (*Run, error) {
 		var err error
 		if out.Builds, err = mergeBuilds(out.Builds, s.Builds, name); err != nil {
 			return nil, err
+		}
+		// Skips are the plan's, so each shard may list all of them: keep each once.
+		for _, sk := range s.Skipped {
+			if !slices.Contains(out.Skipped, sk) {
+				out.Skipped = append(out.Skipped, sk)
+			}
 		}
 		for _, p := range s.Pairings {
 			if p.Index <= 0 {

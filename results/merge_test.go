@@ -51,6 +51,13 @@ var _ = Describe("Merge", func() {
 		Expect(merged.Pairings).To(Equal([]*results.Pairing{{Index: 1}, {Index: 2}}))
 	})
 
+	It("lists a skipped pairing once, however many shards list it", func() {
+		whole.Skipped = []results.Skip{{Host: "v1.4.100", Client: "v1.4.101", ClientKind: "mobile", Journey: "terminal-mobile", Reason: "no driver"}}
+		merged, err := results.Merge(resultstest.Split(whole, 3)...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(merged.Skipped).To(Equal(whole.Skipped))
+	})
+
 	It("keeps the worst status a build had in any shard", func() {
 		shards := resultstest.Split(whole, 2)
 		shards[1].Builds[0].Status = "error"
@@ -98,7 +105,7 @@ var _ = Describe("Merge", func() {
 		Entry("overlapping pairings", refusal{func(s []*results.Run) []*results.Run {
 			s[1].Pairings = append(s[1].Pairings, s[0].Pairings[0])
 			return s
-		}, results.ErrShardConflict, "pairing 1 (host worktree × desktop worktree · terminal) is in 1/3 and in 2/3"}),
+		}, results.ErrShardConflict, "pairing 1 (host worktree × desktop client worktree · terminal) is in 1/3 and in 2/3"}),
 		Entry("a pairing without its plan index", refusal{func(s []*results.Run) []*results.Run {
 			s[0].Pairings[0].Index = 0
 			return s
