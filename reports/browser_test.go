@@ -48,6 +48,7 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 		browser context.Context
 		run     *results.Run
 		failing *results.Pairing // a failing pairing with a decoder refusal
+		page    string           // report.html's URL
 	)
 	// do runs actions in the page with a deadline.
 	do := func(actions ...chromedp.Action[chromedp.Void]) {
@@ -100,8 +101,8 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 		// The first action starts the browser, tied to the context it gets: give it the
 		// browser's own, not one with a deadline.
 		Expect(chromedp.Do(browser)).To(Succeed())
-		do(chromedp.Navigate("file://"+filepath.ToSlash(filepath.Join(dir, reports.HTMLFile))),
-			chromedp.WaitVisible(chromedp.CSS("a.cell")))
+		page = "file://" + filepath.ToSlash(filepath.Join(dir, reports.HTMLFile))
+		do(chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("a.cell")))
 	})
 
 	It("shows a matrix per journey and client kind, every pairing a cell", func() {
@@ -120,6 +121,23 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 		Expect(eval(`document.querySelectorAll("#view table.frames tr.step").length`)).To(BeNumerically(">", 1))
 		Expect(eval(`document.querySelectorAll("#view table.frames td.hit").length`)).To(BeNumerically(">=", 1), "the refused frame is marked")
 		Expect(eval(`document.querySelectorAll("#view a.transcript").length`)).To(Equal(1))
+	})
+
+	It("colours a sequence-drift diff, and copies a repro line", func() {
+		var drift *results.Pairing
+		for _, p := range run.Pairings {
+			if len(p.Findings) > 0 && p.Findings[0].Kind == results.SequenceDrift {
+				drift = p
+				break
+			}
+		}
+		Expect(drift).NotTo(BeNil(), "the synthetic run has a sequence drift")
+		do(chromedp.Navigate(fmt.Sprintf("%s#p%d", page, drift.Index)), chromedp.WaitVisible(chromedp.CSS("#view .finding")))
+		Expect(eval(`document.querySelectorAll("#view pre.detail .ins").length`)).To(Equal(2))
+		Expect(eval(`document.querySelectorAll("#view pre.detail .del").length`)).To(Equal(2))
+		do(chromedp.Click(chromedp.CSS("#view button.copy")))
+		Expect(text("#view button.copy")).To(Equal("copied"))
+		do(chromedp.KeyEvent("\x1b"), chromedp.WaitNotVisible(chromedp.CSS("#view")))
 	})
 
 	It("filters the matrix by status and by finding kind", func() {
