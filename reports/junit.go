@@ -14,6 +14,7 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr,omitempty"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -22,6 +23,7 @@ type junitSuite struct {
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
 	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -32,6 +34,7 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -41,18 +44,26 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-// JUnit renders run as JUnit XML: one suite per journey, one case per pairing.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// JUnit renders run as JUnit XML: one suite per journey, one case per pairing, and a
+// skipped case per pairing the plan could not run.
 func JUnit(run *results.Run) ([]byte, error) {
 	out := junitSuites{Name: "skewtest"}
 	index := map[string]int{}
-	for _, p := range run.Pairings {
-		i, ok := index[p.Journey]
+	suite := func(journey string) *junitSuite {
+		i, ok := index[journey]
 		if !ok {
 			i = len(out.Suites)
-			index[p.Journey] = i
-			out.Suites = append(out.Suites, junitSuite{Name: p.Journey})
+			index[journey] = i
+			out.Suites = append(out.Suites, junitSuite{Name: journey})
 		}
-		s := &out.Suites[i]
+		return &out.Suites[i]
+	}
+	for _, p := range run.Pairings {
+		s := suite(p.Journey)
 		c := junitCase{
 			Name:      fmt.Sprintf("host %s × %s %s", p.Host, p.ClientKind, p.Client),
 			Classname: "skewtest." + p.Journey,
@@ -63,12 +74,27 @@ func JUnit(run *results.Run) ([]byte, error) {
 		case results.StatusFail:
 			c.Failure = &junitMessage{Message: summarize(p), Type: "findings", Text: findingsText(p)}
 			s.Failures++
+		case results.StatusFlaky:
+			// A verdict that does not reproduce fails the run (exit 1), so CI shows it as one.
+			msg := attempts(p)
+			if k := summarize(p); k != "" {
+				msg += "; " + k
+			}
+			c.Failure = &junitMessage{Message: msg, Type: "flaky", Text: attempts(p) + "\n" + findingsText(p)}
+			s.Failures++
 		case results.StatusError:
 			c.Error = &junitMessage{Message: p.Error, Type: "error", Text: p.Error}
 			s.Errors++
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, c)
+	}
+	for _, sk := range run.Skipped {
+		s := suite(sk.Journey)
+		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("host %s × %s %s", sk.Host, sk.ClientKind, sk.Client),
+			Classname: "skewtest." + sk.Journey, Time: "0.000", Skipped: &junitSkipped{Message: sk.Reason}})
+		s.Tests++
+		s.Skipped++
 	}
 	for i := range out.Suites {
 		s := &out.Suites[i]
@@ -82,6 +108,7 @@ func JUnit(run *results.Run) ([]byte, error) {
 		out.Tests += s.Tests
 		out.Failures += s.Failures
 		out.Errors += s.Errors
+		out.Skipped += s.Skipped
 	}
 	data, err := xml.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,13 +18,16 @@ func sampleRun() *results.Run {
 	return &results.Run{SchemaVersion: results.SchemaVersion, Seed: 42,
 		Builds: []results.Build{{Label: "worktree", Revision: "worktree", Status: "built"}, {Label: "v1.4.120", Revision: "abcdef0123456789", Status: "cached"}},
 		Pairings: []*results.Pairing{
-			{Host: "worktree", Client: "worktree", ClientKind: "desktop", Journey: "terminal", Status: results.StatusPass,
-				CompletedSteps: []string{"a", "b"}, StepsTotal: 2, Findings: []results.Finding{}, Repro: "skewtest repro --host worktree"},
-			{Host: "v1.4.190", Client: "v1.4.120", ClientKind: "desktop", Journey: "terminal", Status: results.StatusFail,
+			{Index: 1, Host: "worktree", Client: "worktree", ClientKind: "desktop", Journey: "terminal", Status: results.StatusPass,
+				CompletedSteps: []string{"a", "b"}, StepsTotal: 2, Findings: []results.Finding{}, Repro: "skewtest repro --host worktree",
+				Transcript: "pairings/001/transcript.json.gz", Logs: []string{"pairings/001/host.log"},
+				Timeline: []results.FrameEvent{{Index: 0, Conn: 1, Dir: "C>H", Name: "Subscribe", Step: "a", Size: 16, AtNs: 1500},
+					{Index: 1, Conn: 1, Dir: "H>C", Name: "ping", Step: "a", AtNs: 2500, Control: true}}},
+			{Index: 2, Host: "v1.4.190", Client: "v1.4.120", ClientKind: "desktop", Journey: "terminal", Status: results.StatusFail,
 				CompletedSteps: []string{"a"}, StepsTotal: 2, Repro: "skewtest repro --host v1.4.190 --client v1.4.120",
 				Findings: []results.Finding{{Kind: results.DecoderRefusal, Step: "b", Direction: "H>C",
 					Frame: &results.Frame{Opcode: 15, Name: "OutputSpan"}, Message: "refused", Detail: "line 1\nline 2"}}},
-			{Host: "v1", Client: "v2", ClientKind: "mobile", Journey: "terminal-mobile", Status: results.StatusError, Error: "build v1 failed"},
+			{Index: 3, Host: "v1", Client: "v2", ClientKind: "mobile", Journey: "terminal-mobile", Status: results.StatusError, Error: "build v1 failed"},
 		}}
 }
 
@@ -38,10 +42,103 @@ var _ = Describe("reports", func() {
 		raw, err := os.ReadFile(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		for _, key := range []string{`"schemaVersion": 1`, `"seed": 42`, `"clientKind": "desktop"`, `"completedSteps"`,
-			`"kind": "decoder-refusal"`, `"direction": "H>C"`, `"opcode": 15`, `"repro"`} {
+			`"kind": "decoder-refusal"`, `"direction": "H>C"`, `"opcode": 15`, `"repro"`, `"index": 2`, `"logs": [`,
+			`"timeline": [`, `"atNs": 1500`, `"control": true`} {
 			Expect(string(raw)).To(ContainSubstring(key))
 		}
 		Expect(filepath.Join(dir, reports.SummaryFile)).To(BeAnExistingFile())
+		Expect(filepath.Join(dir, reports.HTMLFile)).To(BeAnExistingFile())
+	})
+
+	It("round-trips the fields of sharded, interrupted and retried runs", func() {
+		dir := GinkgoT().TempDir()
+		run := sampleRun()
+		run.Shard, run.Interrupted, run.NotRun = "2/3", true, 5
+		run.Pairings[1].Status = results.StatusFlaky
+		run.Pairings[1].Attempts = []results.Status{results.StatusFail, results.StatusPass}
+		Expect(reports.Write(dir, run)).To(Succeed())
+		back, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(back).To(Equal(run))
+		raw, err := os.ReadFile(filepath.Join(dir, reports.ResultsFile))
+		Expect(err).NotTo(HaveOccurred())
+		for _, key := range []string{`"shard": "2/3"`, `"interrupted": true`, `"notRun": 5`, `"status": "flaky"`, `"attempts": [`} {
+			Expect(string(raw)).To(ContainSubstring(key))
+		}
+	})
+
+	It("appends summary.md to $GITHUB_STEP_SUMMARY when it is set", func() {
+		summary := filepath.Join(GinkgoT().TempDir(), "step-summary.md")
+		Expect(os.WriteFile(summary, []byte("# earlier step\n"), 0o644)).To(Succeed())
+		GinkgoT().Setenv(reports.StepSummaryEnv, summary)
+		dir := GinkgoT().TempDir()
+		Expect(reports.Write(dir, sampleRun())).To(Succeed())
+		written, err := os.ReadFile(filepath.Join(dir, reports.SummaryFile))
+		Expect(err).NotTo(HaveOccurred())
+		got, err := os.ReadFile(summary)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(got)).To(Equal("# earlier step\n" + string(written) + "\n"))
+	})
+
+	It("cuts a summary too long for GitHub short, saying so", func() {
+		summary := filepath.Join(GinkgoT().TempDir(), "step-summary.md")
+		long := strings.Repeat("| a row of a huge matrix |\n", 60000)
+		Expect(reports.AppendStepSummary(summary, long)).To(Succeed())
+		got, err := os.ReadFile(summary)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(len(got)).To(BeNumerically("<", 1<<20))
+		Expect(string(got)).To(HaveSuffix("cut short: the whole summary is summary.md in the report.\n\n"))
+	})
+
+	It("renders a flaky pairing as a failure with its attempts, everywhere", func() {
+		run := sampleRun()
+		run.Pairings = run.Pairings[:2]
+		run.Pairings[1].Status = results.StatusFlaky
+		run.Pairings[1].Attempts = []results.Status{results.StatusFail, results.StatusPass, results.StatusPass}
+		Expect(run.ExitCode()).To(Equal(1))
+
+		var b bytes.Buffer
+		reports.Matrix(&b, run)
+		Expect(b.String()).To(MatchRegexp(`v1.4.190\s+v1.4.120\s+desktop\s+terminal\s+FLAKY`))
+		Expect(b.String()).To(ContainSubstring("FLAKY host v1.4.190 × desktop client v1.4.120 · terminal\n  attempts: fail, pass, pass\n"))
+		Expect(b.String()).To(ContainSubstring("2 pairings: 1 passed, 0 failed, 1 flaky, 0 errors, 0 expected refusals (seed 42)"))
+
+		md := reports.Markdown(run)
+		Expect(md).To(ContainSubstring("**1 flaky**"))
+		Expect(md).To(ContainSubstring("— FLAKY\n\nattempts: fail, pass, pass"))
+
+		data, err := reports.JUnit(run)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`<failure message="attempts: fail, pass, pass; decoder-refusal" type="flaky">`))
+		Expect(string(data)).To(ContainSubstring(`failures="1"`))
+	})
+
+	It("shows the pairings the plan could not run, everywhere", func() {
+		run := sampleRun()
+		run.Skipped = []results.Skip{{Host: "v1.4.190", Client: "v1.4.100", ClientKind: "mobile", Journey: "terminal-mobile",
+			Reason: "client v1.4.100 has no mobile driver"}}
+		var b bytes.Buffer
+		reports.Matrix(&b, run)
+		Expect(b.String()).To(ContainSubstring("SKIPPED host v1.4.190 × mobile client v1.4.100 · terminal-mobile: client v1.4.100 has no mobile driver\n"))
+		Expect(b.String()).To(ContainSubstring("0 expected refusals, 1 skipped (seed 42)"))
+		Expect(reports.Markdown(run)).To(ContainSubstring("| v1.4.190 | v1.4.100 | mobile | terminal-mobile | client v1.4.100 has no mobile driver |"))
+		data, err := reports.JUnit(run)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`<skipped message="client v1.4.100 has no mobile driver"></skipped>`))
+		Expect(string(data)).To(MatchRegexp(`<testsuites name="skewtest" tests="4" failures="1" errors="1" skipped="1">`))
+		var page bytes.Buffer
+		Expect(reports.HTML(&page, run)).To(Succeed())
+		Expect(page.String()).To(ContainSubstring(`<span class="cell skipped" title="host v1.4.190 × mobile client v1.4.100 · terminal-mobile: skipped: client v1.4.100 has no mobile driver">skipped</span>`))
+		Expect(page.String()).To(ContainSubstring(`1 skipped</span>`))
+	})
+
+	It("says when a run was interrupted", func() {
+		run := sampleRun()
+		run.Interrupted, run.NotRun = true, 7
+		var b bytes.Buffer
+		reports.Matrix(&b, run)
+		Expect(b.String()).To(ContainSubstring(", 7 not run (seed 42)\ninterrupted: 7 pairings of the plan did not run; the matrix is incomplete\n"))
+		Expect(reports.Markdown(run)).To(ContainSubstring("> **interrupted: 7 pairings of the plan did not run"))
 	})
 
 	It("refuses a results.json from a newer schema", func() {

@@ -14,6 +14,55 @@ var statusMark = map[results.Status]string{
 	results.StatusFail:            "FAIL",
 	results.StatusError:           "ERROR",
 	results.StatusExpectedRefusal: "REFUSED (expected)",
+	results.StatusFlaky:           "FLAKY",
+}
+
+// failing reports whether a pairing's details are printed after the matrix.
+func failing(p *results.Pairing) bool {
+	return p.Status == results.StatusFail || p.Status == results.StatusError || p.Status == results.StatusFlaky
+}
+
+// attempts is a retried pairing's verdicts: "attempts: fail, pass, pass".
+func attempts(p *results.Pairing) string {
+	if len(p.Attempts) == 0 {
+		return ""
+	}
+	s := make([]string, len(p.Attempts))
+	for i, a := range p.Attempts {
+		s[i] = string(a)
+	}
+	return "attempts: " + strings.Join(s, ", ")
+}
+
+// totals is the run in one line: "3 pairings: 1 passed, 1 failed, 1 errors, 0 expected
+// refusals (seed 42)"; flaky pairings and pairings not run are named when there are any.
+func totals(run *results.Run, strong func(string) string) string {
+	c := run.Counts()
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d pairings: %s, %s, ", len(run.Pairings), strong(fmt.Sprintf("%d passed", c[results.StatusPass])),
+		strong(fmt.Sprintf("%d failed", c[results.StatusFail])))
+	if n := c[results.StatusFlaky]; n > 0 {
+		fmt.Fprintf(&b, "%s, ", strong(fmt.Sprintf("%d flaky", n)))
+	}
+	fmt.Fprintf(&b, "%d errors, %d expected refusals", c[results.StatusError], c[results.StatusExpectedRefusal])
+	if n := len(run.Skipped); n > 0 {
+		fmt.Fprintf(&b, ", %d skipped", n)
+	}
+	if run.NotRun > 0 {
+		fmt.Fprintf(&b, ", %d not run", run.NotRun)
+	}
+	return b.String()
+}
+
+// incomplete says why a run's matrix is incomplete, or "".
+func incomplete(run *results.Run) string {
+	switch {
+	case run.Interrupted:
+		return fmt.Sprintf("interrupted: %d pairings of the plan did not run; the matrix is incomplete", run.NotRun)
+	case run.NotRun > 0:
+		return fmt.Sprintf("%d pairings of the plan did not run; the matrix is incomplete", run.NotRun)
+	}
+	return ""
 }
 
 // Matrix prints the pairing matrix, then every finding with its repro line, then totals.
@@ -27,10 +76,13 @@ func Matrix(w io.Writer, run *results.Run) {
 	}
 	tw.Flush()
 	for _, p := range run.Pairings {
-		if p.Status != results.StatusFail && p.Status != results.StatusError {
+		if !failing(p) {
 			continue
 		}
 		fmt.Fprintf(w, "\n%s %s\n", statusMark[p.Status], p.Label())
+		if a := attempts(p); a != "" {
+			fmt.Fprintf(w, "  %s\n", a)
+		}
 		if p.Error != "" {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(p.Error, "\n", "\n  "))
 		}
@@ -42,17 +94,33 @@ func Matrix(w io.Writer, run *results.Run) {
 		}
 		fmt.Fprintf(w, "  repro: %s\n", p.Repro)
 	}
-	c := run.Counts()
-	fmt.Fprintf(w, "\n%d pairings: %d passed, %d failed, %d errors, %d expected refusals (seed %d)\n",
-		len(run.Pairings), c[results.StatusPass], c[results.StatusFail], c[results.StatusError], c[results.StatusExpectedRefusal], run.Seed)
+	if len(run.Skipped) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, sk := range run.Skipped {
+		fmt.Fprintf(w, "SKIPPED %s: %s\n", skipLabel(sk), sk.Reason)
+	}
+	fmt.Fprintf(w, "\n%s (seed %d)\n", totals(run, plain), run.Seed)
+	if s := incomplete(run); s != "" {
+		fmt.Fprintln(w, s)
+	}
 }
+
+func plain(s string) string { return s }
+
+func skipLabel(sk results.Skip) string {
+	return results.PairingLabel(sk.Host, sk.ClientKind, sk.Client, sk.Journey)
+}
+
+func bold(s string) string { return "**" + s + "**" }
 
 // Markdown renders run as a Markdown summary.
 func Markdown(run *results.Run) string {
 	var b strings.Builder
-	c := run.Counts()
-	fmt.Fprintf(&b, "# skewtest results\n\n%d pairings: **%d passed**, **%d failed**, %d errors, %d expected refusals. Seed `%d`.\n\n",
-		len(run.Pairings), c[results.StatusPass], c[results.StatusFail], c[results.StatusError], c[results.StatusExpectedRefusal], run.Seed)
+	fmt.Fprintf(&b, "# skewtest results\n\n%s. Seed `%d`.\n\n", totals(run, bold), run.Seed)
+	if s := incomplete(run); s != "" {
+		fmt.Fprintf(&b, "> **%s**\n\n", s)
+	}
 	b.WriteString("## Builds\n\n| build | revision | status |\n|---|---|---|\n")
 	for _, bl := range run.Builds {
 		fmt.Fprintf(&b, "| %s | `%.12s` | %s |\n", bl.Label, bl.Revision, bl.Status)
@@ -61,11 +129,20 @@ func Markdown(run *results.Run) string {
 	for _, p := range run.Pairings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.Journey, statusMark[p.Status], summarize(p))
 	}
+	if len(run.Skipped) > 0 {
+		b.WriteString("\n## Skipped\n\n| host | client | kind | journey | why |\n|---|---|---|---|---|\n")
+		for _, sk := range run.Skipped {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", sk.Host, sk.Client, sk.ClientKind, sk.Journey, sk.Reason)
+		}
+	}
 	for _, p := range run.Pairings {
-		if p.Status != results.StatusFail && p.Status != results.StatusError {
+		if !failing(p) {
 			continue
 		}
 		fmt.Fprintf(&b, "\n### %s — %s\n\n", p.Label(), statusMark[p.Status])
+		if a := attempts(p); a != "" {
+			fmt.Fprintf(&b, "%s\n\n", a)
+		}
 		if p.Error != "" {
 			fmt.Fprintf(&b, "%s\n\n", p.Error)
 		}

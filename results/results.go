@@ -16,7 +16,14 @@ const (
 	StatusFail            Status = "fail"
 	StatusError           Status = "error"
 	StatusExpectedRefusal Status = "expected-refusal"
+	// StatusFlaky is a pairing that was retried and whose attempts disagreed (see
+	// Pairing.Attempts). It counts as a failure: a compatibility result that does not
+	// reproduce is itself a finding about the pair.
+	StatusFlaky Status = "flaky"
 )
+
+// Statuses lists every status, in the order reports show them.
+var Statuses = []Status{StatusPass, StatusFail, StatusFlaky, StatusError, StatusExpectedRefusal}
 
 // Kind of finding: what kind of incompatibility a finding reports (README lists them).
 type Kind string
@@ -48,6 +55,13 @@ type Run struct {
 	Pairings      []*Pairing `json:"pairings"`
 	// Skipped lists pairings the plan could not run (a build without a driver of a kind).
 	Skipped []Skip `json:"skipped,omitempty"`
+	// Shard is "k/n" when this run covered only shard k of n of the plan (--shard), ""
+	// for a whole plan, including one merged from shards.
+	Shard string `json:"shard,omitempty"`
+	// Interrupted is set when the run was stopped (Ctrl-C, a cancelled CI job) before
+	// every pairing of its plan ran; NotRun counts the pairings left out.
+	Interrupted bool `json:"interrupted,omitempty"`
+	NotRun      int  `json:"notRun,omitempty"`
 }
 
 // Build is one version of the subject that took part.
@@ -77,6 +91,28 @@ type Pairing struct {
 	Duration       time.Duration `json:"durationNs"`
 	Transcript     string        `json:"transcript,omitempty"` // path, relative to the report dir
 	Frames         []string      `json:"frames,omitempty"`     // named frame sequence as tapped
+	// Index is the pairing's 1-based position in the whole plan (not in its shard), so
+	// shards merge back into plan order.
+	Index int `json:"index,omitempty"`
+	// Timeline is every tapped frame in order, named, for the report's frame view.
+	Timeline []FrameEvent `json:"timeline,omitempty"`
+	// Logs are the drivers' log files, relative to the report dir.
+	Logs []string `json:"logs,omitempty"`
+	// Attempts is the verdict of each attempt when the pairing was retried, in order;
+	// Status is flaky when they disagree.
+	Attempts []Status `json:"attempts,omitempty"`
+}
+
+// FrameEvent is one tapped frame as the report shows it.
+type FrameEvent struct {
+	Index   int    `json:"index"`          // position in the transcript's frames
+	Conn    int    `json:"conn"`           // tapped connection
+	Dir     string `json:"dir"`            // "C>H" or "H>C"
+	Name    string `json:"name"`           // frame name (opcode or type decoded with the receiver's contract)
+	Step    string `json:"step,omitempty"` // the journey step it was tapped in
+	Size    int    `json:"size"`           // payload bytes
+	AtNs    int64  `json:"atNs"`           // nanoseconds since the pairing started
+	Control bool   `json:"control,omitempty"`
 }
 
 // Step is one journey step as it ran.
@@ -132,15 +168,18 @@ func (r *Run) Counts() map[Status]int {
 	return c
 }
 
+// Complete reports whether every pairing of the plan ran.
+func (r *Run) Complete() bool { return !r.Interrupted && r.NotRun == 0 }
+
 // ExitCode maps a finished run to skewtest's exit code: 3 when any pairing could not be
-// tested (an infrastructure error outranks findings: the matrix is incomplete), else 1 when
-// any pairing failed, else 0.
+// tested or the run was interrupted (an infrastructure error outranks findings: the matrix
+// is incomplete), else 1 when any pairing failed or was flaky, else 0.
 func (r *Run) ExitCode() int {
 	c := r.Counts()
 	switch {
-	case c[StatusError] > 0:
+	case c[StatusError] > 0, !r.Complete():
 		return 3
-	case c[StatusFail] > 0:
+	case c[StatusFail] > 0, c[StatusFlaky] > 0:
 		return 1
 	}
 	return 0

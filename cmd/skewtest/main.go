@@ -106,6 +106,7 @@ Usage:
   skewtest pins lock --repo DIR [PIN RULES]       record the tags' commits in skewtest.lock
   skewtest build   --repo DIR [PIN RULES] [--runner local|container]
   skewtest cache   ls | prune [--older-than D] [--all] [--cache-dir D]
+  skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest example DIR
   skewtest demo    [--report-dir D]
   skewtest version
@@ -124,15 +125,16 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("no command")
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"run":     cmdRun,
-		"plan":    cmdPlan,
-		"repro":   cmdRepro,
-		"pins":    cmdPins,
-		"build":   cmdBuild,
-		"cache":   cmdCache,
-		"example": cmdExample,
-		"demo":    cmdDemo,
-		"version": cmdVersion,
+		"run":           cmdRun,
+		"plan":          cmdPlan,
+		"repro":         cmdRepro,
+		"pins":          cmdPins,
+		"build":         cmdBuild,
+		"cache":         cmdCache,
+		"merge-reports": cmdMerge,
+		"example":       cmdExample,
+		"demo":          cmdDemo,
+		"version":       cmdVersion,
 	}
 	switch args[0] {
 	case "-h", "--help", "help":

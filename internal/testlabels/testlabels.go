@@ -10,4 +10,7 @@ const (
 	Docker = "docker"
 	// Slow marks specs that take more than a few seconds.
 	Slow = "slow"
+	// Browser marks specs that drive a headless Chromium (chromium or chromium-browser on
+	// PATH, or $SKEWTEST_CHROMIUM); they skip, saying why, without one.
+	Browser = "browser"
 )
