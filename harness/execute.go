@@ -124,7 +124,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			defer wg.Done()
 			defer func() { <-sem }()
 			po := opts.Pairing
-			name := fmt.Sprintf("%03d-%s-%s-%s-%s", i+1, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+			if p.Index == 0 {
+				p.Index = i + 1
+			}
+			name := fmt.Sprintf("%03d-%s-%s-%s-%s", p.Index, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
 			po.Dir = filepath.Join(opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
 			if opts.Repro != nil {
 				po.Repro = opts.Repro(p)
@@ -152,8 +155,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 				close(r.done)
 			}
 			if res.Transcript != "" {
-				rel, _ := filepath.Rel(opts.ReportDir, filepath.Join(po.Dir, res.Transcript))
-				res.Transcript = rel
+				res.Transcript = relTo(opts.ReportDir, po.Dir, res.Transcript)
+			}
+			for k, l := range res.Logs {
+				res.Logs[k] = relTo(opts.ReportDir, po.Dir, l)
 			}
 			out[i] = res
 			mu.Lock()
@@ -172,6 +177,19 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	}
 	if notRun > 0 {
 		fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", notRun, len(plan))
+		run.NotRun += notRun
+	}
+	if ctx.Err() != nil {
+		run.Interrupted = true
 	}
 	return notRun
+}
+
+// relTo is file (in dir) relative to root, slash-separated, as reports link it.
+func relTo(root, dir, file string) string {
+	rel, err := filepath.Rel(root, filepath.Join(dir, file))
+	if err != nil {
+		return filepath.ToSlash(filepath.Join(dir, file))
+	}
+	return filepath.ToSlash(rel)
 }

@@ -40,6 +40,17 @@ type Pairing struct {
 	Client  *Build
 	Kind    string
 	Journey *journeys.Journey
+	// Index is the pairing's 1-based position in the whole plan (Number sets it), so a
+	// shard's pairings keep the numbers a single run would give them.
+	Index int
+}
+
+// Number sets every pairing's Index to its position in plan.
+func Number(plan []Pairing) []Pairing {
+	for i := range plan {
+		plan[i].Index = i + 1
+	}
+	return plan
 }
 
 // Label is the pairing's one human name, as every report prints it:
@@ -90,7 +101,7 @@ var errEnd = errors.New("journey ended")
 // returns with a process of the pairing still alive.
 func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *transcript.Transcript) {
 	start := time.Now()
-	res := &results.Pairing{Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind, Journey: p.Journey.Name,
+	res := &results.Pairing{Index: p.Index, Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind, Journey: p.Journey.Name,
 		Repro: opts.Repro, CompletedSteps: []string{}, Findings: []results.Finding{}, StepsTotal: len(p.Journey.Steps)}
 	if err := opts.validate(); err != nil {
 		res.Status, res.Error = results.StatusError, err.Error()
@@ -118,6 +129,11 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 		err = fmt.Errorf("write transcript: %w", werr)
 	}
 	res.Transcript = filepath.Base(transcriptFile)
+	for _, l := range []string{opts.logPath(transcript.Host, ""), opts.logPath(transcript.Client, p.Kind)} {
+		if _, err := os.Stat(l); err == nil {
+			res.Logs = append(res.Logs, filepath.Base(l))
+		}
+	}
 	if err != nil || ctx.Err() != nil {
 		// The infrastructure, the harness or a journey the vocabulary does not cover
 		// broke: the pairing was not tested, so it is an error, never a pass.
@@ -134,6 +150,12 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	}
 	for _, n := range checks.NameFrames(in) {
 		res.Frames = append(res.Frames, n.Label())
+		step := n.Step
+		if n.Teardown {
+			step = "(teardown)"
+		}
+		res.Timeline = append(res.Timeline, results.FrameEvent{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name,
+			Step: step, Size: len(n.Data), AtNs: n.At.Sub(start).Nanoseconds(), Control: n.Control != ""})
 	}
 	switch {
 	case len(res.Findings) > 0:
@@ -246,6 +268,15 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	return nil
 }
 
+// logPath is where a driver's log goes in the pairing's directory.
+func (o *Options) logPath(role transcript.Role, kind string) string {
+	name := string(role)
+	if kind != "" {
+		name += "-" + kind
+	}
+	return filepath.Join(o.Dir, unsafeName.ReplaceAllString(name, "_")+".log")
+}
+
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 func startDriver(ctx context.Context, b *Build, role transcript.Role, kind string, cmd []string, env []string,
@@ -257,14 +288,10 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 	if len(cmd) == 0 {
 		return nil, "", fmt.Errorf("%s: no driver command", name)
 	}
-	logName := string(role)
-	if kind != "" {
-		logName += "-" + kind
-	}
 	spec := driver.Spec{
 		Argv:    b.argv(cmd),
 		Dir:     b.Dir,
-		LogPath: filepath.Join(opts.Dir, unsafeName.ReplaceAllString(logName, "_")+".log"),
+		LogPath: opts.logPath(role, kind),
 		Name:    name,
 		Env: append([]string{
 			"SKEWTEST_DRIVER_PROTOCOL=1",

@@ -167,7 +167,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if len(plan) == 0 {
 		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
-	plan = harness.WithReferences(plan)
+	plan = harness.Number(harness.WithReferences(plan))
 	fmt.Fprintf(stdout, "plan: %s\n", plural(len(plan), "pairing"))
 	if o.PlanOnly {
 		for i, p := range plan {
