@@ -63,6 +63,34 @@ func WithReferences(plan []Pairing) []Pairing {
 	return append(refs, rest...)
 }
 
+// Shard returns shard k (1-based) of n of a numbered plan: every n-th pairing, by plan
+// position, plus the references those pairings are checked against (marked Helper unless
+// the shard owns them too: they run for their transcript and are recorded by the shard that
+// owns them). The split depends on the plan alone, so every machine computes the same one.
+func Shard(plan []Pairing, k, n int) []Pairing {
+	owned := map[int]bool{}
+	needed := map[refKey]bool{}
+	for _, p := range plan {
+		if (p.Index-1)%n == k-1 {
+			owned[p.Index] = true
+			if p.Host != p.Client {
+				needed[keyOf(p.Client, p)] = true
+			}
+		}
+	}
+	var out []Pairing
+	for _, p := range plan {
+		switch {
+		case owned[p.Index]:
+			out = append(out, p)
+		case p.Host == p.Client && needed[keyOf(p.Host, p)]:
+			p.Helper = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // reference is a reference pairing's transcript, published once it has run.
 type reference struct {
 	done chan struct{}
@@ -101,6 +129,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	}()
 
 	out := make([]*results.Pairing, len(plan))
+	finished := make([]bool, len(plan))
 	var mu sync.Mutex // guards ended and progress
 	ended := 0
 	sem := make(chan struct{}, parallel)
@@ -160,7 +189,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			for k, l := range res.Logs {
 				res.Logs[k] = relTo(opts.ReportDir, po.Dir, l)
 			}
-			out[i] = res
+			if p.Helper {
+				res = nil // another shard records it
+			}
+			out[i], finished[i] = res, true
 			mu.Lock()
 			ended++
 			fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", ended, len(plan), res.Status, p.Label(), time.Since(start).Round(time.Millisecond))
@@ -168,12 +200,13 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		}()
 	}
 	wg.Wait()
-	for _, res := range out {
-		if res == nil {
+	for i, res := range out {
+		switch {
+		case !finished[i]:
 			notRun++
-			continue
+		case res != nil:
+			run.Pairings = append(run.Pairings, res)
 		}
-		run.Pairings = append(run.Pairings, res)
 	}
 	if notRun > 0 {
 		fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", notRun, len(plan))

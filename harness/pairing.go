@@ -43,6 +43,9 @@ type Pairing struct {
 	// Index is the pairing's 1-based position in the whole plan (Number sets it), so a
 	// shard's pairings keep the numbers a single run would give them.
 	Index int
+	// Helper marks a reference a shard runs only because its own pairings are checked
+	// against it: another shard records it.
+	Helper bool
 }
 
 // Number sets every pairing's Index to its position in plan.

@@ -135,13 +135,21 @@ func kindsOf(bs ...*Build) []string {
 // KindsOf lists the client kinds any of the builds has a driver for, sorted.
 func KindsOf(bs ...*Build) []string { return kindsOf(bs...) }
 
-// PrintPlan writes the plan as a numbered list, numbering from first.
+// PrintPlan writes the plan as a numbered list: each pairing's Index, or its position
+// counted from first when it has none.
 func PrintPlan(w io.Writer, plan []Pairing, first int) {
 	for i, p := range plan {
 		ref := ""
-		if p.Host == p.Client {
+		switch {
+		case p.Helper:
+			ref = "  (reference for this shard's pairings; another shard records it)"
+		case p.Host == p.Client:
 			ref = "  (reference)"
 		}
-		fmt.Fprintf(w, "%3d. %s%s\n", first+i, p.Label(), ref)
+		n := p.Index
+		if n == 0 {
+			n = first + i
+		}
+		fmt.Fprintf(w, "%3d. %s%s\n", n, p.Label(), ref)
 	}
 }

@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"errors"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -81,5 +82,37 @@ var _ = Describe("Plan", func() {
 		h, c := b("v2", "desktop"), b("v1", "desktop")
 		plan := harness.WithReferences([]harness.Pairing{{Host: h, Client: c, Kind: "desktop", Journey: desktop}})
 		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v2×v1·terminal"}))
+	})
+
+	It("splits a numbered plan into shards that own every pairing once, each with the references it needs", func() {
+		wt, v1, v2 := b("worktree", "desktop", "mobile"), b("v1", "desktop", "mobile"), b("v2", "desktop")
+		plan, _, err := harness.Plan(wt, []*harness.Build{v1, v2}, harness.PlanOptions{Matrix: harness.MatrixFull,
+			Journeys: []*journeys.Journey{desktop, mobile}})
+		Expect(err).NotTo(HaveOccurred())
+		plan = harness.Number(harness.WithReferences(plan))
+		owners := map[int]int{}
+		for k := 1; k <= 3; k++ {
+			shard := harness.Shard(plan, k, 3)
+			Expect(harness.Shard(plan, k, 3)).To(Equal(shard), "deterministic")
+			owned := map[string]bool{}
+			for _, p := range shard {
+				if !p.Helper {
+					owners[p.Index]++
+					owned[p.Client.Label+"/"+p.Kind+"/"+p.Journey.Name] = true
+				}
+			}
+			for _, p := range shard {
+				if p.Host != p.Client {
+					key := p.Client.Label + "/" + p.Kind + "/" + p.Journey.Name
+					Expect(slices.ContainsFunc(shard, func(r harness.Pairing) bool {
+						return r.Host == r.Client && r.Client.Label+"/"+r.Kind+"/"+r.Journey.Name == key
+					})).To(BeTrue(), "the reference of %s travels with it", p.Label())
+				}
+			}
+		}
+		Expect(owners).To(HaveLen(len(plan)))
+		for i, n := range owners {
+			Expect(n).To(Equal(1), "pairing %d is owned once", i)
+		}
 	})
 })

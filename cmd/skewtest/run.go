@@ -29,6 +29,8 @@ type runOptions struct {
 	Env []string
 	// Parallel is -j: how many pairings run at once.
 	Parallel int
+	// Shard is --shard K/N: run shard K of N of the plan ("" for all of it).
+	Shard string
 	// Host and Client are set by repro: exactly one pairing of builds.
 	Host, Client string
 }
@@ -44,7 +46,11 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
+	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need); merge the shards' reports with skewtest merge-reports")
 	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	if _, _, err := parseShard(o.Shard); err != nil {
 		return nil, err
 	}
 	o.Kinds, o.Journeys = list(kinds), list(journeyList)
@@ -168,6 +174,11 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
 	plan = harness.Number(harness.WithReferences(plan))
+	if k, n, _ := parseShard(o.Shard); n > 0 {
+		plan = harness.Shard(plan, k, n)
+		run.Shard = o.Shard
+		fmt.Fprintf(stdout, "shard %s: %s of the plan\n", o.Shard, plural(len(plan), "pairing"))
+	}
 	fmt.Fprintf(stdout, "plan: %s\n", plural(len(plan), "pairing"))
 	if o.PlanOnly {
 		for i, p := range plan {
@@ -198,6 +209,17 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	return &exitError{run.ExitCode()}
+}
+
+// parseShard reads --shard K/N; "" is no sharding (0, 0).
+func parseShard(s string) (k, n int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || fmt.Sprintf("%d/%d", k, n) != s || n < 1 || k < 1 || k > n {
+		return 0, 0, usagef("--shard %q: want K/N with 1 <= K <= N, such as 2/3", s)
+	}
+	return k, n, nil
 }
 
 // nothingToRun says why a plan is empty: which kinds the journeys drive, which the builds
