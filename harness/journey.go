@@ -29,6 +29,9 @@ type journey struct {
 	// mark is the transcript's size when the current step started: barriers look at what
 	// arrived after it.
 	mark mark
+	// settled is the transcript's size when the step started or its last barrier or
+	// expectation ended: an absence assertion (expect … none) covers what arrived after it.
+	settled mark
 }
 
 type mark struct {
@@ -40,6 +43,7 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 	j.rec.view(func(t *transcript.Transcript) {
 		j.mark = mark{observations: len(t.Observations), frames: len(t.Frames)}
 	})
+	j.settled = j.mark
 	for _, c := range s.Commands {
 		if !journeys.Holds(c.Conds, j.has) {
 			continue
@@ -193,7 +197,15 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 	return j.wait(ctx, s, desc, cond)
 }
 
-// expect asserts an absence: for DURATION from now, no frame DIR NAME (expect frame DIR NAME
+// settle moves the start of the next absence assertion to now.
+func (j *journey) settle() {
+	j.rec.view(func(t *transcript.Transcript) {
+		j.settled = mark{observations: len(t.Observations), frames: len(t.Frames)}
+	})
+}
+
+// expect asserts an absence: from the end of the step's last barrier (or the step's start)
+// until DURATION from now, no frame DIR NAME (expect frame DIR NAME
 // none for=D) or no observation WHAT of ROLE with every k=v (expect ROLE WHAT k=v none
 // for=D) may arrive. What arrives is recorded as unexpected (a finding); the journey goes on.
 func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Command) error {
@@ -202,10 +214,10 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 	d, _ := time.ParseDuration(v) // Validate checked it
 	desc := "expect " + strings.Join(pos[:len(pos)-1], " ") + " for " + v
 	var seen func(t *transcript.Transcript) (string, bool)
-	var from int
+	defer j.settle()
 	if pos[0] == "frame" {
 		label := pos[1] + " " + pos[2]
-		j.rec.view(func(t *transcript.Transcript) { from = len(t.Frames) })
+		from := j.settled.frames
 		seen = func(t *transcript.Transcript) (string, bool) {
 			for _, f := range j.named(t) {
 				if f.Index > from && f.Label() == label {
@@ -222,7 +234,7 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 				want = append(want, a)
 			}
 		}
-		j.rec.view(func(t *transcript.Transcript) { from = len(t.Observations) })
+		from := j.settled.observations
 		seen = func(t *transcript.Transcript) (string, bool) {
 			for _, o := range t.Observations[from:] {
 				if o.Role == role && o.What == what && fieldsMatch(o.Data, want) {
@@ -346,6 +358,7 @@ func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond f
 		var ok bool
 		changed := j.rec.view(func(t *transcript.Transcript) { ok = cond(t) })
 		if ok {
+			j.settle()
 			return nil
 		}
 		var hushed <-chan time.Time

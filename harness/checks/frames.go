@@ -51,6 +51,12 @@ func NameFrames(in *Input) []Named {
 
 func (in *Input) name(f transcript.Frame) Named {
 	n := Named{Frame: f}
+	if f.Control != "" {
+		// A WebSocket control frame (ping, pong, close): every peer speaks it, no contract
+		// names it.
+		n.Name, n.Known = f.Control, true
+		return n
+	}
 	recv, kind := in.receiver(f.Dir)
 	send, sendKind := in.sender(f.Dir)
 	ch := channelFor(recv, send, f.Path)

@@ -16,15 +16,23 @@ type run struct {
 	index int // the first frame's index in the transcript
 }
 
-// Sequence returns the tapped frame labels in order, without the frames the journey ignores.
+// Sequence returns the tapped frame labels in order, without the frames the journey ignores,
+// the frames written during teardown (after the journey ended: they belong to no step), and
+// control frames the journey does not name.
 func Sequence(in *Input) []Named {
 	ignored := map[string]bool{}
 	for _, fl := range in.Journey.Ignore {
 		ignored[fl.Dir+" "+fl.Name] = true
 	}
+	mentioned := map[string]bool{} // control frames count only where the journey names them
+	for _, fl := range in.Journey.Frames {
+		mentioned[fl.Name] = true
+	}
 	var out []Named
 	for _, n := range NameFrames(in) {
-		if !ignored[n.Label()] {
+		switch {
+		case ignored[n.Label()], n.Teardown, n.Control != "" && !mentioned[n.Control]:
+		default:
 			out = append(out, n)
 		}
 	}
