@@ -39,8 +39,8 @@ type refKey struct{ build, kind, journey string }
 func keyOf(b *Build, p Pairing) refKey { return refKey{b.Label, p.Kind, p.Journey.Name} }
 
 // WithReferences returns the plan with the references it needs run first: every pairing is
-// checked against its client build's own reference (for published fields), so a reference
-// the plan lacks (repro runs one pairing) is added.
+// checked against its client build's own reference and its host build's (the differential
+// oracle, published fields), so a reference the plan lacks (repro runs one pairing) is added.
 func WithReferences(plan []Pairing) []Pairing {
 	var refs, rest []Pairing
 	have := map[refKey]bool{}
@@ -55,9 +55,11 @@ func WithReferences(plan []Pairing) []Pairing {
 		rest = append(rest, p)
 	}
 	for _, p := range rest {
-		if k := keyOf(p.Client, p); !have[k] {
-			have[k] = true
-			refs = append(refs, Pairing{Host: p.Client, Client: p.Client, Kind: p.Kind, Journey: p.Journey})
+		for _, b := range []*Build{p.Client, p.Host} {
+			if k := keyOf(b, p); !have[k] {
+				have[k] = true
+				refs = append(refs, Pairing{Host: b, Client: b, Kind: p.Kind, Journey: p.Journey})
+			}
 		}
 	}
 	return append(refs, rest...)
@@ -75,6 +77,7 @@ func Shard(plan []Pairing, k, n int) []Pairing {
 			owned[p.Index] = true
 			if p.Host != p.Client {
 				needed[keyOf(p.Client, p)] = true
+				needed[keyOf(p.Host, p)] = true
 			}
 		}
 	}
@@ -142,11 +145,11 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		if ctx.Err() != nil {
 			break
 		}
-		// Wait for this pairing's reference before taking its slot's turn: references come
-		// first in the plan, so this only waits while one of them is still running.
-		var ref *reference
+		// This pairing waits for the references it is checked against: references come first
+		// in the plan, so this only waits while one of them is still running.
+		var ref, hostRef *reference
 		if p.Host != p.Client {
-			ref = refs[keyOf(p.Client, p)]
+			ref, hostRef = refs[keyOf(p.Client, p)], refs[keyOf(p.Host, p)]
 		}
 		wg.Add(1)
 		go func() {
@@ -161,13 +164,18 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			if opts.Repro != nil {
 				po.Repro = opts.Repro(p)
 			}
-			if ref != nil {
+			for _, r := range []*reference{ref, hostRef} {
+				if r == nil {
+					continue
+				}
 				select {
-				case <-ref.done:
+				case <-r.done:
 				case <-ctx.Done():
 					return
 				}
-				po.Reference = ref.t
+			}
+			if ref != nil {
+				po.Reference, po.HostReference = ref.t, hostRef.t
 			}
 			if opts.Verbose {
 				mu.Lock()

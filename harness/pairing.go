@@ -80,6 +80,9 @@ type Options struct {
 	// Reference is the client build's own reference transcript for the same journey and
 	// kind, for the published-field check; nil when it did not run.
 	Reference *transcript.Transcript
+	// HostReference is the host build's own reference transcript, for the differential
+	// oracle; nil when it did not run.
+	HostReference *transcript.Transcript
 	// Older orders build labels (a is an older release than b); nil: no order is known.
 	Older func(a, b string) bool
 }
@@ -144,7 +147,7 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
 		return res, t
 	}
-	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference,
+	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference,
 		ClientOlder: opts.Older != nil && opts.Older(p.Client.Label, p.Host.Label)}
 	res.Findings = checks.Run(in)
 	res.CompletedSteps = t.CompletedSteps()

@@ -78,10 +78,10 @@ var _ = Describe("Plan", func() {
 		Expect(got).To(Equal([]string{"shared/desktop", "shared/mobile", "any/cli", "any/desktop", "any/mobile"}))
 	})
 
-	It("adds the client's own reference a plan lacks, and runs references first", func() {
+	It("adds the references a plan lacks (the client build's and the host build's), and runs references first", func() {
 		h, c := b("v2", "desktop"), b("v1", "desktop")
 		plan := harness.WithReferences([]harness.Pairing{{Host: h, Client: c, Kind: "desktop", Journey: desktop}})
-		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v2×v1·terminal"}))
+		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v2×v2·terminal", "v2×v1·terminal"}))
 	})
 
 	It("splits a numbered plan into shards that own every pairing once, each with the references it needs", func() {

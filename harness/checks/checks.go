@@ -18,6 +18,9 @@ type Input struct {
 	// Reference is the client build's own reference transcript (the client build as host and
 	// as client) for the same journey and kind, when it ran; nil otherwise.
 	Reference *transcript.Transcript
+	// HostReference is the host build's own reference transcript (the host build as host
+	// and as client) for the same journey and kind, when it ran; nil otherwise.
+	HostReference *transcript.Transcript
 	// ClientOlder says the client build is an older release than the host build (the order
 	// is the caller's: checks know no version scheme).
 	ClientOlder bool
@@ -28,7 +31,7 @@ type Check func(in *Input) []results.Finding
 
 // All lists the checks in the order their findings are reported.
 func All() []Check {
-	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, Unexpected, DataLoss}
+	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, CapabilityMismatch, PublishedFieldRemoved, SequenceDrift, Differential, Unexpected, DataLoss}
 }
 
 // Run runs every check.

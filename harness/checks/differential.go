@@ -1,0 +1,138 @@
+package checks
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/results"
+)
+
+// Differential is the differential oracle for frames: in a skew pairing, each step's frames
+// of each direction must look like what one of the two builds does with its own peer — the
+// host build's reference (host × host) or the client build's (client × client) — less the
+// frames a capability gates that this pairing did not negotiate. A frame the host also sends
+// to its own clients is therefore no drift (the receiver's decoder is judged by the refusal
+// check), and a new frame neither build sends in its reference is. Consecutive frames of one
+// name compare as one (their count depends on timing and chunking). Steps after a stall are
+// not compared, and the stalled step only as a prefix: the stall is its own finding.
+func Differential(in *Input) []results.Finding {
+	t := in.Transcript
+	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label {
+		return nil
+	}
+	negotiated := Negotiated(in)
+	got := stepRuns(in, nil)
+	refs := []struct {
+		name string
+		runs map[stepDir][]string
+	}{
+		{"host " + t.Host.Label + " × its own client", stepRuns(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)},
+		{"client " + t.Client.Label + " × its own host", stepRuns(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)},
+	}
+	stalled := ""
+	if t.Stall != nil {
+		stalled = t.Stall.Step
+	}
+	var details []string
+	firstStep := ""
+	for _, step := range in.Journey.StepNames() {
+		if !slices.Contains(t.CompletedSteps(), step) && step != stalled {
+			break
+		}
+		for _, dir := range []string{"C>H", "H>C"} {
+			k := stepDir{step, dir}
+			ok := false
+			for _, r := range refs {
+				if slices.Equal(got[k], r.runs[k]) || (step == stalled && isPrefix(got[k], r.runs[k])) {
+					ok = true
+					break
+				}
+			}
+			if ok {
+				continue
+			}
+			if firstStep == "" {
+				firstStep = step
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "step %s, %s frames:\n  this pairing:  %s\n", step, dir, runsString(got[k]))
+			for _, r := range refs {
+				fmt.Fprintf(&b, "  %s: %s\n", r.name, runsString(r.runs[k]))
+			}
+			details = append(details, strings.TrimRight(b.String(), "\n"))
+		}
+		if step == stalled {
+			break
+		}
+	}
+	if len(details) == 0 {
+		return nil
+	}
+	return []results.Finding{{Kind: results.SequenceDrift, Step: firstStep,
+		Message: "frames differ from both builds' references from step " + firstStep + " (no negotiated capability explains it)",
+		Detail:  strings.Join(details, "\n")}}
+}
+
+type stepDir struct{ step, dir string }
+
+// stepRuns groups the sequence's frames by step and direction, collapsing runs of one name.
+// With negotiated set, a frame gated on a capability outside it is left out: the reference
+// negotiated it, the pairing being judged did not.
+func stepRuns(in *Input, negotiated map[string]bool) map[stepDir][]string {
+	out := map[stepDir][]string{}
+	for _, n := range Sequence(in) {
+		if negotiated != nil && gatedOut(in, n, negotiated) {
+			continue
+		}
+		k := stepDir{n.Step, n.Dir}
+		if r := out[k]; len(r) > 0 && r[len(r)-1] == n.Name {
+			continue
+		}
+		out[k] = append(out[k], n.Name)
+	}
+	return out
+}
+
+// gatedOut says a reference's frame is gated (in its sender's contract) on a capability
+// that is not in negotiated.
+func gatedOut(in *Input, n Named, negotiated map[string]bool) bool {
+	send, kind := in.sender(n.Dir)
+	if send == nil || n.Err != nil {
+		return false
+	}
+	ch := send.Channel(n.Path)
+	if ch == nil {
+		return false
+	}
+	def := ch.Named(n.Name, kind)
+	if def == nil {
+		return false
+	}
+	g := gateOf(ch, def, n)
+	return g != "" && !negotiated[g]
+}
+
+// gateOf is the capability (or session feature) that gates a frame on its path.
+func gateOf(ch *contract.Channel, def *contract.Frame, n Named) string {
+	if g := def.Gate(n.Path); g != "" {
+		return g
+	}
+	if n.Dir == "C>H" {
+		return ch.FeatureOf(def.Name)
+	}
+	return ""
+}
+
+func isPrefix(got, ref []string) bool {
+	return len(got) <= len(ref) && slices.Equal(got, ref[:len(got)])
+}
+
+func runsString(r []string) string {
+	if len(r) == 0 {
+		return "(none)"
+	}
+	return strings.Join(r, ", ")
+}
+
