@@ -78,9 +78,9 @@ func readUint(enc string, b []byte) (uint64, int, error) {
 	}
 	v, n := binary.Uvarint(b)
 	switch {
-	case n == 0:
+	case n == 0 && len(b) < maxVarint:
 		return 0, 0, errShort
-	case n < 0:
+	case n <= 0:
 		return 0, 0, fmt.Errorf("varint longer than %d bytes", maxVarint)
 	}
 	return v, n, nil

@@ -1,7 +1,16 @@
 package contract_test
 
 import (
+	"encoding/binary"
 	"fmt"
+	"os"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/skewtest/skewtest/contract"
 )
@@ -170,24 +179,79 @@ const driverDoc = `{
   }]
 }`
 
-// framing is one channel the garbage spec and FuzzFeed feed bytes through.
+// framing is one channel the garbage spec and FuzzFeed feed bytes through: valid messages
+// of direction dir, and a message that is garbage to it.
 type framing struct {
-	name   string
-	doc    string
-	path   string
-	binary bool
+	name    string
+	doc     string
+	path    string
+	binary  bool
+	dir     string
+	samples func() ([][]byte, error)
+	garbage []byte
+}
+
+func fixed(msgs ...[]byte) func() ([][]byte, error) {
+	return func() ([][]byte, error) { return msgs, nil }
 }
 
 var framings = []framing{
-	{"remoteterm header", remotetermDoc, "/terminal.multiplex", true},
-	{"remoteterm json", remotetermDoc, "/terminal.multiplex", false},
-	{"mqtt stream", mqttDoc, "/mqtt", true},
-	{"json-rpc", jsonrpcDoc, "/rpc", false},
-	{"keys newline", keysDoc, "/connection/websocket", false},
-	{"pointer number", keysDoc, "/gateway", false},
-	{"protobuf varint", protobufDoc, "/wire", true},
-	{"driver u32be stream", driverDoc, "/opaque", true},
-	{"driver newline", driverDoc, "/opaque", false},
+	{"remoteterm header", remotetermDoc, "/terminal.multiplex", true, "H>C",
+		fixed(rtFrame(2, 7, 9, `{"kind":"scrollback","cols":80}`), rtFrame(1, 1, 1, "out")), make([]byte, 16)},
+	{"remoteterm json", remotetermDoc, "/terminal.multiplex", false, "H>C",
+		fixed([]byte(`{"type":"ready"}`)), []byte(`{"kind":"ready"}`)},
+	{"mqtt stream", mqttDoc, "/mqtt", true, "C>H",
+		fixed(mqttPacket(1, 0, concat(u16str("MQTT"), []byte{4, 2, 0, 60}, u16str("abc"))...), mqttPacket(12, 0),
+			concat(mqttPacket(3, 1, concat(u16str("a"), []byte("x"))...), mqttPacket(8, 2, 0, 1))),
+		[]byte{0x30, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}},
+	{"json-rpc", jsonrpcDoc, "/rpc", false, "H>C",
+		fixed([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), []byte(`[{"jsonrpc":"2.0","method":"notifications/progress"},{}]`)),
+		[]byte(`[{"jsonrpc":"2.0","id":1}]`)},
+	{"keys newline", keysDoc, "/connection/websocket", false, "C>H",
+		fixed([]byte("{\"id\":1,\"connect\":{}}\n{}")), []byte("{\"id\":1,\"bogus\":{}}")},
+	{"pointer number", keysDoc, "/gateway", false, "H>C",
+		fixed([]byte(`{"op":10,"d":{}}`)), []byte(`{"op":true}`)},
+	{"protobuf varint", protobufDoc, "/wire", true, "C>H", protobufSamples, []byte{0x80, 0x80}},
+	{"driver u32be stream", driverDoc, "/opaque", true, "C>H",
+		fixed([]byte{0, 0, 0, 2, 'h', 'i'}), []byte{0xff, 0xff, 0xff, 0xff}},
+	{"driver newline", driverDoc, "/opaque", false, "C>H", fixed([]byte("a\nb\n")), []byte("\n \n")},
+}
+
+func protobufSamples() ([][]byte, error) {
+	var out [][]byte
+	for _, js := range []string{`{"id": 1, "connect": {"client": "c"}}`, `{"ping": {}}`, `{}`} {
+		b, err := wireBytes("skewtest.wire.Command", js)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, binary.AppendUvarint(nil, uint64(len(b))), b)
+	}
+	return [][]byte{concat(out...)}, nil
+}
+
+// wireBytes encodes a message of testdata/proto/wire.proto from its JSON form.
+func wireBytes(name, js string) ([]byte, error) {
+	data, err := os.ReadFile(wireSet)
+	if err != nil {
+		return nil, err
+	}
+	var fds descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(data, &fds); err != nil {
+		return nil, err
+	}
+	files, err := protodesc.NewFiles(&fds)
+	if err != nil {
+		return nil, err
+	}
+	d, err := files.FindDescriptorByName(protoreflect.FullName(name))
+	if err != nil {
+		return nil, err
+	}
+	m := dynamicpb.NewMessage(d.(protoreflect.MessageDescriptor))
+	if err := protojson.Unmarshal([]byte(js), m); err != nil {
+		return nil, err
+	}
+	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
 }
 
 // channelOf parses a spec document (files relative to testdata) and returns its channel

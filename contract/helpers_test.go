@@ -2,6 +2,8 @@ package contract_test
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -71,4 +73,8 @@ func concat(parts ...[]byte) []byte {
 		out = append(out, p...)
 	}
 	return out
+}
+
+func readTestdata(name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", filepath.FromSlash(name)))
 }

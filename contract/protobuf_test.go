@@ -2,16 +2,9 @@ package contract_test
 
 import (
 	"encoding/binary"
-	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protodesc"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/descriptorpb"
-	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/skewtest/skewtest/contract"
 )
@@ -19,17 +12,7 @@ import (
 // wireMessage encodes a message of testdata/proto/wire.proto from its JSON form.
 func wireMessage(name, js string) []byte {
 	GinkgoHelper()
-	data, err := os.ReadFile(wireSet)
-	Expect(err).NotTo(HaveOccurred())
-	var fds descriptorpb.FileDescriptorSet
-	Expect(proto.Unmarshal(data, &fds)).To(Succeed())
-	files, err := protodesc.NewFiles(&fds)
-	Expect(err).NotTo(HaveOccurred())
-	d, err := files.FindDescriptorByName(protoreflect.FullName(name))
-	Expect(err).NotTo(HaveOccurred())
-	m := dynamicpb.NewMessage(d.(protoreflect.MessageDescriptor))
-	Expect(protojson.Unmarshal([]byte(js), m)).To(Succeed())
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	b, err := wireBytes(name, js)
 	Expect(err).NotTo(HaveOccurred())
 	return b
 }
