@@ -95,6 +95,12 @@ var _ = Describe("Contract errors", func() {
 		  "invariants": [{"kind": "order", "within": "5s"}]}`), `unknown key "within"`),
 		Entry("feature gating an unknown frame", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [],
 		  "features": [{"name": "f", "frames": ["ghost"]}]}`), `feature "f" gates frame "ghost", which the channel does not list`),
+		Entry("gate on a foreign path", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [
+		  {"type": "a", "name": "A", "direction": "H>C", "gates": {"/d": "x"}}], "capabilities": [{"name": "x"}]}`),
+			`gate path /d is not a path of channel "c"`),
+		Entry("gate by nothing known", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [
+		  {"type": "a", "name": "A", "direction": "H>C", "gates": {"*": "ghost"}}]}`),
+			`frame "A" is gated by "ghost", which is neither a capability nor a feature of channel "c"`),
 		Entry("shared path", v2(`{"name": "a", "paths": ["/c"], "text": {"driver": true}, "frames": []},
 		  {"name": "b", "paths": ["/c"], "text": {"driver": true}, "frames": []}`), `path /c is served by channel "a" too`),
 		Entry("unreadable descriptor set", v2(`{"name": "c", "paths": ["/c"], "binary": {"protobuf": {

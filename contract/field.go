@@ -60,7 +60,8 @@ func (p FieldProblem) String() string {
 
 // CheckFields checks a decoded frame's value (Decoded.Value) against the frame's fields:
 // required fields present, types and enums, nested objects and arrays. Fields the contract
-// does not list are never a problem (receivers strip them). Problems are in pointer order.
+// does not list are never a problem (receivers strip them). Problems come in a stable
+// order: fields by name, each followed by the problems inside it.
 func (f *Frame) CheckFields(value any) []FieldProblem {
 	if len(f.Fields) == 0 {
 		return nil

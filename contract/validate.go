@@ -305,8 +305,12 @@ func (v *validator) frame(ch *Channel, f *Frame, p string) {
 		}
 	}
 	for path, g := range f.Gates {
-		if g == "" {
-			v.add(child(p+"/gates", path), "the gating capability is empty")
+		gp := child(p+"/gates", path)
+		switch {
+		case path != "*" && !slices.Contains(ch.Paths, path):
+			v.add(gp, "gate path %s is not a path of channel %q: use one of its paths or \"*\"", path, ch.Name)
+		case ch.Capability(g) == nil && !slices.ContainsFunc(ch.Features, func(ft Feature) bool { return ft.Name == g }):
+			v.add(gp, "frame %q is gated by %q, which is neither a capability nor a feature of channel %q", f.Name, g, ch.Name)
 		}
 	}
 	for name, fd := range f.Fields {
@@ -361,6 +365,9 @@ func (v *validator) field(fd *Field, p string, binary, top bool) {
 }
 
 func (v *validator) binaryField(fd *Field, p string) {
+	if len(fd.Fields) > 0 {
+		v.add(p+"/fields", "a binary payload field is a number, a string or an array of bytes: it has no nested fields")
+	}
 	if fd.Offset == nil {
 		v.add(p, "a binary payload field needs an offset")
 	} else if *fd.Offset < 0 {
