@@ -121,6 +121,16 @@ var _ = Describe("Contract errors", func() {
 			`line 2: /channels/0/frames/0/payload: payload "binary" is not text, json or empty`),
 	)
 
+	It("reads null where any JSON value is allowed", func() {
+		c, err := contract.Parse("null.json", []byte(v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}},
+		  "negotiation": [{"observation": "o", "where": {"event": null}, "pointer": "/x"}],
+		  "frames": [{"type": "a", "name": "A", "direction": "H>C", "fields": {"x": {"enum": [null, 1]}}}]}`)))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Channels[0].Frames[0].Fields["x"].Enum).To(Equal([]any{nil, 1.0}))
+		Expect(c.Channels[0].Negotiation[0].Where).To(Equal(map[string]any{"event": nil}))
+		Expect(c.Channels[0].Frames[0].CheckFields(map[string]any{"x": nil})).To(BeEmpty())
+	})
+
 	It("reports every problem of a contract at once, one per line", func() {
 		_, err := contract.Parse("bad.json", []byte(v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [
 		  {"type": "a", "name": "A", "direction": "up"},

@@ -41,7 +41,11 @@ func decodeValue(n *node, ptr string, v reflect.Value) error {
 		v.Set(p)
 		return nil
 	case reflect.Interface:
-		v.Set(reflect.ValueOf(n.generic()))
+		if g := n.generic(); g != nil {
+			v.Set(reflect.ValueOf(g))
+		} else {
+			v.SetZero()
+		}
 		return nil
 	case reflect.Struct:
 		return decodeStruct(n, ptr, v)
