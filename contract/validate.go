@@ -110,8 +110,6 @@ func (v *validator) channel(ch *Channel, p string) {
 		default:
 			v.add(ip+"/kind", "invariant kind %q is not correlation, echo or order", inv.Kind)
 		}
-		v.pointer(inv.Pointer, ip+"/pointer", false)
-		v.pointer(inv.ReplyPointer, ip+"/replyPointer", false)
 	}
 }
 
