@@ -37,14 +37,14 @@ var _ = Describe("Contract", func() {
 
 	It("knows frames per client kind", func() {
 		ch := c.Channel("/terminal.multiplex")
-		Expect(ch.Opcode(15, "desktop").Name).To(Equal("OutputSpan"))
-		Expect(ch.Opcode(15, "mobile")).To(BeNil())
-		Expect(ch.Opcode(15, "")).NotTo(BeNil(), "a host knows its whole contract")
-		Expect(ch.Type("ready", "mobile").Name).To(Equal("ready"))
+		Expect(ch.Opcode(15, "H>C", "desktop").Name).To(Equal("OutputSpan"))
+		Expect(ch.Opcode(15, "H>C", "mobile")).To(BeNil())
+		Expect(ch.Opcode(15, "H>C", "")).NotTo(BeNil(), "a host knows its whole contract")
+		Expect(ch.Type("ready", "H>C", "mobile").Name).To(Equal("ready"))
 	})
 
 	It("reads gates per path", func() {
-		f := c.Channel("/terminal.multiplex").Named("OutputSpan", "")
+		f := c.Channel("/terminal.multiplex").Named("OutputSpan", "H>C", "")
 		Expect(f.Gate("/terminal.subscribe")).To(Equal("outputSpan"))
 		Expect(f.Gate("/terminal.multiplex")).To(BeEmpty())
 	})
@@ -72,7 +72,7 @@ var _ = Describe("Contract", func() {
 		},
 		Entry("short", true, []byte{0x74, 1}, "2-byte frame: shorter than the 16-byte header"),
 		Entry("bad kind", true, make([]byte, 16), "byte 0 is 0x0, want 0x74"),
-		Entry("not JSON", false, []byte("hello"), "not a JSON object"),
+		Entry("not JSON", false, []byte("hello"), "frame is not JSON: invalid character"),
 		Entry("no discriminator", false, []byte(`{"kind":1}`), `no "type" discriminator`),
 	)
 
@@ -85,11 +85,12 @@ var _ = Describe("Contract", func() {
 		Entry("type", "{\"contractVersion\": \"one\"}", "bad.json: line 1"),
 		Entry("version", `{"contractVersion": 9}`, "unsupported contract version"),
 		Entry("direction", `{"contractVersion":1,"channels":[{"name":"t","paths":["/t"],"frames":[{"opcode":1,"name":"A","direction":"up"}]}]}`, `direction "up"`),
+		Entry("unknown key", "{\"contractVersion\":1,\n\"chanels\":[]}", `bad.json: line 2: /chanels: unknown key "chanels"`),
 		Entry("no path", `{"contractVersion":1,"channels":[{"name":"t","frames":[]}]}`, "at least one path"),
 	)
 
 	It("has a sentinel for unsupported versions", func() {
-		_, err := contract.Parse("x", []byte(`{"contractVersion": 2}`))
+		_, err := contract.Parse("x", []byte(`{"contractVersion": 3}`))
 		Expect(errors.Is(err, contract.ErrUnsupported)).To(BeTrue())
 	})
 })

@@ -1,77 +1,145 @@
 package contract
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 )
 
-// Decoded is a tapped frame read through a channel's framing.
+// Decoded is one tapped frame read through its channel's codec.
 type Decoded struct {
-	Binary  bool
-	Opcode  int    // binary frames
-	Stream  uint32 // binary frames
-	Seq     uint64 // binary frames
-	Type    string // JSON frames: the discriminator value
-	Payload []byte // binary frames: the bytes after the header; JSON frames: the whole text
-	// JSON is the payload parsed as a JSON object, when it is one.
+	// Binary says the frame came in a binary WebSocket message.
+	Binary bool
+	// Opcode is the header's type field (HasOpcode); such a frame is looked up by opcode.
+	Opcode    int
+	HasOpcode bool
+	Stream    uint32 // the header's stream field (HasStream)
+	Seq       uint64 // the header's seq field (HasSeq)
+	HasStream bool
+	HasSeq    bool
+	// Header holds the header's other named fields (flags, magic numbers).
+	Header map[string]uint64
+	// Type is the frame's name from a JSON or protobuf codec (or set once a driver named it).
+	Type string
+	// Payload is the bytes after the header, or the whole frame for other codecs.
+	Payload []byte
+	// JSON is the frame as a JSON object, when it is one (a JSON frame, a header payload
+	// that is a JSON object, a protobuf message's JSON form).
 	JSON map[string]any
+	// Value is the frame's fields as a JSON-like value, the one Frame.CheckFields checks: the
+	// JSON value, the protobuf message's JSON form, or a binary payload's fields by offset.
+	Value any
+	// Driver says the receiving build's driver is to name the frame (a driver codec).
+	Driver bool
 }
 
-// HeaderError says a binary frame does not carry the channel's header.
-type HeaderError struct {
-	Length int
-	Reason string
+// Packet is one frame a Stream decoded, or why the bytes are malformed.
+type Packet struct {
+	Decoded Decoded
+	Err     error
 }
 
-func (e *HeaderError) Error() string {
-	return fmt.Sprintf("%d-byte frame: %s", e.Length, e.Reason)
-}
-
-// Decode reads a frame's header (binary) or discriminator (text). It does not judge whether
-// the opcode or type is known: callers look it up with Opcode or Type for the receiver.
+// Decode reads a message that carries one frame (contract version 1's only case): its
+// header (binary) or name (text). It does not judge whether the frame is known: look it up
+// with Lookup. It does not know the direction: a protobuf codec with a message per direction
+// and messages carrying several frames need a Stream.
 func (ch *Channel) Decode(isBinary bool, data []byte) (Decoded, error) {
-	if !isBinary {
-		d := Decoded{Payload: data}
-		if ch.JSON == nil {
-			return d, fmt.Errorf("channel %s has no JSON framing", ch.Name)
-		}
-		var obj map[string]any
-		if err := json.Unmarshal(data, &obj); err != nil {
-			return d, fmt.Errorf("text frame is not a JSON object: %w", err)
-		}
-		d.JSON = obj
-		t, _ := obj[ch.JSON.Discriminator].(string)
-		if t == "" {
-			return d, fmt.Errorf("text frame has no %q discriminator", ch.JSON.Discriminator)
-		}
-		d.Type = t
-		return d, nil
+	ps := ch.NewStream("").Feed(isBinary, data)
+	switch len(ps) {
+	case 0:
+		return Decoded{Binary: isBinary, Payload: data}, &HeaderError{len(data), "the message ends inside its first packet"}
+	case 1:
+		return ps[0].Decoded, ps[0].Err
 	}
-	h := ch.Binary
-	if h == nil {
-		return Decoded{Binary: true, Payload: data}, fmt.Errorf("channel %s has no binary framing", ch.Name)
+	return ps[0].Decoded, fmt.Errorf("the message holds %d frames: decode it with a Stream", len(ps))
+}
+
+// message decodes one whole message of a codec that is not a stream.
+func (ch *Channel) message(c *Codec, dir string, isBinary bool, data []byte) []Packet {
+	items, err := splitBatch(c.Batch, data)
+	var out []Packet
+	for _, it := range items {
+		out = append(out, ch.item(c, dir, isBinary, it)...)
 	}
-	if len(data) < h.HeaderLength {
-		return Decoded{Binary: true}, &HeaderError{len(data), fmt.Sprintf("shorter than the %d-byte header", h.HeaderLength)}
+	if err != nil {
+		out = append(out, Packet{Decoded: Decoded{Binary: isBinary, Payload: data}, Err: err})
 	}
-	for _, m := range h.Magic {
-		if data[m.Offset] != m.Value {
-			return Decoded{Binary: true}, &HeaderError{len(data), fmt.Sprintf("byte %d is %#x, want %#x", m.Offset, data[m.Offset], m.Value)}
+	return out
+}
+
+// item decodes one batch item: one frame, or with a header length, packets back to back.
+func (ch *Channel) item(c *Codec, dir string, isBinary bool, b []byte) []Packet {
+	if c.Header == nil {
+		d, err := ch.frame(c, dir, isBinary, b)
+		return []Packet{{Decoded: d, Err: err}}
+	}
+	var out []Packet
+	for {
+		hv, size, total, err := c.Header.cut(b)
+		if err != nil {
+			if s, ok := err.(*shortError); ok {
+				err = s.truncated()
+			}
+			return append(out, Packet{Decoded: Decoded{Binary: isBinary, Payload: b}, Err: err})
+		}
+		out = append(out, Packet{Decoded: ch.packet(hv, dir, isBinary, b[size:total])})
+		if b = b[total:]; len(b) == 0 {
+			return out
 		}
 	}
+}
+
+// packet is the frame of one binary header and its payload.
+func (ch *Channel) packet(hv headerValues, dir string, isBinary bool, payload []byte) Decoded {
 	d := Decoded{
-		Binary:  true,
-		Opcode:  int(data[h.OpcodeOffset]),
-		Stream:  binary.LittleEndian.Uint32(data[h.StreamOffset:]),
-		Seq:     uint64(binary.LittleEndian.Uint32(data[h.SeqOffset:]))<<32 | uint64(binary.LittleEndian.Uint32(data[h.SeqOffset+4:])),
-		Payload: data[h.HeaderLength:],
+		Binary: isBinary, Opcode: int(hv.opcode), HasOpcode: hv.hasOpcode,
+		Stream: uint32(hv.stream), HasStream: hv.hasStream, Seq: hv.seq, HasSeq: hv.hasSeq,
+		Header: hv.named, Payload: payload,
 	}
-	if len(d.Payload) > 0 && (d.Payload[0] == '{') {
+	if len(payload) > 0 && payload[0] == '{' {
 		var obj map[string]any
-		if json.Unmarshal(d.Payload, &obj) == nil {
-			d.JSON = obj
+		if json.Unmarshal(payload, &obj) == nil {
+			d.JSON, d.Value = obj, obj
+			return d
 		}
 	}
-	return d, nil
+	if hv.hasOpcode {
+		for i := range ch.Frames {
+			f := &ch.Frames[i]
+			if f.ByOpcode() && f.Opcode == d.Opcode && f.Travels(dir) && f.Payload == PayloadBinary {
+				d.Value = f.BinaryValue(payload)
+				break
+			}
+		}
+	}
+	return d
+}
+
+// frame decodes one frame of a JSON, protobuf or driver codec.
+func (ch *Channel) frame(c *Codec, dir string, isBinary bool, b []byte) (Decoded, error) {
+	d := Decoded{Binary: isBinary, Payload: b}
+	switch {
+	case c.Protobuf != nil:
+		name, value, err := c.Protobuf.decode(dir, b)
+		d.Type, d.JSON, d.Value = name, value, value
+		return d, err
+	case c.Driver:
+		d.Driver = true
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			d.Value = v
+			d.JSON, _ = v.(map[string]any)
+		}
+		return d, nil
+	case c.JSON != nil:
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return d, &PayloadError{Codec: "JSON", Err: err}
+		}
+		d.Value = v
+		d.JSON, _ = v.(map[string]any)
+		name, err := c.JSON.name(v)
+		d.Type = name
+		return d, err
+	}
+	return d, fmt.Errorf("channel %s: the %s codec names no frames", ch.Name, c.name())
 }

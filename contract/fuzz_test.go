@@ -1,0 +1,91 @@
+package contract_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"testing/fstest"
+
+	"github.com/skewtest/skewtest/contract"
+)
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// FuzzParse feeds contract documents to Parse: it must never panic, and a contract it
+// accepts must be usable (every channel found by its paths, every frame by its name).
+// Seeds: the worked examples, and testdata/fuzz/FuzzParse.
+func FuzzParse(f *testing.F) {
+	for _, fr := range framings {
+		f.Add([]byte(fr.doc))
+	}
+	set := fstest.MapFS{}
+	for _, name := range []string{"proto/wire.binpb"} {
+		data, err := readTestdata(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		set[name] = &fstest.MapFile{Data: data}
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		c, err := contract.Parse("fuzz.json", doc, contract.WithFiles(set))
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error without a message")
+			}
+			return
+		}
+		for i := range c.Channels {
+			ch := &c.Channels[i]
+			for _, p := range ch.Paths {
+				if c.Channel(p) == nil {
+					t.Fatalf("channel %s: path %s finds no channel", ch.Name, p)
+				}
+			}
+			for _, fr := range ch.Frames {
+				if ch.Named(fr.Name, fr.Direction, "") == nil && fr.Direction != contract.Both {
+					t.Fatalf("channel %s: frame %s is not found by its name", ch.Name, fr.Name)
+				}
+			}
+			for _, isBinary := range []bool{false, true} {
+				ch.NewStream(contract.HostToClient).Feed(isBinary, doc)
+			}
+		}
+	})
+}
+
+// FuzzFeed feeds bytes through every framing, whole and split in two messages: no panic,
+// every error explains itself, and a stream holds no more than it was fed. Seeds: every
+// framing's samples and garbage, and testdata/fuzz/FuzzFeed.
+func FuzzFeed(f *testing.F) {
+	chans := make([]*contract.Channel, len(framings))
+	for i, fr := range framings {
+		ch, err := channelOf(fr.doc, fr.path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		chans[i] = ch
+		samples, err := fr.samples()
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, m := range append(samples, fr.garbage) {
+			f.Add(uint8(i), uint16(len(m)/2), m)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, split uint16, data []byte) {
+		i := int(which) % len(framings)
+		fr := framings[i]
+		cut := min(int(split), len(data))
+		for _, dir := range []string{contract.HostToClient, contract.ClientToHost, ""} {
+			if _, err := feedChecked(chans[i].NewStream(dir), fr.binary, data); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := feedChecked(chans[i].NewStream(dir), fr.binary, data[:cut], data[cut:]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := chans[i].Decode(fr.binary, data); err != nil && errors.Unwrap(err) == nil && err.Error() == "" {
+			t.Fatal("an error without a message")
+		}
+	})
+}

@@ -1,0 +1,94 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// Stream decodes the messages of one direction of one connection. For a stream codec it
+// keeps the bytes of a packet not yet complete; for other codecs every message stands alone.
+type Stream struct {
+	ch      *Channel
+	dir     string
+	pending [2][]byte // text, binary
+}
+
+// NewStream returns a decoder for the frames travelling in dir (H>C or C>H; "" when not
+// known, which a protobuf codec with a message per direction cannot decode).
+func (ch *Channel) NewStream(dir string) *Stream {
+	return &Stream{ch: ch, dir: dir}
+}
+
+// Pending returns the bytes of incomplete packets the stream holds.
+func (s *Stream) Pending() int {
+	return len(s.pending[0]) + len(s.pending[1])
+}
+
+// Feed decodes one WebSocket message and returns the packets it completes: zero or more
+// frames, and an error packet for bytes that are malformed. After a malformed packet a
+// stream cannot find the next packet's start: it drops what it holds.
+func (s *Stream) Feed(isBinary bool, data []byte) []Packet {
+	c := s.ch.Codec(isBinary)
+	if c == nil {
+		kind := "text"
+		if isBinary {
+			kind = "binary"
+		}
+		return []Packet{{Decoded: Decoded{Binary: isBinary, Payload: data},
+			Err: fmt.Errorf("channel %s has no codec for %s messages: %w", s.ch.Name, kind, ErrNoCodec)}}
+	}
+	if !c.Stream {
+		return s.ch.message(c, s.dir, isBinary, data)
+	}
+	i := 0
+	if isBinary {
+		i = 1
+	}
+	buf := data
+	if len(s.pending[i]) > 0 {
+		buf = append(s.pending[i], data...)
+	}
+	s.pending[i] = nil
+	var out []Packet
+	for len(buf) > 0 {
+		n, ps, err := s.cut(c, isBinary, buf)
+		var short *shortError
+		if errors.As(err, &short) {
+			break
+		}
+		if err != nil {
+			out = append(out, Packet{Decoded: Decoded{Binary: isBinary, Payload: buf}, Err: err})
+			buf = nil
+			break
+		}
+		out = append(out, ps...)
+		buf = buf[n:]
+	}
+	if len(buf) > 0 {
+		s.pending[i] = bytes.Clone(buf)
+	}
+	return out
+}
+
+// cut decodes the packet or batch item at the front of buf, returning the bytes it took.
+func (s *Stream) cut(c *Codec, isBinary bool, buf []byte) (int, []Packet, error) {
+	if c.prefixed() {
+		item, n, err := cutPrefixed(c.Batch, buf)
+		if err != nil {
+			return 0, nil, err
+		}
+		return n, s.ch.item(c, s.dir, isBinary, item), nil
+	}
+	if c.Header == nil {
+		return 0, nil, fmt.Errorf("channel %s: a stream codec needs a header length field or a length-prefix batch", s.ch.Name)
+	}
+	hv, size, total, err := c.Header.cut(buf)
+	if err != nil {
+		return 0, nil, err
+	}
+	if !hv.hasLen {
+		return 0, nil, fmt.Errorf("channel %s: a stream codec needs a header length field or a length-prefix batch", s.ch.Name)
+	}
+	return total, []Packet{{Decoded: s.ch.packet(hv, s.dir, isBinary, buf[size:total])}}, nil
+}

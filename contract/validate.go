@@ -1,0 +1,140 @@
+package contract
+
+import "strings"
+
+// parseV2 reads and validates a version 2 document and loads the files it refers to.
+func parseV2(root *node, read func(string) ([]byte, error)) (*Contract, []error) {
+	var c Contract
+	if err := decodeStrict(root, "", &c); err != nil {
+		return nil, []error{err}
+	}
+	v := validator{root: root, read: read}
+	v.contract(&c)
+	if len(v.problems) > 0 {
+		return nil, v.problems
+	}
+	return &c, nil
+}
+
+// validator collects the problems of a version 2 contract.
+type validator struct {
+	root     *node
+	read     func(string) ([]byte, error)
+	problems []error
+}
+
+func (v *validator) add(ptr, format string, args ...any) {
+	v.problems = append(v.problems, bad(ptr, format, args...))
+}
+
+func (v *validator) contract(c *Contract) {
+	if c.Protocol.Version > 0 && c.Protocol.MinCompatible > c.Protocol.Version {
+		v.add("/protocol/minCompatible", "minCompatible %d is above version %d", c.Protocol.MinCompatible, c.Protocol.Version)
+	}
+	names, paths := map[string]bool{}, map[string]string{}
+	for i := range c.Channels {
+		ch := &c.Channels[i]
+		p := child("/channels", i)
+		if ch.Name == "" {
+			v.add(p, "a channel needs a name")
+		} else if names[ch.Name] {
+			v.add(p+"/name", "two channels are called %q: channel names are unique", ch.Name)
+		}
+		names[ch.Name] = true
+		if len(ch.Paths) == 0 {
+			v.add(p, "channel %q needs at least one path", ch.Name)
+		}
+		for j, path := range ch.Paths {
+			switch {
+			case !strings.HasPrefix(path, "/"):
+				v.add(child(p+"/paths", j), "path %q does not start with /", path)
+			case paths[path] != "":
+				v.add(child(p+"/paths", j), "path %s is served by channel %q too: a path belongs to one channel", path, paths[path])
+			}
+			paths[path] = ch.Name
+		}
+		v.channel(ch, p)
+	}
+}
+
+func (v *validator) channel(ch *Channel, p string) {
+	if ch.Text == nil && ch.Binary == nil {
+		v.add(p, `channel %q has no codec: give "text", "binary" or both`, ch.Name)
+	}
+	if ch.Text != nil {
+		v.codec(ch.Text, p+"/text")
+	}
+	if ch.Binary != nil {
+		v.codec(ch.Binary, p+"/binary")
+	}
+	for j := range ch.Frames {
+		v.frame(ch, &ch.Frames[j], child(p+"/frames", j))
+	}
+	v.duplicates(ch, p)
+	capNames := map[string]bool{}
+	for j, c := range ch.Capabilities {
+		cp := child(p+"/capabilities", j)
+		if c.Name == "" {
+			v.add(cp, "a capability needs a name")
+		} else if capNames[c.Name] {
+			v.add(cp+"/name", "capability %q is listed twice", c.Name)
+		}
+		capNames[c.Name] = true
+	}
+	for j, n := range ch.Negotiation {
+		v.negotiation(ch, n, child(p+"/negotiation", j))
+	}
+	if ch.Scope != nil {
+		v.pointer(ch.Scope.Pointer, p+"/scope/pointer", true)
+	}
+	for j, f := range ch.Features {
+		fp := child(p+"/features", j)
+		if f.Name == "" {
+			v.add(fp, "a feature needs a name")
+		}
+		for k, name := range f.Frames {
+			if ch.Named(name, "", "") == nil {
+				v.add(child(fp+"/frames", k), "feature %q gates frame %q, which the channel does not list", f.Name, name)
+			}
+		}
+	}
+	for j, c := range ch.Commands {
+		if c.ID == "" {
+			v.add(child(p+"/commands", j), "a command needs an id")
+		}
+	}
+	for j, inv := range ch.Invariants {
+		ip := child(p+"/invariants", j)
+		switch inv.Kind {
+		case InvariantCorrelation, InvariantEcho, InvariantOrder:
+		default:
+			v.add(ip+"/kind", "invariant kind %q is not correlation, echo or order", inv.Kind)
+		}
+	}
+}
+
+func (v *validator) negotiation(ch *Channel, n Negotiation, p string) {
+	switch {
+	case (n.Observation == "") == (n.Frame == ""):
+		v.add(p, `a negotiation names an "observation" of the client driver or a "frame", exactly one`)
+	case n.Frame != "":
+		if n.Dir != HostToClient && n.Dir != ClientToHost {
+			v.add(p+"/dir", `a negotiation frame needs "dir": "H>C" or "C>H", got %q`, n.Dir)
+		} else if ch.Named(n.Frame, n.Dir, "") == nil {
+			v.add(p+"/frame", "channel %q has no %s frame called %q", ch.Name, n.Dir, n.Frame)
+		}
+		if n.Where != nil {
+			v.add(p+"/where", `"where" filters observations; a frame is chosen by its name`)
+		}
+	case n.Dir != "":
+		v.add(p+"/dir", `"dir" belongs to a negotiation frame; an observation comes from the client driver`)
+	}
+	for k, val := range n.Where {
+		switch val.(type) {
+		case string, float64, bool, nil:
+		default:
+			v.add(child(p+"/where", k), "a where value is a string, number, boolean or null, got %s", jsonClass(val))
+		}
+	}
+	v.pointer(n.Pointer, p+"/pointer", false)
+}
