@@ -9,6 +9,7 @@ package contract
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -26,12 +27,30 @@ type Contract struct {
 	Version         string    `json:"version,omitempty"`
 	Protocol        Protocol  `json:"protocol"`
 	Channels        []Channel `json:"channels"`
+
+	// What the product declares about its drivers' observations (product.go).
+	Streams    []StreamSpec `json:"streams,omitempty"`
+	State      []StateSpec  `json:"state,omitempty"`
+	Refusals   []Match      `json:"refusals,omitempty"`
+	Rejections []Match      `json:"rejections,omitempty"`
 }
 
 // Protocol is a build's protocol window.
 type Protocol struct {
 	Version       int `json:"version"`
 	MinCompatible int `json:"minCompatible"`
+}
+
+// Overlaps reports whether two builds are inside each other's protocol window: each version
+// is at least the other's minCompatible. This is the one window rule: pin selection and the
+// window check both use it.
+func (p Protocol) Overlaps(q Protocol) bool {
+	return p.Version >= q.MinCompatible && q.Version >= p.MinCompatible
+}
+
+// String returns "protocol 2 (minCompatible 2)".
+func (p Protocol) String() string {
+	return fmt.Sprintf("protocol %d (minCompatible %d)", p.Version, p.MinCompatible)
 }
 
 // ErrUnsupported is returned for a contract of a format version this skewtest cannot read.

@@ -55,6 +55,7 @@ func (v *validator) contract(c *Contract) {
 		}
 		v.channel(ch, p)
 	}
+	v.product(c)
 }
 
 func (v *validator) channel(ch *Channel, p string) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/skewtest/skewtest/contract"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -17,22 +19,9 @@ import (
 // configuration is read the way it was written, not checked against today's schema.
 const configFile = "skewtest.yaml"
 
-// Protocol is a build's protocol window, from its wire contract's "protocol" object.
-type Protocol struct {
-	Version       int `json:"version"`
-	MinCompatible int `json:"minCompatible"`
-}
-
-// Overlaps reports whether two builds are inside each other's protocol window: each
-// version is at least the other's minCompatible.
-func (p Protocol) Overlaps(q Protocol) bool {
-	return p.Version >= q.MinCompatible && q.Version >= p.MinCompatible
-}
-
-// String returns "protocol 2 (minCompatible 2)".
-func (p Protocol) String() string {
-	return fmt.Sprintf("protocol %d (minCompatible %d)", p.Version, p.MinCompatible)
-}
+// Protocol is a build's protocol window, from its wire contract's "protocol" object; its
+// Overlaps is the one window rule.
+type Protocol = contract.Protocol
 
 // parseProtocol reads the protocol object of a contract.
 func parseProtocol(name string, data []byte) (Protocol, error) {

@@ -30,7 +30,7 @@ func CapabilityMismatch(in *Input) []results.Finding {
 		if ch == nil {
 			continue
 		}
-		def := ch.Named(n.Name, sendKind)
+		def := ch.Named(n.Name, n.Dir, sendKind)
 		if def == nil {
 			continue
 		}

@@ -106,7 +106,7 @@ func gatedOut(in *Input, n Named, negotiated map[string]bool) bool {
 	if ch == nil {
 		return false
 	}
-	def := ch.Named(n.Name, kind)
+	def := ch.Named(n.Name, n.Dir, kind)
 	if def == nil {
 		return false
 	}

@@ -8,18 +8,26 @@ import (
 	"github.com/skewtest/skewtest/harness/transcript"
 )
 
-// Named is a tapped frame read with the receiver's contract.
+// Named is one frame read with the receiver's contract. A tapped WebSocket message may carry
+// several frames (a batch), and a frame may span messages (a stream codec): a frame is
+// attributed to the message that completes it, and Part numbers the frames of one message.
 type Named struct {
 	transcript.Frame
+	Part    int
 	Decoded contract.Decoded
-	// Name is the frame's name in the receiver's contract, else the sender's, else Opcode<n>.
+	// Name is the frame's name in the receiver's contract, else the sender's, else Opcode<n>
+	// or its type.
 	Name string
-	// Known says the receiver's contract lists the frame for its client kind.
+	// Known says the receiver's contract lists the frame for its client kind and direction.
 	Known bool
 	// Def is the receiver's definition, or the sender's when the receiver has none.
 	Def *contract.Frame
-	// Err is set when the frame does not even carry the channel's framing.
+	// Err is set when the bytes do not even carry the channel's framing, and for a frame the
+	// receiving driver refused (driver decoding).
 	Err error
+	// Undecoded is set for a frame of a driver-decoded channel that the receiving driver did
+	// not name (it was not asked, or did not answer): no verdict either way.
+	Undecoded bool
 }
 
 // Label is the frame as the sequence shows it: "H>C SnapshotStart".
@@ -42,61 +50,132 @@ func (in *Input) sender(dir string) (*contract.Contract, string) {
 
 // NameFrames decodes every tapped frame with its receiver's contract.
 func NameFrames(in *Input) []Named {
+	nm := NewNamer(in)
 	out := make([]Named, 0, len(in.Transcript.Frames))
 	for _, f := range in.Transcript.Frames {
-		out = append(out, in.name(f))
+		out = append(out, nm.Name(f)...)
 	}
 	return out
 }
 
-func (in *Input) name(f transcript.Frame) Named {
+// Namer names frames one message at a time, keeping each connection's and direction's
+// stream state (a frame that spans messages), so a caller can name frames as they arrive.
+type Namer struct {
+	in      *Input
+	streams map[streamKey]*contract.Stream
+}
+
+type streamKey struct {
+	conn int
+	dir  string
+}
+
+// NewNamer returns a Namer for the pairing in (its transcript is not read).
+func NewNamer(in *Input) *Namer {
+	return &Namer{in: in, streams: map[streamKey]*contract.Stream{}}
+}
+
+// Name names the frames one tapped message carries (none while a spanning frame is
+// incomplete).
+func (nm *Namer) Name(f transcript.Frame) []Named {
+	in := nm.in
 	n := Named{Frame: f}
 	if f.Control != "" {
 		// A WebSocket control frame (ping, pong, close): every peer speaks it, no contract
 		// names it.
 		n.Name, n.Known = f.Control, true
-		return n
+		return []Named{n}
 	}
 	recv, kind := in.receiver(f.Dir)
 	send, sendKind := in.sender(f.Dir)
 	ch := channelFor(recv, send, f.Path)
 	if ch == nil {
 		n.Name, n.Err = "Unknown", fmt.Errorf("no channel serves %s in either contract", f.Path)
-		return n
+		return []Named{n}
 	}
-	d, err := ch.Decode(f.Binary, f.Data)
-	n.Decoded = d
-	if err != nil {
-		n.Name, n.Err = "Malformed", err
-		return n
+	if c := ch.Codec(f.Binary); c != nil && c.Driver {
+		return in.driverNamed(n, recv, kind, send, sendKind)
 	}
-	lookup := func(c *contract.Contract, k string) *contract.Frame {
+	k := streamKey{f.Conn, f.Dir}
+	st := nm.streams[k]
+	if st == nil {
+		st = ch.NewStream(f.Dir)
+		nm.streams[k] = st
+	}
+	var out []Named
+	for i, p := range st.Feed(f.Binary, f.Data) {
+		m := n
+		m.Part, m.Decoded = i, p.Decoded
+		if p.Err != nil {
+			m.Name, m.Err = "Malformed", p.Err
+		} else {
+			in.lookup(&m, recv, kind, send, sendKind)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// lookup names a decoded frame: by the receiver's contract, else the sender's.
+func (in *Input) lookup(n *Named, recv *contract.Contract, kind string, send *contract.Contract, sendKind string) {
+	find := func(c *contract.Contract, k string) *contract.Frame {
 		if c == nil {
 			return nil
 		}
-		rc := c.Channel(f.Path)
-		if rc == nil {
-			return nil
+		if ch := c.Channel(n.Path); ch != nil {
+			return ch.Lookup(n.Decoded, n.Dir, k)
 		}
-		if d.Binary {
-			return rc.Opcode(d.Opcode, k)
-		}
-		return rc.Type(d.Type, k)
+		return nil
 	}
-	if def := lookup(recv, kind); def != nil {
+	if def := find(recv, kind); def != nil {
 		n.Name, n.Known, n.Def = def.Name, true, def
-		return n
+		return
 	}
-	if def := lookup(send, sendKind); def != nil {
+	if def := find(send, sendKind); def != nil {
 		n.Name, n.Def = def.Name, def
-		return n
+		return
 	}
-	if d.Binary {
-		n.Name = fmt.Sprintf("Opcode%d", d.Opcode)
-	} else {
-		n.Name = d.Type
+	switch {
+	case n.Decoded.Type != "":
+		n.Name = n.Decoded.Type
+	case n.Decoded.HasOpcode:
+		n.Name = fmt.Sprintf("Opcode%d", n.Decoded.Opcode)
+	default:
+		n.Name = "Unnamed"
 	}
-	return n
+}
+
+// driverNamed names a frame of a channel whose receiving driver decodes it (decode action):
+// the driver's verdict, looked up in the contracts like any decoded frame.
+func (in *Input) driverNamed(n Named, recv *contract.Contract, kind string, send *contract.Contract, sendKind string) []Named {
+	dd := n.Frame.Decoded
+	switch {
+	case dd == nil:
+		n.Name, n.Known, n.Undecoded = "Undecoded", true, true
+		return []Named{n}
+	case dd.Refused:
+		n.Name, n.Err = "Refused", fmt.Errorf("the receiving driver's decoder refused it: %s", dd.Reason)
+		n.Decoded = contract.Decoded{Binary: n.Binary, Payload: n.Data, Driver: true}
+		return []Named{n}
+	}
+	var out []Named
+	for i, df := range dd.Frames {
+		m := n
+		m.Part = i
+		m.Decoded = contract.Decoded{Binary: n.Binary, Type: df.Type, Opcode: df.Opcode, HasOpcode: df.Type == "" && df.Opcode != 0, Payload: n.Data, Driver: true}
+		if len(df.Fields) > 0 {
+			var v any
+			if json.Unmarshal(df.Fields, &v) == nil {
+				m.Decoded.Value = v
+				if obj, ok := v.(map[string]any); ok {
+					m.Decoded.JSON = obj
+				}
+			}
+		}
+		in.lookup(&m, recv, kind, send, sendKind)
+		out = append(out, m)
+	}
+	return out
 }
 
 func channelFor(a, b *contract.Contract, path string) *contract.Channel {
@@ -193,7 +272,7 @@ func (c *condContext) named(k *contract.Contract, name, kind string) *contract.F
 	if ch == nil {
 		return nil
 	}
-	return ch.Named(name, kind)
+	return ch.Named(name, "", kind)
 }
 
 // InWindow reports whether the two builds' contracts put each other inside their protocol

@@ -42,16 +42,19 @@ func DecoderRefusal(in *Input) []results.Finding {
 		return a
 	}
 	for _, n := range NameFrames(in) {
-		if n.Known {
+		if n.Known || n.Teardown {
 			continue
 		}
 		k := refusalKey{dir: n.Dir}
-		if n.Err != nil {
+		switch {
+		case n.Err != nil && n.Decoded.Driver:
+			k.typ = "refused"
+		case n.Err != nil:
 			k.typ = "malformed"
-		} else if n.Decoded.Binary {
-			k.opcode = n.Decoded.Opcode
-		} else {
+		case n.Decoded.Type != "":
 			k.typ = n.Decoded.Type
+		default:
+			k.opcode = n.Decoded.Opcode
 		}
 		a := get(k, n.Name, n.Step)
 		a.count++
@@ -140,10 +143,10 @@ func frameName(in *Input, dir string, opcode int, typ string) string {
 			continue
 		}
 		if opcode != 0 {
-			if f := ch.Opcode(opcode, side.kind); f != nil {
+			if f := ch.Opcode(opcode, "", side.kind); f != nil {
 				return f.Name
 			}
-		} else if f := ch.Type(typ, side.kind); f != nil {
+		} else if f := ch.Type(typ, "", side.kind); f != nil {
 			return f.Name
 		}
 	}
