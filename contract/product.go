@@ -15,9 +15,9 @@ import (
 const (
 	// CompareBytes: everything delivered, concatenated, equals everything sent (input).
 	CompareBytes = "bytes"
-	// CompareScreen: the last delivered value equals everything sent, concatenated (a
-	// cumulative screen or buffer).
-	CompareScreen = "screen"
+	// CompareCumulative: the last delivered value equals everything sent, concatenated (a
+	// rendered screen, a document, any buffer that accumulates).
+	CompareCumulative = "cumulative"
 	// CompareEach: the i-th delivered value equals the i-th sent one (snapshots).
 	CompareEach = "each"
 	// CompareSet: every sent item arrives, by id, with the same value (messages).
@@ -125,8 +125,8 @@ func (v *validator) product(c *Contract) {
 			v.add(p+"/name", "two streams are called %q", s.Name)
 		}
 		seen[s.Name] = true
-		if !slices.Contains([]string{CompareBytes, CompareScreen, CompareEach, CompareSet}, s.Compare) {
-			v.add(p+"/compare", `compare %q: want bytes, screen, each or set`, s.Compare)
+		if !slices.Contains([]string{CompareBytes, CompareCumulative, CompareEach, CompareSet}, s.Compare) {
+			v.add(p+"/compare", `compare %q: want bytes, cumulative, each or set`, s.Compare)
 		}
 		v.endpoint(s.Sent, p+"/sent", s.Compare)
 		v.endpoint(s.Delivered, p+"/delivered", s.Compare)

@@ -160,25 +160,9 @@ func (ch v1Channel) convert() Channel {
 		}
 		out.Frames = append(out.Frames, fr)
 	}
-	out.Negotiation = v1Negotiation(ch)
-	return out
-}
-
-// v1Negotiation is what contract version 1 meant, without saying it, by an echoed capability
-// and by features: the host echoes accepted capabilities in the client driver's "subscribed"
-// observation, under "capabilities", and advertises features in the client driver's "session"
-// observation of event "server-info", under "features".
-func v1Negotiation(ch v1Channel) []Negotiation {
-	var out []Negotiation
-	for _, c := range ch.Capabilities {
-		if c.Echoed {
-			out = append(out, Negotiation{Observation: "subscribed", Pointer: "/capabilities"})
-			break
-		}
-	}
-	if len(ch.Features) > 0 {
-		out = append(out, Negotiation{Observation: "session", Where: map[string]any{"event": "server-info"}, Pointer: "/features"})
-	}
+	// Version 1 had no way to say where a product reports what it negotiated: the reference
+	// subject's echo locations were built into skewtest then. The core knows no product now,
+	// so a version 1 file declares no negotiation; version 2 says it (negotiation).
 	return out
 }
 

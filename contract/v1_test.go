@@ -1,48 +1,35 @@
 package contract_test
 
 import (
-	"maps"
-	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/example"
 )
 
 var _ = Describe("Contract version 1", func() {
-	It("reads the contract of every remoteterm release and of its working tree", func() {
-		src := filepath.Join("..", filepath.FromSlash(example.SourceDir))
-		h, err := example.LoadHistory(filepath.Join(src, "history.yaml"))
+	It("reads the reference subject's version 1 contracts as they were written", func() {
+		// Frozen copies of what the reference subject's releases carried before its contracts
+		// moved to version 2 (testdata/v1).
+		files, err := filepath.Glob(filepath.Join("testdata", "v1", "*.json"))
 		Expect(err).NotTo(HaveOccurred())
-		template, err := os.ReadFile(filepath.Join(src, "contract.template.json"))
-		Expect(err).NotTo(HaveOccurred())
-		features := map[string]any{}
-		check := func(version string) *contract.Contract {
-			doc, err := example.Contract(template, version, features)
-			Expect(err).NotTo(HaveOccurred())
-			c, err := contract.Parse(version+"/skewtest-contract.json", doc)
-			Expect(err).NotTo(HaveOccurred(), version)
+		Expect(files).To(HaveLen(3))
+		var c *contract.Contract
+		for _, f := range files {
+			c, err = contract.Load(f)
+			Expect(err).NotTo(HaveOccurred(), f)
 			Expect(c.ContractVersion).To(Equal(1))
-			return c
 		}
-		for _, r := range h.Releases {
-			maps.Copy(features, r.Set)
-			check(r.Tag)
-		}
-		maps.Copy(features, h.Worktree.Set)
-		c := check("worktree")
-
+		c, err = contract.Load(filepath.Join("testdata", "v1", "remoteterm-worktree.json"))
+		Expect(err).NotTo(HaveOccurred())
 		term := c.ChannelNamed("terminal")
 		Expect(term.Binary.Header.Fields).To(HaveLen(5))
 		Expect(term.Text.JSON.Discriminator).To(Equal("type"))
-		Expect(term.Negotiation).To(Equal([]contract.Negotiation{{Observation: "subscribed", Pointer: "/capabilities"}}))
+		Expect(term.Negotiation).To(BeEmpty(), "version 1 could not say where negotiation is reported")
 		Expect(term.Capability("outputSpan").DeclaredBy).NotTo(BeNil())
 		session := c.ChannelNamed("session")
-		Expect(session.Negotiation).To(Equal([]contract.Negotiation{
-			{Observation: "session", Where: map[string]any{"event": "server-info"}, Pointer: "/features"}}))
 		Expect(session.Named("serverInfo", "H>C", "").Fields["features"].Type).To(Equal("object"))
 	})
 

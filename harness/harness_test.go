@@ -31,9 +31,18 @@ func fakeContract(span bool) *contract.Contract {
 	if span {
 		frames += `,{"opcode":15,"name":"OutputSpan","direction":"H>C"}`
 	}
-	c, err := contract.Parse("fake", []byte(`{"contractVersion":1,"channels":[{"name":"terminal","paths":["/terminal.multiplex"],
-	  "binary":{"headerLength":16,"magic":[{"offset":0,"value":116}],"opcodeOffset":2,"streamOffset":4,"seqOffset":8},
-	  "json":{"discriminator":"type"},"frames":[`+frames+`]}]}`))
+	c, err := contract.Parse("fake", []byte(`{"contractVersion":2,"channels":[{"name":"terminal","paths":["/terminal.multiplex"],
+	  "binary":{"header":{"length":16,"fields":[{"name":"magic","offset":0,"encoding":"u8","value":116},
+	    {"name":"type","offset":2,"encoding":"u8"},{"name":"stream","offset":4,"encoding":"u32le"},
+	    {"name":"seq","offset":8,"encoding":"u32le-hi-lo"}]}},
+	  "text":{"json":{"discriminator":"type"}},
+	  "negotiation":[{"observation":"subscribed","pointer":"/capabilities"}],
+	  "frames":[`+frames+`]}],
+	  "streams":[
+	    {"name":"input","sent":{"role":"client","actions":["input"]},"delivered":{"role":"host","observations":["input"]},"compare":"bytes"},
+	    {"name":"screen","sent":{"role":"host","observations":["pty-output"]},
+	     "delivered":{"role":"client","observations":["rendered-output","rendered-snapshot"],"pointer":"/screen"},"compare":"cumulative"},
+	    {"name":"snapshots","sent":{"role":"host","observations":["snapshot-sent"]},"delivered":{"role":"client","observations":["rendered-snapshot"]},"compare":"each"}]}`))
 	Expect(err).NotTo(HaveOccurred())
 	return c
 }

@@ -282,23 +282,10 @@ func (j *journey) named(t *transcript.Transcript) []checks.Named {
 	return checks.NameFrames(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract})
 }
 
-// streamText is what ROLE reported as WHAT, as bytes to search: the cumulative screen for a
-// screen, else every WHAT observation's bytes in order.
+// streamText is what ROLE reported as WHAT, as bytes to search: a declared stream's end of
+// that role (its latest value where it accumulates), else WHAT observations' bytes.
 func (j *journey) streamText(t *transcript.Transcript, role transcript.Role, what string) []byte {
-	if what == "screen" {
-		for i := len(t.Observations) - 1; i >= 0; i-- {
-			o := t.Observations[i]
-			if o.Role == role && (o.What == "rendered-output" || o.What == "rendered-snapshot") {
-				return checks.Bytes(o.Data, "screen")
-			}
-		}
-		return nil
-	}
-	var all []byte
-	for _, o := range t.Observed(role, what) {
-		all = append(all, checks.Bytes(o.Data, "bytes")...)
-	}
-	return all
+	return checks.StreamText(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}, role, what)
 }
 
 // fieldsMatch reports whether an observation's data has every key=value (values compared as

@@ -6,24 +6,25 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/skewtest/skewtest/harness/transcript"
-
 	"github.com/skewtest/skewtest/results"
 )
 
 // CapabilityMismatch reports a negotiation that differs from what the two contracts say
 // (the host echoes exactly the capabilities the client declares and the host echoes), and
 // gated frames sent although their capability was not negotiated (Rule 2): the gate comes
-// from the sender's contract for the connection's path, the negotiation from the echo.
+// from the sender's contract for the connection's path (a capability, or for a frame the
+// client sends, a feature the host advertises), the negotiation from where the contracts say
+// it is reported, per sub-channel where the channel declares a scope.
 func CapabilityMismatch(in *Input) []results.Finding {
 	out := echoMismatch(in)
-	caps := Echoed(in.Transcript)
+	echoes := Echoes(in)
+	all := negotiatedIn(echoes, nil)
 	type key struct{ dir, name, step string }
 	seen := map[key]int{}
 	var order []key
 	for _, n := range NameFrames(in) {
 		send, sendKind := in.sender(n.Dir)
-		if send == nil || n.Err != nil {
+		if send == nil || n.Err != nil || n.Teardown {
 			continue
 		}
 		ch := send.Channel(n.Path)
@@ -34,11 +35,16 @@ func CapabilityMismatch(in *Input) []results.Finding {
 		if def == nil {
 			continue
 		}
-		g := def.Gate(n.Path)
-		if g == "" && n.Dir == "C>H" {
-			g = ch.FeatureOf(def.Name)
+		g := gateOf(ch, def, n)
+		if g == "" {
+			continue
 		}
-		if g == "" || caps[g] {
+		caps := all
+		if ch.Scope != nil && n.Decoded.Value != nil {
+			scope := scopeValue(n.Decoded.Value, ch.Scope.Pointer)
+			caps = negotiatedIn(echoes, &scope)
+		}
+		if caps[g] {
 			continue
 		}
 		k := key{n.Dir, n.Name, n.Step}
@@ -92,15 +98,31 @@ func ExpectedEcho(in *Input) (caps map[string]bool, ok bool) {
 	return caps, true
 }
 
-// echoMismatch compares every subscribed echo with the contracts' expectation.
+// echoMismatch compares every negotiation report with the contracts' expectation. Only
+// echoed capabilities are compared: a source may also carry other names (a host's advertised
+// features), which the echo rule does not cover.
 func echoMismatch(in *Input) []results.Finding {
 	want, ok := ExpectedEcho(in)
 	if !ok {
 		return nil
 	}
+	p := path(in.Transcript)
+	hc, cc := in.Host.Channel(p), in.Client.Channel(p)
+	// Only capabilities a contract says the host echoes are judged.
+	isCap := func(name string) bool {
+		h, c := hc.Capability(name), cc.Capability(name)
+		return (h != nil && h.Echoed) || (c != nil && c.Echoed)
+	}
 	var out []results.Finding
-	for i, o := range in.Transcript.Observed(transcript.Client, "subscribed") {
-		got := echoedIn(o)
+	count := map[string]int{}
+	for _, e := range Echoes(in) {
+		count[e.Source]++
+		got := map[string]bool{}
+		for n := range e.Names {
+			if isCap(n) {
+				got[n] = true
+			}
+		}
 		var extra, missing []string
 		for c := range got {
 			if !want[c] {
@@ -117,9 +139,9 @@ func echoMismatch(in *Input) []results.Finding {
 		}
 		sort.Strings(extra)
 		sort.Strings(missing)
-		msg := fmt.Sprintf("subscribed #%d echoed %s; the contracts expect %s", i+1, setString(got), setString(want))
-		out = append(out, results.Finding{Kind: results.CapabilityMismatch, Step: o.Step, Direction: "H>C",
-			Frame: &results.Frame{Type: "subscribed", Name: "subscribed"}, Message: msg,
+		msg := fmt.Sprintf("%s #%d echoed %s; the contracts expect %s", e.Source, count[e.Source], setString(got), setString(want))
+		out = append(out, results.Finding{Kind: results.CapabilityMismatch, Step: e.Step, Direction: "H>C",
+			Frame: &results.Frame{Name: e.Source}, Message: msg,
 			Detail: fmt.Sprintf("echoed but not expected: %v\nexpected but not echoed: %v", extra, missing)})
 	}
 	return out

@@ -282,8 +282,11 @@ step output
 			for _, r := range refused {
 				b.observe(r, "session", map[string]any{"event": "refused-peer", "code": "incompatible_protocol"})
 			}
+			in := input(b, &h, &c)
+			// The journey meets the window on purpose (a [window] condition).
+			in.Journey.Steps[0].Commands[0].Conds = []journeys.Cond{{Name: "window"}}
 			var got []string
-			for _, f := range checks.WindowViolation(input(b, &h, &c)) {
+			for _, f := range checks.WindowViolation(in) {
 				got = append(got, f.Message)
 			}
 			Expect(got).To(HaveLen(len(want)))
@@ -298,10 +301,15 @@ step output
 		Entry("outside, nobody refuses", 2, 1, nil, []string{"the host did not refuse", "the client did not refuse"}),
 	)
 
-	It("judges the window only for journeys that speak the session protocol", func() {
+	It("judges the window only where the journey meets it on purpose or a side reported a refusal", func() {
 		h := *newer
 		h.Protocol = contract.Protocol{Version: 2, MinCompatible: 2}
-		Expect(checks.WindowViolation(input(compatible(true), &h, newer))).To(BeEmpty())
+		Expect(checks.WindowViolation(input(compatible(true), &h, newer))).To(BeEmpty(), "a journey that never reaches a handshake")
+		b := compatible(true)
+		b.observe(transcript.Client, "session", map[string]any{"event": "refused-peer"})
+		fs := checks.WindowViolation(input(b, newer, newer))
+		Expect(fs).To(HaveLen(1), "a refusal inside the window is judged wherever it happens")
+		Expect(fs[0].Message).To(HavePrefix("the client refused a peer inside its protocol window"))
 	})
 
 	Describe("DataLoss", func() {
@@ -312,7 +320,8 @@ step output
 			fs := checks.DataLoss(input(b, newer, newer))
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Direction).To(Equal("C>H"))
-			Expect(fs[0].Detail).To(ContainSubstring(`typed:   "hi\r"`))
+			Expect(fs[0].Message).To(Equal("stream input: what was delivered differs from what was sent (3 bytes sent, 2 delivered)"))
+			Expect(fs[0].Detail).To(ContainSubstring(`sent:      "hi\r"`))
 		})
 		It("reports a screen that lost output", func() {
 			b := compatible(true)
@@ -321,7 +330,7 @@ step output
 			fs := checks.DataLoss(input(b, newer, newer))
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Direction).To(Equal("H>C"))
-			Expect(fs[0].Message).To(ContainSubstring("13 bytes written, 9 on screen"))
+			Expect(fs[0].Message).To(Equal("stream screen: the last delivered value differs from everything sent (13 bytes sent, 9 delivered)"))
 		})
 		It("reports a snapshot that changed on the way", func() {
 			b := compatible(true)
@@ -329,7 +338,7 @@ step output
 			b.observe(transcript.Client, "rendered-snapshot", map[string]any{"bytes": []byte("B"), "screen": []byte("init\r\nout")})
 			fs := checks.DataLoss(input(b, newer, newer))
 			Expect(kinds(fs)).To(Equal([]results.Kind{results.DataLoss}))
-			Expect(fs[0].Message).To(ContainSubstring("snapshot 2"))
+			Expect(fs[0].Message).To(Equal("stream snapshots: value 2 delivered differs from the one sent"))
 		})
 	})
 

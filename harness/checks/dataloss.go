@@ -4,85 +4,110 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
-// DataLoss reports input that did not reach the process byte-exact, and rendered output or
-// snapshots that differ from what the process produced.
+// DataLoss compares, for every stream the contracts declare, what was sent with what was
+// delivered: concatenations (bytes), the last delivered value against everything sent
+// (cumulative), value by value (each), or items by id (set).
 func DataLoss(in *Input) []results.Finding {
 	t := in.Transcript
 	var out []results.Finding
-
-	// Input: what the journey typed, against what reached the process.
-	var sent, arrived []byte
-	sentStep := ""
-	for _, a := range t.Actions {
-		if a.Role == transcript.Client && a.Name == "input" && a.OK {
-			sent = append(sent, Bytes(a.Args, "bytes")...)
-			if sentStep == "" {
-				sentStep = a.Step
+	for _, s := range Streams(in) {
+		sent, delivered := Values(t, s.sent), Values(t, s.delivered)
+		dir := "H>C"
+		if s.sent.Role == contract.RoleClient {
+			dir = "C>H"
+		}
+		add := func(step, msg, detail string) {
+			out = append(out, results.Finding{Kind: results.DataLoss, Step: step, Direction: dir,
+				Message: "stream " + s.name + ": " + msg, Detail: detail})
+		}
+		switch s.compare {
+		case contract.CompareBytes:
+			a, b := join(sent), join(delivered)
+			if !bytes.Equal(a, b) {
+				add(divergingStep(t, firstStep(sent, delivered)),
+					fmt.Sprintf("what was delivered differs from what was sent (%d bytes sent, %d delivered)", len(a), len(b)),
+					"sent:      "+strconv.Quote(string(a))+"\ndelivered: "+strconv.Quote(string(b)))
+			}
+		case contract.CompareCumulative:
+			// A receiver that never delivered anything (one that stalled before its first
+			// value, which the stall reports) has nothing to compare.
+			if len(sent) == 0 || len(delivered) == 0 {
+				continue
+			}
+			last := delivered[len(delivered)-1]
+			if a := join(sent); !bytes.Equal(last.Value, a) {
+				add(divergingStep(t, last.Step),
+					fmt.Sprintf("the last delivered value differs from everything sent (%d bytes sent, %d delivered)", len(a), len(last.Value)),
+					firstDifference(a, last.Value))
+			}
+		case contract.CompareEach:
+			for i := 0; i < len(sent) && i < len(delivered); i++ {
+				if !bytes.Equal(sent[i].Value, delivered[i].Value) {
+					add(delivered[i].Step, fmt.Sprintf("value %d delivered differs from the one sent", i+1),
+						firstDifference(sent[i].Value, delivered[i].Value))
+				}
+			}
+		case contract.CompareSet:
+			if f, ok := setLoss(t, sent, delivered); ok {
+				add(f.Step, f.Message, f.Detail)
 			}
 		}
 	}
-	for _, o := range t.Observed(transcript.Host, "input") {
-		arrived = append(arrived, Bytes(o.Data, "bytes")...)
-	}
-	if !bytes.Equal(sent, arrived) {
-		out = append(out, results.Finding{
-			Kind:      results.DataLoss,
-			Step:      divergingStep(t, sentStep),
-			Direction: "C>H",
-			Message:   fmt.Sprintf("input at the process differs from what the client typed (%d bytes typed, %d arrived)", len(sent), len(arrived)),
-			Detail:    "typed:   " + strconv.Quote(string(sent)) + "\narrived: " + strconv.Quote(string(arrived)),
-		})
-	}
-
-	// Output: the client's screen after its last render, against everything the process wrote.
-	var produced []byte
-	for _, o := range t.Observed(transcript.Host, "pty-output") {
-		produced = append(produced, Bytes(o.Data, "bytes")...)
-	}
-	var last *transcript.Observation
-	for i := range t.Observations {
-		o := &t.Observations[i]
-		if o.Role == transcript.Client && (o.What == "rendered-output" || o.What == "rendered-snapshot") {
-			last = o
-		}
-	}
-	// A client that never rendered (a session journey, or one that stalled before its first
-	// snapshot, which the stall reports) has no screen to compare.
-	if len(produced) > 0 && last != nil {
-		screen, step := Bytes(last.Data, "screen"), divergingStep(t, last.Step)
-		if !bytes.Equal(screen, produced) {
-			out = append(out, results.Finding{
-				Kind:      results.DataLoss,
-				Step:      step,
-				Direction: "H>C",
-				Message:   fmt.Sprintf("the client's screen differs from what the process wrote (%d bytes written, %d on screen)", len(produced), len(screen)),
-				Detail:    firstDifference(produced, screen),
-			})
-		}
-	}
-
-	// Snapshots: each snapshot the host serialized must arrive intact, in order.
-	hostSnaps := t.Observed(transcript.Host, "snapshot-sent")
-	clientSnaps := t.Observed(transcript.Client, "rendered-snapshot")
-	for i := 0; i < len(hostSnaps) && i < len(clientSnaps); i++ {
-		a, b := Bytes(hostSnaps[i].Data, "bytes"), Bytes(clientSnaps[i].Data, "bytes")
-		if !bytes.Equal(a, b) {
-			out = append(out, results.Finding{
-				Kind:      results.DataLoss,
-				Step:      clientSnaps[i].Step,
-				Direction: "H>C",
-				Message:   fmt.Sprintf("snapshot %d rendered by the client differs from the one the host serialized", i+1),
-				Detail:    firstDifference(a, b),
-			})
-		}
-	}
 	return out
+}
+
+// setLoss compares items by id: every item sent must be delivered with the same value.
+func setLoss(t *transcript.Transcript, sent, delivered []Item) (results.Finding, bool) {
+	got := map[string][]byte{}
+	for _, it := range delivered {
+		got[it.ID] = it.Value
+	}
+	var missing, changed []string
+	step := ""
+	for _, it := range sent {
+		v, ok := got[it.ID]
+		switch {
+		case !ok:
+			missing = append(missing, it.ID)
+		case !bytes.Equal(v, it.Value):
+			changed = append(changed, fmt.Sprintf("%s: sent %q, delivered %q", it.ID, it.Value, v))
+		default:
+			continue
+		}
+		if step == "" {
+			step = it.Step
+		}
+	}
+	if len(missing)+len(changed) == 0 {
+		return results.Finding{}, false
+	}
+	sort.Strings(missing)
+	var detail []string
+	if len(missing) > 0 {
+		detail = append(detail, "never delivered: "+strings.Join(missing, ", "))
+	}
+	detail = append(detail, changed...)
+	return results.Finding{Step: divergingStep(t, step),
+		Message: fmt.Sprintf("%d of %d items sent were not delivered as sent", len(missing)+len(changed), len(sent)),
+		Detail:  strings.Join(detail, "\n")}, true
+}
+
+func firstStep(lists ...[]Item) string {
+	for _, l := range lists {
+		if len(l) > 0 {
+			return l[0].Step
+		}
+	}
+	return ""
 }
 
 func divergingStep(t *transcript.Transcript, fallback string) string {

@@ -33,10 +33,21 @@ func contractJSON(version string, span, gate bool) *contract.Contract {
 		}
 		frames += `,{"opcode":15,"name":"OutputSpan","direction":"H>C","payload":"json","kinds":["desktop"]` + g + `}`
 	}
-	doc := fmt.Sprintf(`{"contractVersion":1,"product":"t","version":%q,"protocol":{"version":1,"minCompatible":1},
+	doc := fmt.Sprintf(`{"contractVersion":2,"product":"t","version":%q,"protocol":{"version":1,"minCompatible":1},
 	  "channels":[{"name":"terminal","paths":["/terminal.multiplex"],
-	  "binary":{"headerLength":16,"magic":[{"offset":0,"value":116},{"offset":1,"value":1}],"opcodeOffset":2,"streamOffset":4,"seqOffset":8},
-	  "json":{"discriminator":"type"},"frames":[%s]}]}`, version, frames)
+	  "binary":{"header":{"length":16,"fields":[{"name":"magic","offset":0,"encoding":"u8","value":116},
+	    {"name":"version","offset":1,"encoding":"u8","value":1},{"name":"type","offset":2,"encoding":"u8"},
+	    {"name":"stream","offset":4,"encoding":"u32le"},{"name":"seq","offset":8,"encoding":"u32le-hi-lo"}]}},
+	  "text":{"json":{"discriminator":"type"}},
+	  "capabilities":[{"name":"outputPause","echoed":false},{"name":"outputSpan","echoed":false}],
+	  "negotiation":[{"observation":"subscribed","pointer":"/capabilities"}],
+	  "frames":[%s]}],
+	  "streams":[
+	    {"name":"input","sent":{"role":"client","actions":["input"]},"delivered":{"role":"host","observations":["input"]},"compare":"bytes"},
+	    {"name":"screen","sent":{"role":"host","observations":["pty-output"]},
+	     "delivered":{"role":"client","observations":["rendered-output","rendered-snapshot"],"pointer":"/screen"},"compare":"cumulative"},
+	    {"name":"snapshots","sent":{"role":"host","observations":["snapshot-sent"]},"delivered":{"role":"client","observations":["rendered-snapshot"]},"compare":"each"}],
+	  "refusals":[{"observation":"session","where":{"event":"refused-peer"}}]}`, version, frames)
 	c, err := contract.Parse(version, []byte(doc))
 	if err != nil {
 		panic(err)

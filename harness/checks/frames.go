@@ -190,69 +190,6 @@ func channelFor(a, b *contract.Contract, path string) *contract.Channel {
 	return nil
 }
 
-// Negotiated returns what the host negotiated with the client in this pairing.
-func Negotiated(in *Input) map[string]bool { return Echoed(in.Transcript) }
-
-// Echoed returns what the host negotiated: the capabilities it echoed in the client's last
-// subscribed event, and the features it advertised in the last serverInfo.
-func Echoed(t *transcript.Transcript) map[string]bool {
-	caps := map[string]bool{}
-	if obs := t.Observed(transcript.Client, "subscribed"); len(obs) > 0 {
-		caps = echoedIn(obs[len(obs)-1])
-	}
-	for k := range advertised(t) {
-		caps[k] = true
-	}
-	return caps
-}
-
-// advertised returns the features of the last serverInfo the client saw.
-func advertised(t *transcript.Transcript) map[string]bool {
-	out := map[string]bool{}
-	for _, o := range t.Observed(transcript.Client, "session") {
-		var ev struct {
-			Event    string          `json:"event"`
-			Features map[string]bool `json:"features"`
-		}
-		if json.Unmarshal(o.Data, &ev) != nil || ev.Event != "server-info" {
-			continue
-		}
-		out = map[string]bool{}
-		for k, v := range ev.Features {
-			if v {
-				out[k] = true
-			}
-		}
-	}
-	return out
-}
-
-// echoedIn reads the echoed capabilities of one subscribed observation.
-func echoedIn(o transcript.Observation) map[string]bool {
-	caps := map[string]bool{}
-	var ev struct {
-		Capabilities map[string]any `json:"capabilities"`
-	}
-	_ = json.Unmarshal(o.Data, &ev)
-	for k, v := range ev.Capabilities {
-		var on bool
-		switch v := v.(type) {
-		case bool:
-			on = v
-		case float64:
-			on = v != 0
-		case string:
-			on = v != ""
-		default:
-			on = v != nil
-		}
-		if on {
-			caps[k] = true
-		}
-	}
-	return caps
-}
-
 // path is the WebSocket path the journey's client used first.
 func path(t *transcript.Transcript) string {
 	for _, c := range t.Conns {
@@ -275,12 +212,3 @@ func (c *condContext) named(k *contract.Contract, name, kind string) *contract.F
 	return ch.Named(name, "", kind)
 }
 
-// InWindow reports whether the two builds' contracts put each other inside their protocol
-// windows (a missing contract counts as outside nothing: true).
-func InWindow(in *Input) bool {
-	if in.Host == nil || in.Client == nil {
-		return true
-	}
-	h, c := in.Host.Protocol, in.Client.Protocol
-	return h.Version >= c.MinCompatible && c.Version >= h.MinCompatible
-}

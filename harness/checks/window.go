@@ -1,60 +1,94 @@
 package checks
 
 import (
-	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/results"
 )
 
-// refusedPeer is the session observation a side makes when it refuses its peer's protocol.
-const refusedPeer = "refused-peer"
+// refusal is one observation of a side refusing its peer's protocol window.
+type refusal struct {
+	role transcript.Role
+	step string
+}
 
-// refusals returns, per role, whether the driver reported refusing its peer.
-func refusals(t *transcript.Transcript) map[transcript.Role]bool {
-	out := map[transcript.Role]bool{}
-	for _, o := range t.Observations {
-		if o.What != "session" {
-			continue
+// refusals lists the observations that report a refusal, as either contract declares them
+// (refusals: an observation, a role, top-level values).
+func refusals(in *Input) []refusal {
+	var decls []contract.Match
+	for _, c := range []*contract.Contract{in.Host, in.Client} {
+		if c != nil {
+			decls = append(decls, c.Refusals...)
 		}
-		var ev struct {
-			Event string `json:"event"`
-		}
-		if json.Unmarshal(o.Data, &ev) == nil && ev.Event == refusedPeer {
-			out[o.Role] = true
+	}
+	var out []refusal
+	for _, o := range in.Transcript.Observations {
+		if slices.ContainsFunc(decls, func(m contract.Match) bool { return matches(m, o) }) {
+			out = append(out, refusal{o.Role, o.Step})
 		}
 	}
 	return out
 }
 
+// matches reports whether an observation is one a Match picks.
+func matches(m contract.Match, o transcript.Observation) bool {
+	if m.Role != "" && m.Role != contract.RoleAny && m.Role != string(o.Role) {
+		return false
+	}
+	return o.What == m.Observation && whereMatches(o.Data, m.Where)
+}
+
+// exercisesWindow reports whether the journey meets the protocol window on purpose: a
+// [window] condition or an end expected-refusal line.
+func exercisesWindow(j *journeys.Journey) bool {
+	uses := func(cs []journeys.Cond) bool {
+		return slices.ContainsFunc(cs, func(c journeys.Cond) bool { return c.Name == "window" })
+	}
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			if uses(c.Conds) || c.Verb == "end" {
+				return true
+			}
+		}
+	}
+	return slices.ContainsFunc(j.Frames, func(f journeys.FrameLine) bool { return uses(f.Conds) })
+}
+
 // WindowViolation checks the protocol window: peers outside each other's window must both
-// refuse cleanly, peers inside it must not refuse. Only journeys that speak the session
-// protocol (session observations, or an expected-refusal ending) are judged: the window is
-// the session protocol's.
+// refuse cleanly, peers inside it must not refuse. Refusals are what the contracts declare
+// (refusals); a pairing is judged when a refusal was reported or its journey meets the
+// window on purpose (a [window] condition, an end expected-refusal), so a journey that never
+// reaches a handshake is not held to one.
 func WindowViolation(in *Input) []results.Finding {
 	t := in.Transcript
-	if !sessionJourney(t) && t.End == nil {
+	refused := refusals(in)
+	if len(refused) == 0 && !exercisesWindow(in.Journey) {
 		return nil
 	}
-	ref := refusals(t)
+	by := map[transcript.Role]bool{}
+	for _, r := range refused {
+		by[r.role] = true
+	}
 	window := fmt.Sprintf("host speaks %s, client speaks %s", protocolOf(in.Host), protocolOf(in.Client))
-	step := handshakeStep(t)
+	step := handshakeStep(t, refused)
 	var out []results.Finding
 	add := func(msg string) {
 		out = append(out, results.Finding{Kind: results.WindowViolation, Step: step, Message: msg + " (" + window + ")"})
 	}
 	if InWindow(in) {
 		for _, r := range []transcript.Role{transcript.Host, transcript.Client} {
-			if ref[r] {
+			if by[r] {
 				add(fmt.Sprintf("the %s refused a peer inside its protocol window", r))
 			}
 		}
 		return out
 	}
 	for _, r := range []transcript.Role{transcript.Host, transcript.Client} {
-		if !ref[r] {
+		if !by[r] {
 			add(fmt.Sprintf("the %s did not refuse a peer outside its protocol window", r))
 		}
 	}
@@ -62,26 +96,26 @@ func WindowViolation(in *Input) []results.Finding {
 }
 
 // handshakeStep is the step in which the peers met: the expected-refusal ending, else the
-// first session observation's step.
-func handshakeStep(t *transcript.Transcript) string {
-	if t.End != nil {
+// first refusal's step, else the first step.
+func handshakeStep(t *transcript.Transcript, refused []refusal) string {
+	switch {
+	case t.End != nil:
 		return t.End.Step
-	}
-	for _, o := range t.Observations {
-		if o.What == "session" {
-			return o.Step
-		}
+	case len(refused) > 0:
+		return refused[0].step
+	case len(t.Steps) > 0:
+		return t.Steps[0].Name
 	}
 	return ""
 }
 
-func sessionJourney(t *transcript.Transcript) bool {
-	for _, o := range t.Observations {
-		if o.What == "session" {
-			return true
-		}
+// InWindow reports whether the two builds' contracts put each other inside their protocol
+// windows (a missing contract counts as outside nothing: true).
+func InWindow(in *Input) bool {
+	if in.Host == nil || in.Client == nil {
+		return true
 	}
-	return false
+	return in.Host.Protocol.Overlaps(in.Client.Protocol)
 }
 
 func protocolOf(c *contract.Contract) string {
@@ -90,3 +124,4 @@ func protocolOf(c *contract.Contract) string {
 	}
 	return fmt.Sprintf("protocol %d, accepting %d and up", c.Protocol.Version, c.Protocol.MinCompatible)
 }
+
