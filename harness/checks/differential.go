@@ -135,4 +135,3 @@ func runsString(r []string) string {
 	}
 	return strings.Join(r, ", ")
 }
-

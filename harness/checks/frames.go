@@ -211,4 +211,3 @@ func (c *condContext) named(k *contract.Contract, name, kind string) *contract.F
 	}
 	return ch.Named(name, "", kind)
 }
-

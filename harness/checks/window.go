@@ -124,4 +124,3 @@ func protocolOf(c *contract.Contract) string {
 	}
 	return fmt.Sprintf("protocol %d, accepting %d and up", c.Protocol.Version, c.Protocol.MinCompatible)
 }
-
