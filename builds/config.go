@@ -120,7 +120,7 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 		errs = append(errs, &ConfigError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	if strings.TrimSpace(c.Product) == "" {
-		add(lineOf(doc, "product"), "product is empty: name the product, e.g. product: remoteterm")
+		add(lineOf(doc, "product"), "product is empty: name the product, e.g. product: chatd")
 	}
 	switch {
 	case strings.TrimSpace(c.Contract) == "":
@@ -303,7 +303,7 @@ func (c *Config) validateVersions(name string, doc *yaml.Node) []error {
 			clean := path.Clean(o)
 			switch {
 			case strings.TrimSpace(o) == "" || clean == ".":
-				add(at, "versions[%d].overlay[%d] is empty: give a path of the working tree, e.g. cmd/remoteterm-driver", i, j)
+				add(at, "versions[%d].overlay[%d] is empty: give a path of the working tree, e.g. cmd/chatd-driver", i, j)
 			case !safePath(clean):
 				add(at, "versions[%d].overlay[%d] %q is not a path inside the working tree", i, j, o)
 			case seen[clean]:

@@ -48,7 +48,7 @@ var _ = Describe("ParseConfig", func() {
 		},
 		Entry("unknown top-level key",
 			"product: p\ncontract: c.json\ndrivres: {}\n",
-			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, pins, versions)`),
+			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, pins, versions, journeys)`),
 		Entry("unknown nested key",
 			"product: p\ncontract: c.json\nbuild:\n  step: [make]\n",
 			`skewtest.yaml:4: unknown key "step" (known keys here: steps)`),

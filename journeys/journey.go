@@ -75,7 +75,7 @@ type Arg struct {
 // Cond is a condition on the pairing, written [name] or [!name].
 type Cond struct {
 	Not  bool
-	Name string // e.g. "frame:OutputSpan", "cap:outputPause", "kind:mobile"
+	Name string // e.g. "frame:Delta", "cap:push", "kind:mobile"
 }
 
 func (c Cond) String() string {

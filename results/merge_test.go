@@ -105,7 +105,7 @@ var _ = Describe("Merge", func() {
 		Entry("overlapping pairings", refusal{func(s []*results.Run) []*results.Run {
 			s[1].Pairings = append(s[1].Pairings, s[0].Pairings[0])
 			return s
-		}, results.ErrShardConflict, "pairing 1 (host worktree × desktop client worktree · terminal) is in 1/3 and in 2/3"}),
+		}, results.ErrShardConflict, "pairing 1 (host worktree × desktop client worktree · feed) is in 1/3 and in 2/3"}),
 		Entry("a pairing without its plan index", refusal{func(s []*results.Run) []*results.Run {
 			s[0].Pairings[0].Index = 0
 			return s

@@ -40,7 +40,7 @@ const (
 // Frame is one WebSocket message the tap forwarded.
 type Frame struct {
 	Conn   int    // connection number, from 1, in order of arrival
-	Path   string // the request path with its query, e.g. "/terminal.multiplex?t=1"
+	Path   string // the request path with its query, e.g. "/rpc?v=2"
 	Dir    Direction
 	Binary bool   // binary message; text otherwise
 	Data   []byte // the message exactly; not to be modified

@@ -37,7 +37,7 @@ func (o *Options) defaults() {
 		o.Builds = 3
 	}
 	if len(o.Groups) == 0 {
-		o.Groups = []Group{{"terminal", "desktop"}, {"terminal-mobile", "mobile"}}
+		o.Groups = []Group{{"feed", "desktop"}, {"feed-mobile", "mobile"}}
 	}
 	if o.Frames <= 0 {
 		o.Frames = 24
@@ -50,20 +50,20 @@ func (o *Options) defaults() {
 // Large is the matrix the HTML report is sized for: 15 builds, every build with every
 // build, three groups: 675 pairings of about 100 frames each.
 var Large = Options{Builds: 15, Frames: 100, Seed: 7, Groups: []Group{
-	{"terminal", "desktop"}, {"terminal-mobile", "mobile"}, {"session", "desktop"}}}
+	{"feed", "desktop"}, {"feed-mobile", "mobile"}, {"session", "desktop"}}}
 
-var steps = []string{"connect", "subscribe", "snapshot", "live-output", "transformed-output", "input", "resize", "unsubscribe"}
+var steps = []string{"connect", "subscribe", "snapshot", "live-output", "edit", "input", "resize", "unsubscribe"}
 
 // frames per step: what each direction sends in it.
 var stepFrames = map[string][]string{
-	"connect":            {"C>H hello", "H>C serverInfo"},
-	"subscribe":          {"C>H Subscribe", "H>C ready"},
-	"snapshot":           {"H>C SnapshotStart", "H>C SnapshotChunk", "H>C SnapshotChunk", "H>C SnapshotEnd", "C>H Ack"},
-	"live-output":        {"H>C Output", "C>H Ack", "H>C Output", "H>C Metadata"},
-	"transformed-output": {"H>C OutputSpan", "C>H Ack"},
-	"input":              {"C>H Input", "H>C Output", "C>H Ack"},
-	"resize":             {"C>H Resize", "H>C Resized"},
-	"unsubscribe":        {"C>H Unsubscribe", "H>C close"},
+	"connect":     {"C>H hello", "H>C serverInfo"},
+	"subscribe":   {"C>H Subscribe", "H>C ready"},
+	"snapshot":    {"H>C SnapshotStart", "H>C SnapshotChunk", "H>C SnapshotChunk", "H>C SnapshotEnd", "C>H Ack"},
+	"live-output": {"H>C Output", "C>H Ack", "H>C Output", "H>C Metadata"},
+	"edit":        {"H>C Delta", "C>H Ack"},
+	"input":       {"C>H Input", "H>C Output", "C>H Ack"},
+	"resize":      {"C>H Resize", "H>C Resized"},
+	"unsubscribe": {"C>H Unsubscribe", "H>C close"},
 }
 
 // Label of the i-th build.
@@ -82,7 +82,7 @@ func Run(o Options) *results.Run {
 	rng := rand.New(rand.NewPCG(uint64(o.Seed), 0x5eed))
 	start := time.Date(2025, 6, 1, 2, 0, 0, 0, time.UTC)
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed,
-		Repo: "/src/remoteterm", Started: start, Pairings: []*results.Pairing{}}
+		Repo: "/src/chatd", Started: start, Pairings: []*results.Pairing{}}
 	for i := range o.Builds {
 		b := results.Build{Label: Label(i), Revision: fmt.Sprintf("%x", sha1.Sum([]byte(Label(i)))), Status: "cached"}
 		if i == 0 {
@@ -114,7 +114,7 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 	dir := fmt.Sprintf("pairings/%03d-%s-%s-%s-%s", index, host, g.Kind, client, g.Journey)
 	p := &results.Pairing{Index: index, Host: host, Client: client, ClientKind: g.Kind, Journey: g.Journey,
 		Status: results.StatusPass, StepsTotal: len(steps), CompletedSteps: []string{}, Findings: []results.Finding{},
-		Repro: fmt.Sprintf("skewtest repro --repo /src/remoteterm --host %s --client %s --kind %s --journey %s --seed %d",
+		Repro: fmt.Sprintf("skewtest repro --repo /src/chatd --host %s --client %s --kind %s --journey %s --seed %d",
 			host, client, g.Kind, g.Journey, o.Seed),
 		Transcript: dir + "/transcript.json.gz",
 		Logs:       []string{dir + "/host-" + host + ".log", dir + "/client-" + g.Kind + "-" + client + ".log"},
@@ -147,7 +147,7 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 	stopAt := len(steps)
 	switch fate {
 	case "refusal", "stall":
-		stopAt = 4 // transformed-output never completes
+		stopAt = 4 // edit never completes
 	case "expected-refusal":
 		stopAt = 1
 	}
@@ -184,17 +184,17 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 	for _, e := range p.Timeline {
 		p.Frames = append(p.Frames, e.Dir+" "+e.Name)
 	}
-	lost := results.Finding{Kind: results.DataLoss, Step: "transformed-output", Direction: "H>C",
-		Message: "the client's screen differs from what the process wrote (64 bytes written, 47 on screen)",
+	lost := results.Finding{Kind: results.DataLoss, Step: "edit", Direction: "H>C",
+		Message: "stream view: the last delivered value differs from everything sent (64 bytes sent, 47 delivered)",
 		Detail:  "first difference at byte 47:\n  want …\"ss-version live output\\r\\ntransformed run\\r\\n\"\n  got  …\"ss-version live output\\r\\n\""}
-	incomplete := results.Finding{Kind: results.IncompleteJourney, Step: "transformed-output",
-		Message: fmt.Sprintf("completed %d of %d steps; stopped at transformed-output", stopAt, len(steps))}
+	incomplete := results.Finding{Kind: results.IncompleteJourney, Step: "edit",
+		Message: fmt.Sprintf("completed %d of %d steps; stopped at edit", stopAt, len(steps))}
 	switch fate {
 	case "refusal":
 		p.Status = results.StatusFail
-		p.Findings = append(p.Findings, results.Finding{Kind: results.DecoderRefusal, Step: "transformed-output", Direction: "H>C",
-			Frame:   &results.Frame{Opcode: 15, Name: "OutputSpan"},
-			Message: fmt.Sprintf("%s client %s refused H>C OutputSpan (opcode 15): unknown opcode", g.Kind, client)},
+		p.Findings = append(p.Findings, results.Finding{Kind: results.DecoderRefusal, Step: "edit", Direction: "H>C",
+			Frame:   &results.Frame{Opcode: 15, Name: "Delta"},
+			Message: fmt.Sprintf("%s client %s refused H>C Delta (opcode 15): unknown opcode", g.Kind, client)},
 			incomplete, lost)
 	case "drift":
 		p.Status = results.StatusFail
@@ -204,15 +204,15 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 				"- H>C SnapshotChunk  [snapshot]\n+ H>C SnapshotChunk  [snapshot]\n  H>C SnapshotEnd  [snapshot]\n+ H>C Metadata  [snapshot]"})
 	case "stall":
 		p.Status = results.StatusFail
-		p.Findings = append(p.Findings, results.Finding{Kind: results.Stall, Step: "transformed-output",
-			Message: "await client screen text=\"transformed run\\r\\n\" not reached within 10s",
-			Detail:  "last frames seen:\n  #8 H>C Output (step live-output)\n  #9 H>C OutputSpan (step transformed-output)"},
+		p.Findings = append(p.Findings, results.Finding{Kind: results.Stall, Step: "edit",
+			Message: "await client view text=\"edited message\\r\\n\" not reached within 10s",
+			Detail:  "last frames seen:\n  #8 H>C Message (step live)\n  #9 H>C Delta (step edit)"},
 			incomplete)
 	case "flaky":
 		p.Status = results.StatusFlaky
 		p.Attempts = []results.Status{results.StatusFail, results.StatusPass, results.StatusPass}
 		p.Findings = append(p.Findings, results.Finding{Kind: results.DataLoss, Step: "live-output", Direction: "H>C",
-			Message: "attempt 1: the client's screen differs from what the process wrote (1 attempt of 3)"})
+			Message: "attempt 1: stream view: the last delivered value differs from everything sent (1 attempt of 3)"})
 	case "expected-refusal":
 		p.Status = results.StatusExpectedRefusal
 	}
