@@ -45,6 +45,13 @@ type StreamSpec struct {
 	Sent      Endpoint `json:"sent"`
 	Delivered Endpoint `json:"delivered"`
 	Compare   string   `json:"compare"`
+	// Kinds limits the stream to pairings with clients of these kinds (absent: every kind).
+	Kinds []string `json:"kinds,omitempty"`
+}
+
+// AppliesTo reports whether the stream is checked for clients of kind.
+func (s *StreamSpec) AppliesTo(kind string) bool {
+	return len(s.Kinds) == 0 || slices.Contains(s.Kinds, kind)
 }
 
 // Endpoint is one end of a stream: the observations (or, for what a journey made a driver
@@ -60,6 +67,10 @@ type Endpoint struct {
 	Encoding string `json:"encoding,omitempty"`
 	// ID locates an item's id (compare set).
 	ID string `json:"id,omitempty"`
+	// Each, when set, points at an array whose elements are the items (one observation or
+	// action carrying several, such as a batch); Pointer and ID are then read in each
+	// element. Data without that array is one item.
+	Each string `json:"each,omitempty"`
 }
 
 // ValuePointer is the endpoint's pointer, /bytes by default.
@@ -169,6 +180,7 @@ func (v *validator) endpoint(e Endpoint, p, compare string) {
 	}
 	v.pointer(e.Pointer, p+"/pointer", false)
 	v.pointer(e.ID, p+"/id", compare == CompareSet)
+	v.pointer(e.Each, p+"/each", false)
 	v.where(e.Where, p+"/where")
 }
 

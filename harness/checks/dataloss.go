@@ -65,21 +65,32 @@ func DataLoss(in *Input) []results.Finding {
 	return out
 }
 
-// setLoss compares items by id: every item sent must be delivered with the same value.
+// setLoss compares items by id: for every id sent, the last value delivered for it equals
+// the last value sent (an item may be sent again, edited); ids delivered but never sent are
+// not this stream's business.
 func setLoss(t *transcript.Transcript, sent, delivered []Item) (results.Finding, bool) {
 	got := map[string][]byte{}
 	for _, it := range delivered {
 		got[it.ID] = it.Value
 	}
+	last := map[string]Item{}
+	var ids []string
+	for _, it := range sent {
+		if _, ok := last[it.ID]; !ok {
+			ids = append(ids, it.ID)
+		}
+		last[it.ID] = it
+	}
 	var missing, changed []string
 	step := ""
-	for _, it := range sent {
-		v, ok := got[it.ID]
+	for _, id := range ids {
+		it := last[id]
+		v, ok := got[id]
 		switch {
 		case !ok:
-			missing = append(missing, it.ID)
+			missing = append(missing, id)
 		case !bytes.Equal(v, it.Value):
-			changed = append(changed, fmt.Sprintf("%s: sent %q, delivered %q", it.ID, it.Value, v))
+			changed = append(changed, fmt.Sprintf("%s: sent %q, delivered %q", id, it.Value, v))
 		default:
 			continue
 		}
@@ -97,7 +108,7 @@ func setLoss(t *transcript.Transcript, sent, delivered []Item) (results.Finding,
 	}
 	detail = append(detail, changed...)
 	return results.Finding{Step: divergingStep(t, step),
-		Message: fmt.Sprintf("%d of %d items sent were not delivered as sent", len(missing)+len(changed), len(sent)),
+		Message: fmt.Sprintf("%d of %d items sent were not delivered as last sent", len(missing)+len(changed), len(ids)),
 		Detail:  strings.Join(detail, "\n")}, true
 }
 

@@ -44,7 +44,7 @@ func Streams(in *Input) []stream {
 			continue
 		}
 		for _, decl := range c.Streams {
-			if seen[decl.Name] {
+			if seen[decl.Name] || !decl.AppliesTo(in.Transcript.Kind) {
 				continue
 			}
 			seen[decl.Name] = true
@@ -66,14 +66,7 @@ func Streams(in *Input) []stream {
 func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
 	role := transcript.Role(e.Role)
 	var out []Item
-	add := func(data json.RawMessage, step string) {
-		if !whereMatches(data, e.Where) {
-			return
-		}
-		var v any
-		if json.Unmarshal(data, &v) != nil {
-			return
-		}
+	item := func(v any, step string) {
 		it := Item{Step: step}
 		if x, ok := contract.Resolve(v, e.ValuePointer()); ok {
 			it.Value = encoded(x, e.Encoding)
@@ -84,6 +77,26 @@ func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
 			}
 		}
 		out = append(out, it)
+	}
+	add := func(data json.RawMessage, step string) {
+		if !whereMatches(data, e.Where) {
+			return
+		}
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		if e.Each != "" {
+			if arr, ok := contract.Resolve(v, e.Each); ok {
+				if list, ok := arr.([]any); ok {
+					for _, el := range list {
+						item(el, step)
+					}
+					return
+				}
+			}
+		}
+		item(v, step)
 	}
 	if len(e.Actions) > 0 {
 		for _, a := range t.Actions {

@@ -1,0 +1,78 @@
+package checks_test
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// A product whose data travels as items by id: notes a client puts (one at a time, or
+// several in one import), stored by the host; edits the host pushes to sync clients only.
+const notesContract = `{"contractVersion":2,"protocol":{"version":1,"minCompatible":1},
+  "channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"pointer":"/method","keys":["result","error"]},"batch":"json-array"},
+    "frames":[{"type":"put","name":"put","direction":"C>H"},{"type":"result","name":"result","direction":"H>C"}]}],
+  "streams":[
+    {"name":"notes","sent":{"role":"client","actions":["put","import"],"each":"/notes","pointer":"/text","id":"/id","encoding":"text"},
+     "delivered":{"role":"host","observations":["stored"],"pointer":"/text","id":"/id","encoding":"text"},"compare":"set"},
+    {"name":"edits","kinds":["sync"],"sent":{"role":"host","actions":["edit"],"pointer":"/text","id":"/id","encoding":"text"},
+     "delivered":{"role":"client","observations":["applied"],"pointer":"/text","id":"/id","encoding":"text"},"compare":"set"}]}`
+
+var _ = Describe("DataLoss on declared item streams", func() {
+	var c *contract.Contract
+	var j *journeys.Journey
+	BeforeEach(func() {
+		var err error
+		c, err = contract.Parse("notes.json", []byte(notesContract))
+		Expect(err).NotTo(HaveOccurred())
+		j, err = journeys.Parse("n.txtar", []byte("kind *\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+	})
+	act := func(t *transcript.Transcript, role transcript.Role, name string, args any) {
+		raw, _ := json.Marshal(args)
+		t.Actions = append(t.Actions, transcript.Action{Role: role, Name: name, Args: raw, OK: true, Step: "a"})
+	}
+	obs := func(t *transcript.Transcript, role transcript.Role, what string, data any) {
+		raw, _ := json.Marshal(data)
+		t.Observations = append(t.Observations, transcript.Observation{Role: role, What: what, Data: raw, Step: "a"})
+	}
+	loss := func(t *transcript.Transcript) []results.Finding {
+		return checks.DataLoss(&checks.Input{Transcript: t, Journey: j, Host: c, Client: c})
+	}
+
+	It("counts every item of a batch, compares the last value sent for an id, and finds what never arrived", func() {
+		t := &transcript.Transcript{Kind: "cli"}
+		act(t, transcript.Client, "put", map[string]any{"id": "n1", "text": "draft"})
+		act(t, transcript.Client, "put", map[string]any{"id": "n1", "text": "final"})
+		act(t, transcript.Client, "import", map[string]any{"notes": []any{map[string]any{"id": "n2", "text": "two"}, map[string]any{"id": "n3", "text": "three"}}})
+		obs(t, transcript.Host, "stored", map[string]any{"id": "n1", "text": "draft"})
+		obs(t, transcript.Host, "stored", map[string]any{"id": "n1", "text": "final"})
+		obs(t, transcript.Host, "stored", map[string]any{"id": "n2", "text": "two"})
+		obs(t, transcript.Host, "stored", map[string]any{"id": "n9", "text": "not sent: not this stream's business"})
+		fs := loss(t)
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Message).To(Equal("stream notes: 1 of 3 items sent were not delivered as last sent"))
+		Expect(fs[0].Detail).To(Equal(`never delivered: "n3"`))
+		Expect(fs[0].Direction).To(Equal("C>H"))
+
+		obs(t, transcript.Host, "stored", map[string]any{"id": "n3", "text": "three"})
+		Expect(loss(t)).To(BeEmpty())
+	})
+
+	It("checks a stream only for the client kinds it names", func() {
+		t := &transcript.Transcript{Kind: "cli"}
+		act(t, transcript.Host, "edit", map[string]any{"id": "n1", "text": "changed"})
+		Expect(loss(t)).To(BeEmpty(), "a cli never applies host edits")
+		t.Kind = "sync"
+		obs(t, transcript.Client, "applied", map[string]any{"id": "n1", "text": ""})
+		fs := loss(t)
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Detail).To(Equal(`"n1": sent "changed", delivered ""`))
+	})
+})
