@@ -75,6 +75,13 @@ H>C Output
 C>H Unsubscribe
 `
 
+// driverDecoded is fakeContract with its binary frames named by the receiving driver.
+func driverDecoded(span bool) *contract.Contract {
+	c := fakeContract(span)
+	c.Channels[0].Binary = &contract.Codec{Driver: true}
+	return c
+}
+
 func build(label, mode string, span bool) *harness.Build {
 	return &harness.Build{Label: label, Revision: label, Dir: filepath.Dir(fakeDriver),
 		Host:     []string{fakeDriver, mode},
@@ -211,6 +218,25 @@ var _ = Describe("Run", func() {
 		Expect(f.Step).To(Equal("output"))
 		Expect(f.Message).To(Equal("fake.txtar:99: expected no client rendered-output for 5s, but it arrived"))
 		Expect(f.Detail).To(HavePrefix("arrived: client rendered-output {"))
+	}, NodeTimeout(60*time.Second))
+
+	It("has the receiving driver name the frames of a driver-decoded channel, and reports what it refuses", func(ctx SpecContext) {
+		ok := build("a", "ok", false)
+		ok.Contract = driverDecoded(false)
+		p := run(ctx, ok, build("b", "ok", false), harness.Options{})
+		Expect(p.Findings).To(BeEmpty())
+		Expect(p.Frames).To(ContainElements("C>H Subscribe", "H>C SnapshotStart", "C>H Input", "C>H Unsubscribe"))
+
+		newer := build("new", "span", true)
+		newer.Contract = driverDecoded(true)
+		older := build("old", "ok", false)
+		older.Contract = driverDecoded(false)
+		p = run(ctx, newer, older, harness.Options{Timeout: 2 * time.Second})
+		Expect(kinds(p)).To(ContainElement(results.DecoderRefusal))
+		f := p.Findings[slicesIndex(kinds(p), results.DecoderRefusal)]
+		Expect(f.Direction).To(Equal("H>C"))
+		Expect(f.Step).To(Equal("output"))
+		Expect(f.Message).To(ContainSubstring("the receiving driver's decoder refused it: unknown opcode 15"))
 	}, NodeTimeout(60*time.Second))
 
 	It("finds data loss when the client renders less than the process wrote", func(ctx SpecContext) {

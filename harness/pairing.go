@@ -227,11 +227,24 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		rec.problem(role, serr.Error(), "")
 	}
 
+	var dec *decoder
+	if usesDriverDecoding(p.Host.Contract, p.Client.Contract) {
+		dec = newDecoder(rec, p)
+		rec.update(func(*transcript.Transcript, string) { rec.decoder = dec })
+		dctx, cancel := context.WithCancel(ctx)
+		go dec.run(dctx)
+		defer dec.wg.Wait()
+		defer cancel()
+	}
+
 	host, hostURL, err := startDriver(ctx, p.Host, transcript.Host, "", p.Host.Host, nil, opts, rec)
 	if err != nil {
 		return err
 	}
 	defer stop(transcript.Host, host)
+	if dec != nil {
+		dec.attach(transcript.Host, host)
+	}
 
 	proxy, err := tap.Start(ctx, hostURL, rec)
 	if err != nil {
@@ -251,6 +264,11 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	defer stop(transcript.Client, client)
 	// Runs first: what arrives while the drivers stop belongs to no step.
 	defer rec.endJourney()
+	if dec != nil {
+		dec.attach(transcript.Client, client)
+		// Before the journey ends, every frame it tapped gets its receiving driver's name.
+		defer dec.drain(ctx, max(opts.Timeout, DefaultTimeout))
+	}
 
 	j := &journey{p: p, opts: opts, rec: rec, host: host, client: client, proxy: proxy}
 	j.has = func(name string) bool {

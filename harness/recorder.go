@@ -23,6 +23,8 @@ type recorder struct {
 	// quiet from it.
 	active time.Time
 	open   int // connections open through the tap
+	// decoder, when set, is handed every frame its receiving driver must name.
+	decoder *decoder
 }
 
 func newRecorder(t *transcript.Transcript) *recorder {
@@ -116,8 +118,12 @@ func (r *recorder) Frame(f tap.Frame) {
 		if f.Control == "" { // keepalives are no progress
 			r.active = time.Now()
 		}
-		t.Frames = append(t.Frames, transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
-			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown})
+		fr := transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
+			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown}
+		t.Frames = append(t.Frames, fr)
+		if r.decoder != nil && !r.teardown && r.decoder.needs(fr) {
+			r.decoder.enqueue(fr)
+		}
 	})
 }
 

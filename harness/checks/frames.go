@@ -122,8 +122,16 @@ func (in *Input) lookup(n *Named, recv *contract.Contract, kind string, send *co
 		if c == nil {
 			return nil
 		}
-		if ch := c.Channel(n.Path); ch != nil {
+		ch := c.Channel(n.Path)
+		switch {
+		case ch == nil:
+			return nil
+		case !n.Decoded.Driver:
 			return ch.Lookup(n.Decoded, n.Dir, k)
+		case n.Decoded.Type != "":
+			return ch.Type(n.Decoded.Type, n.Dir, k)
+		case n.Decoded.HasOpcode:
+			return ch.Opcode(n.Decoded.Opcode, n.Dir, k)
 		}
 		return nil
 	}

@@ -53,6 +53,34 @@ func frame(op byte, payload []byte) []byte {
 	return append(b, payload...)
 }
 
+// decode names raw binary frames with this build's decoder (the decode action): the
+// opcodes its role knows, refusing the others.
+func decode(role string, raw json.RawMessage) any {
+	var req struct {
+		Frames []struct {
+			ID   int    `json:"id"`
+			Data []byte `json:"data"`
+		} `json:"frames"`
+	}
+	json.Unmarshal(raw, &req)
+	known := map[byte]bool{1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 12: true}
+	if role == "host" {
+		known = map[byte]bool{7: mode != "no-input-op", 9: true, 10: true, 11: true, 13: true}
+	}
+	var out []map[string]any
+	for _, f := range req.Frames {
+		switch {
+		case len(f.Data) < 16 || f.Data[0] != 0x74:
+			out = append(out, map[string]any{"id": f.ID, "refused": true, "reason": "not a frame"})
+		case !known[f.Data[2]]:
+			out = append(out, map[string]any{"id": f.ID, "refused": true, "reason": fmt.Sprintf("unknown opcode %d", f.Data[2])})
+		default:
+			out = append(out, map[string]any{"id": f.ID, "opcode": int(f.Data[2])})
+		}
+	}
+	return map[string]any{"frames": out}
+}
+
 type action struct {
 	ID     int             `json:"id"`
 	Action string          `json:"action"`
@@ -86,7 +114,7 @@ func main() {
 	}
 	send(map[string]any{"type": "hello", "protocol": 1, "role": role, "kind": os.Getenv("SKEWTEST_KIND"),
 		"build":   map[string]string{"version": os.Getenv("SKEWTEST_BUILD_LABEL")},
-		"actions": []string{"subscribe", "input", "emit-output", "unsubscribe", "stop"}})
+		"actions": []string{"subscribe", "input", "emit-output", "unsubscribe", "decode", "stop"}})
 	if mode == "garbage" {
 		outMu.Lock()
 		fmt.Fprintln(stdout, "this is not json")
@@ -114,6 +142,10 @@ func main() {
 			}
 			send(map[string]any{"type": "result", "id": a.ID, "ok": true})
 			os.Exit(0)
+		}
+		if a.Action == "decode" {
+			send(map[string]any{"type": "result", "id": a.ID, "ok": true, "data": decode(role, a.Args)})
+			continue
 		}
 		var x args
 		json.Unmarshal(a.Args, &x)
