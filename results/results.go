@@ -38,6 +38,10 @@ const (
 	IncompleteJourney     Kind = "incomplete-journey"
 	WindowViolation       Kind = "window-violation"
 	DriverError           Kind = "driver-error"
+	// FieldMismatch: a frame's payload breaks the receiving build's contract (a required field
+	// missing, a wrong type, an unknown enum value), or the receiving product said it rejected
+	// the frame for its shape.
+	FieldMismatch Kind = "field-mismatch"
 	// UnexpectedEvent: something arrived while the journey asserted that nothing would
 	// (expect … none), e.g. output while paused.
 	UnexpectedEvent Kind = "unexpected-event"
