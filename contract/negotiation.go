@@ -25,8 +25,16 @@ const (
 	InvariantOrder       = "order"
 )
 
-// Invariant is a product rule about frames that the checks enforce (correlation of requests
-// and replies, echoes, order). The contract stores it as written; only Kind is validated.
+// Invariant is a product rule about the frames of a channel, checked on every pairing:
+//
+//	correlation  every reply carries, at ReplyPointer (default Pointer), the value an earlier
+//	             request (the other direction) carried at Pointer: an error answers its request
+//	echo         every reply reports what the latest request before it asked: the value at
+//	             ReplyPointer (default Pointer) equals the request's at Pointer
+//	order        in each direction of each connection: Start, then Chunk frames, then End;
+//	             no Chunk or End outside a Start … End, no Start inside one
+//
+// Message, when set, is said with a finding.
 type Invariant struct {
 	Kind         string   `json:"kind"`
 	Request      []string `json:"request,omitempty"`

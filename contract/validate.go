@@ -105,12 +105,48 @@ func (v *validator) channel(ch *Channel, p string) {
 		}
 	}
 	for j, inv := range ch.Invariants {
-		ip := child(p+"/invariants", j)
-		switch inv.Kind {
-		case InvariantCorrelation, InvariantEcho, InvariantOrder:
-		default:
-			v.add(ip+"/kind", "invariant kind %q is not correlation, echo or order", inv.Kind)
+		v.invariant(ch, inv, child(p+"/invariants", j))
+	}
+}
+
+// invariant checks one invariant's shape: correlation and echo name request and reply frames
+// and the pointers that must agree; order names a start, an end and optionally a chunk.
+func (v *validator) invariant(ch *Channel, inv Invariant, p string) {
+	known := func(name, at string) {
+		if ch.Named(name, "", "") == nil {
+			v.add(at, "channel %q has no frame called %q", ch.Name, name)
 		}
+	}
+	switch inv.Kind {
+	case InvariantCorrelation, InvariantEcho:
+		if len(inv.Request) == 0 || len(inv.Reply) == 0 {
+			v.add(p, `a %s invariant names its "request" and "reply" frames`, inv.Kind)
+		}
+		for i, n := range inv.Request {
+			known(n, child(p+"/request", i))
+		}
+		for i, n := range inv.Reply {
+			known(n, child(p+"/reply", i))
+		}
+		v.pointer(inv.Pointer, p+"/pointer", true)
+		v.pointer(inv.ReplyPointer, p+"/replyPointer", false)
+		if inv.Start+inv.End+inv.Chunk != "" {
+			v.add(p, "start, end and chunk belong to an order invariant")
+		}
+	case InvariantOrder:
+		if inv.Start == "" || inv.End == "" {
+			v.add(p, `an order invariant names its "start" and "end" frames (and optionally "chunk")`)
+		}
+		for _, n := range []struct{ name, at string }{{inv.Start, "/start"}, {inv.End, "/end"}, {inv.Chunk, "/chunk"}} {
+			if n.name != "" {
+				known(n.name, p+n.at)
+			}
+		}
+		if len(inv.Request)+len(inv.Reply) > 0 || inv.Pointer != "" || inv.ReplyPointer != "" {
+			v.add(p, "request, reply and pointers belong to correlation and echo invariants")
+		}
+	default:
+		v.add(p+"/kind", "invariant kind %q is not correlation, echo or order", inv.Kind)
 	}
 }
 

@@ -42,6 +42,10 @@ const (
 	// missing, a wrong type, an unknown enum value), or the receiving product said it rejected
 	// the frame for its shape.
 	FieldMismatch Kind = "field-mismatch"
+	// InvariantViolation: frames broke a relation the contract declares between them (a
+	// reply that answers no request, an echo that reports something else, chunks out of a
+	// start … end).
+	InvariantViolation Kind = "invariant-violation"
 	// UnexpectedEvent: something arrived while the journey asserted that nothing would
 	// (expect … none), e.g. output while paused.
 	UnexpectedEvent Kind = "unexpected-event"

@@ -1,0 +1,80 @@
+package checks_test
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+const invariantsContract = `{"contractVersion":2,"protocol":{"version":1,"minCompatible":1},
+  "channels":[{"name":"s","paths":["/s"],"text":{"json":{"discriminator":"type"}},
+    "frames":[{"type":"request","name":"request","direction":"C>H"},{"type":"response","name":"response","direction":"H>C"},
+      {"type":"rpcError","name":"rpcError","direction":"H>C"},{"type":"resize","name":"resize","direction":"C>H"},
+      {"type":"resized","name":"resized","direction":"H>C"},{"type":"start","name":"start","direction":"H>C"},
+      {"type":"chunk","name":"chunk","direction":"H>C"},{"type":"end","name":"end","direction":"H>C"}],
+    "invariants":[
+      {"kind":"correlation","request":["request"],"reply":["response","rpcError"],"pointer":"/id"},
+      {"kind":"echo","request":["resize"],"reply":["resized"],"pointer":"/rows","message":"a resize confirms the rows asked"},
+      {"kind":"order","start":"start","chunk":"chunk","end":"end"}]}]}`
+
+var _ = Describe("Invariants", func() {
+	var in *checks.Input
+	BeforeEach(func() {
+		c, err := contract.Parse("i.json", []byte(invariantsContract))
+		Expect(err).NotTo(HaveOccurred())
+		j, err := journeys.Parse("j.txtar", []byte("kind cli\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+		in = &checks.Input{Transcript: &transcript.Transcript{Kind: "cli"}, Journey: j, Host: c, Client: c}
+	})
+	send := func(dir string, v map[string]any) {
+		raw, _ := json.Marshal(v)
+		t := in.Transcript
+		t.Frames = append(t.Frames, transcript.Frame{Index: len(t.Frames) + 1, Conn: 1, Path: "/s", Dir: dir, Data: raw, Step: "a"})
+	}
+	messages := func() []string {
+		var out []string
+		for _, f := range checks.Invariants(in) {
+			Expect(f.Kind).To(Equal(results.InvariantViolation))
+			out = append(out, f.Message)
+		}
+		return out
+	}
+
+	It("holds when replies answer their requests, echoes report what was asked and chunks sit inside start … end", func() {
+		send("C>H", map[string]any{"type": "request", "id": 1})
+		send("H>C", map[string]any{"type": "response", "id": 1})
+		send("C>H", map[string]any{"type": "request", "id": 2})
+		send("H>C", map[string]any{"type": "rpcError", "id": 2})
+		send("C>H", map[string]any{"type": "resize", "rows": 30})
+		send("H>C", map[string]any{"type": "resized", "rows": 30})
+		send("H>C", map[string]any{"type": "start"})
+		send("H>C", map[string]any{"type": "chunk"})
+		send("H>C", map[string]any{"type": "end"})
+		Expect(messages()).To(BeEmpty())
+	})
+
+	It("names both frames when a relation breaks", func() {
+		send("C>H", map[string]any{"type": "request", "id": 1})
+		send("H>C", map[string]any{"type": "rpcError", "id": 9})
+		send("H>C", map[string]any{"type": "rpcError"})
+		send("C>H", map[string]any{"type": "resize", "rows": 30})
+		send("H>C", map[string]any{"type": "resized", "rows": 40})
+		send("H>C", map[string]any{"type": "chunk"})
+		send("H>C", map[string]any{"type": "start"})
+		send("H>C", map[string]any{"type": "start"})
+		Expect(messages()).To(Equal([]string{
+			"H>C rpcError #2 answers /id 9, which no earlier request carried",
+			"H>C rpcError #3 answers no request: it has no /id",
+			"H>C resized #5 reports /rows 40, but C>H resize #4 asked for 30 (a resize confirms the rows asked)",
+			"H>C chunk #6 comes outside a start … end",
+			"H>C start #8 starts again before H>C start #7 ended with end",
+		}))
+	})
+})
