@@ -381,8 +381,12 @@ var _ = Describe("Driver", func() {
 			Expect(func() { register(d) }).To(PanicWith(ContainSubstring(want)))
 		},
 		Entry("an action twice", func(d *driverkit.Driver) { echo(d) }, `"echo" registered twice`),
-		Entry("stop", func(d *driverkit.Driver) { d.Handle("stop", func(context.Context, json.RawMessage) (any, error) { return nil, nil }) }, "stop is built in"),
-		Entry("decode as an action", func(d *driverkit.Driver) { d.Handle("decode", func(context.Context, json.RawMessage) (any, error) { return nil, nil }) }, "with Decode"),
+		Entry("stop", func(d *driverkit.Driver) {
+			d.Handle("stop", func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+		}, "stop is built in"),
+		Entry("decode as an action", func(d *driverkit.Driver) {
+			d.Handle("decode", func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+		}, "with Decode"),
 		Entry("a second decoder", func(d *driverkit.Driver) {
 			f := func(driverkit.Frame) driverkit.Decoded { return driverkit.Decoded{} }
 			d.Decode(f)
