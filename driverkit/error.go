@@ -32,8 +32,9 @@ func BadArgs(format string, a ...any) error {
 	return &Error{Code: CodeBadArgs, Err: fmt.Errorf(format, a...)}
 }
 
-// Failed is a failed result for err, whatever err wraps (a handler's plain error already
-// is one; use Failed to override the code of an error that wraps an *Error).
+// Failed answers err as a failed result whatever it wraps. A handler's plain error is
+// failed already; Failed is for an error that wraps another *Error (a BadArgs from a lower
+// layer, say) that must not decide the code.
 func Failed(err error) error {
 	return &Error{Code: CodeFailed, Err: err}
 }
