@@ -117,7 +117,8 @@ func (d *Driver) actions() []string {
 //
 // An error from start is written as an "error" observation and returned, without ready.
 // Cancelling ctx cancels the handlers' context and ends Run early (without waiting for
-// the input to end). Handlers get a context that is cancelled when Run returns.
+// the input to end). Handlers get a context that is cancelled when Run returns. Run is
+// called once; a second call panics.
 func (d *Driver) Run(ctx context.Context, start func(ctx context.Context) (url string, err error)) error {
 	d.mu.Lock()
 	if d.running {
