@@ -342,8 +342,9 @@ var _ = Describe("Driver", func() {
 
 	It("ends Run when its context is cancelled, with a blocked action's context cancelled", func(ctx SpecContext) {
 		d, in, out := newDriver(desktop)
-		cancelled := make(chan struct{})
+		started, cancelled := make(chan struct{}), make(chan struct{})
 		d.Handle("block", func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(started)
 			<-ctx.Done()
 			close(cancelled)
 			return nil, ctx.Err()
@@ -351,7 +352,7 @@ var _ = Describe("Driver", func() {
 		runCtx, cancel := context.WithCancel(ctx)
 		s := start(runCtx, d, in, out, nil)
 		s.send(`{"id":1,"action":"block"}`)
-		Eventually(func() []line { return out.lines() }).Should(HaveLen(2))
+		Eventually(started).Should(BeClosed())
 		cancel()
 		Expect(s.wait()).To(MatchError(context.Canceled))
 		Expect(cancelled).To(BeClosed())
