@@ -4,7 +4,7 @@ SUBJECT := examples/remoteterm
 # Specs of both modules; -p 2 keeps a 2-core machine responsive.
 TESTFLAGS ?= -count=1 -timeout 40m
 
-.PHONY: build test demo lint bench
+.PHONY: build test demo lint bench generate
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
@@ -15,6 +15,11 @@ test:
 
 demo: build
 	./$(BIN) demo
+
+# The example subjects' sources and the driver kit, built into the binary (example/sources.zip);
+# a spec of ./example fails when it is stale.
+generate:
+	$(GO) generate ./example
 
 lint:
 	@out=$$(gofmt -l . ); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

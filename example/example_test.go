@@ -1,9 +1,14 @@
 package example_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -11,28 +16,39 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/example/internal/bundle"
+	"github.com/skewtest/skewtest/internal/testlabels"
 )
 
 func write(dir, name, text string) {
+	GinkgoHelper()
 	p := filepath.Join(dir, name)
 	Expect(os.MkdirAll(filepath.Dir(p), 0o755)).To(Succeed())
 	Expect(os.WriteFile(p, []byte(text), 0o644)).To(Succeed())
 }
 
 const history = `author: {name: bot, email: bot@example.invalid}
+featuresFile: release/release.json
+contract:
+  template: contract.template.json
+  path: skewtest-contract.json
+  protocolFrom: {version: proto, minCompatible: protoMin}
 releases:
   - tag: v1.0.0
     date: 2026-01-01T00:00:00Z
     message: first
-    set: {span: false, sessionProtocol: 1}
+    set: {span: false, proto: 1, protoMin: 1}
   - tag: v1.1.0
     date: 2026-02-01T00:00:00Z
     message: second
     set: {span: true}
+  - tag: v1.2.0
+    date: 2026-03-01T00:00:00Z
+    message: third
 otherTags:
   - {tag: mobile-v9.0.0, at: v1.0.0}
 worktree:
-  set: {sessionProtocol: 2}
+  set: {proto: 2}
 `
 
 const template = `{"contractVersion": 1, "channels": [{"name": "t", "paths": ["/t"], "frames": [
@@ -41,90 +57,265 @@ const template = `{"contractVersion": 1, "channels": [{"name": "t", "paths": ["/
   {"opcode": 1, "name": "Legacy", "direction": "H>C", "feature": "!span"}
 ]}]}`
 
+// reader reads files of a written repository at a tag.
+func reader(dir string) func(tag, file string) string {
+	repo, err := git.PlainOpen(dir)
+	Expect(err).NotTo(HaveOccurred())
+	return func(tag, file string) string {
+		GinkgoHelper()
+		h, err := repo.ResolveRevision(plumbing.Revision(tag + "^{commit}"))
+		Expect(err).NotTo(HaveOccurred())
+		c, err := repo.CommitObject(*h)
+		Expect(err).NotTo(HaveOccurred())
+		f, err := c.File(file)
+		if err != nil {
+			return ""
+		}
+		s, err := f.Contents()
+		Expect(err).NotTo(HaveOccurred())
+		return s
+	}
+}
+
+func head(dir string) plumbing.Hash {
+	GinkgoHelper()
+	repo, err := git.PlainOpen(dir)
+	Expect(err).NotTo(HaveOccurred())
+	ref, err := repo.Head()
+	Expect(err).NotTo(HaveOccurred())
+	return ref.Hash()
+}
+
 var _ = Describe("Write", func() {
 	var src, dest string
+	source := func() *example.Source {
+		GinkgoHelper()
+		s, err := example.SourceDir(src)
+		Expect(err).NotTo(HaveOccurred())
+		return s
+	}
 	BeforeEach(func() {
-		src, dest = GinkgoT().TempDir(), filepath.Join(GinkgoT().TempDir(), "repo")
+		src, dest = filepath.Join(GinkgoT().TempDir(), "subject"), filepath.Join(GinkgoT().TempDir(), "repo")
 		write(src, "history.yaml", history)
 		write(src, "contract.template.json", template)
 		write(src, "main.go", "package main\n")
 		write(src, "release/release.json", `{"stale": true}`)
 		write(src, "history/v1.1.0/NEWS", "1.1\n")
+		write(src, "history/v1.1.0/main.go", "package main // 1.1\n")
+		write(src, "history/worktree/NEWS", "next\n")
 	})
 
 	It("writes every release as a tagged commit, with its own features and contract", func() {
-		w, err := example.Write(src, dest)
+		w, err := example.Write(source(), dest)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(w.Tags).To(Equal([]string{"v1.0.0", "v1.1.0", "mobile-v9.0.0"}))
-		Expect(w.Worktree).To(ConsistOf("release/release.json", "skewtest-contract.json"))
+		Expect(w.Tags).To(Equal([]string{"v1.0.0", "v1.1.0", "v1.2.0", "mobile-v9.0.0"}))
+		Expect(w.Worktree).To(ConsistOf("NEWS", "release/release.json", "skewtest-contract.json"))
 
-		repo, err := git.PlainOpen(dest)
-		Expect(err).NotTo(HaveOccurred())
-		read := func(tag, file string) string {
-			h, err := repo.ResolveRevision(plumbing.Revision(tag + "^{commit}"))
-			Expect(err).NotTo(HaveOccurred())
-			c, err := repo.CommitObject(*h)
-			Expect(err).NotTo(HaveOccurred())
-			f, err := c.File(file)
-			if err != nil {
-				return ""
-			}
-			s, err := f.Contents()
-			Expect(err).NotTo(HaveOccurred())
-			return s
-		}
+		read := reader(dest)
 		var r map[string]any
 		Expect(json.Unmarshal([]byte(read("v1.0.0", "release/release.json")), &r)).To(Succeed())
-		Expect(r).To(Equal(map[string]any{"version": "v1.0.0", "span": false, "sessionProtocol": float64(1)}))
+		Expect(r).To(Equal(map[string]any{"version": "v1.0.0", "span": false, "proto": 1.0, "protoMin": 1.0}))
 		Expect(read("v1.0.0", "skewtest-contract.json")).To(ContainSubstring(`"Legacy"`))
 		Expect(read("v1.0.0", "skewtest-contract.json")).NotTo(ContainSubstring(`OutputSpan`))
-		Expect(read("v1.0.0", "NEWS")).To(BeEmpty())
 		Expect(read("v1.1.0", "skewtest-contract.json")).To(ContainSubstring(`OutputSpan`))
 		Expect(read("v1.1.0", "skewtest-contract.json")).NotTo(ContainSubstring(`Legacy`))
 		Expect(read("v1.1.0", "skewtest-contract.json")).NotTo(ContainSubstring(`feature`))
-		Expect(read("v1.1.0", "NEWS")).To(Equal("1.1\n"))
 		Expect(read("v1.1.0", "history.yaml")).To(BeEmpty())
+		Expect(read("v1.1.0", "contract.template.json")).To(BeEmpty())
 		Expect(read("mobile-v9.0.0", "release/release.json")).To(ContainSubstring(`"version": "v1.0.0"`))
 
 		wt, err := os.ReadFile(filepath.Join(dest, "skewtest-contract.json"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(wt)).To(ContainSubstring(`"minCompatible": 1`))
 		Expect(string(wt)).To(MatchRegexp(`"protocol": \{\s*"minCompatible": 1,\s*"version": 2`))
+		Expect(string(wt)).To(ContainSubstring(`"version": "worktree"`))
+	})
+
+	It("lays history/<tag>/ over the tree from that release on, and history/worktree/ over the working tree", func() {
+		_, err := example.Write(source(), dest)
+		Expect(err).NotTo(HaveOccurred())
+		read := reader(dest)
+		Expect(read("v1.0.0", "NEWS")).To(BeEmpty())
+		Expect(read("v1.0.0", "main.go")).To(Equal("package main\n"))
+		Expect(read("v1.1.0", "NEWS")).To(Equal("1.1\n"))
+		Expect(read("v1.1.0", "main.go")).To(Equal("package main // 1.1\n"))
+		Expect(read("v1.2.0", "main.go")).To(Equal("package main // 1.1\n"))
+		Expect(read("v1.2.0", "NEWS")).To(Equal("1.1\n"))
+		Expect(os.ReadFile(filepath.Join(dest, "NEWS"))).To(Equal([]byte("next\n")))
+		Expect(filepath.Join(dest, "history")).NotTo(BeAnExistingFile())
 	})
 
 	It("writes the same commits every time", func() {
-		_, err := example.Write(src, dest)
+		_, err := example.Write(source(), dest)
 		Expect(err).NotTo(HaveOccurred())
 		dest2 := filepath.Join(GinkgoT().TempDir(), "again")
-		_, err = example.Write(src, dest2)
+		_, err = example.Write(source(), dest2)
 		Expect(err).NotTo(HaveOccurred())
-		head := func(dir string) plumbing.Hash {
-			repo, err := git.PlainOpen(dir)
-			Expect(err).NotTo(HaveOccurred())
-			ref, err := repo.Head()
-			Expect(err).NotTo(HaveOccurred())
-			return ref.Hash()
-		}
 		Expect(head(dest)).To(Equal(head(dest2)))
 	})
 
+	It("writes only the subject's files when the history derives nothing", func() {
+		write(src, "history.yaml", "author: {name: bot, email: bot@example.invalid}\nreleases:\n  - {tag: v1.0.0, date: 2026-01-01T00:00:00Z, message: first}\n")
+		Expect(os.RemoveAll(filepath.Join(src, "history"))).To(Succeed())
+		w, err := example.Write(source(), dest)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.Worktree).To(BeEmpty())
+		read := reader(dest)
+		Expect(read("v1.0.0", "release/release.json")).To(Equal(`{"stale": true}`))
+		Expect(read("v1.0.0", "contract.template.json")).To(Equal(template))
+		Expect(read("v1.0.0", "skewtest-contract.json")).To(BeEmpty())
+	})
+
+	Describe("a subject whose drivers use the driver kit", func() {
+		const gomod = "module example.com/shop\n\ngo 1.26.8\n\nrequire github.com/skewtest/skewtest v0.0.0-00010101000000-000000000000\n\nreplace github.com/skewtest/skewtest => ../..\n"
+		BeforeEach(func() { write(src, "go.mod", gomod) })
+
+		It("gets the kit in every tree, and its go.mod replace pointed at it", func() {
+			write(src, "history/v1.1.0/go.mod", strings.Replace(gomod, "go 1.26.8", "go 1.26.8\n\n// 1.1", 1))
+			_, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			read := reader(dest)
+			for _, tag := range []string{"v1.0.0", "v1.1.0", "v1.2.0"} {
+				Expect(read(tag, "go.mod")).To(ContainSubstring("replace github.com/skewtest/skewtest => ./third_party/skewtest\n"), tag)
+				Expect(read(tag, "go.mod")).NotTo(ContainSubstring("../.."), tag)
+				Expect(read(tag, "third_party/skewtest/go.mod")).To(ContainSubstring("module github.com/skewtest/skewtest\n\ngo 1.26.8\n"), tag)
+				Expect(read(tag, "third_party/skewtest/go.mod")).NotTo(ContainSubstring("require"), tag)
+			}
+			Expect(read("v1.0.0", "go.mod")).NotTo(ContainSubstring("// 1.1"))
+			Expect(read("v1.2.0", "go.mod")).To(ContainSubstring("// 1.1"))
+			kit, err := os.ReadFile("../driverkit/driver.go")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/driver.go")).To(Equal(string(kit)))
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/driverkit_test.go")).To(BeEmpty())
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/testdata/minimal/main.go")).To(BeEmpty())
+		})
+
+		It("leaves a module that does not require skewtest alone", func() {
+			write(src, "go.mod", "module example.com/shop\n\ngo 1.26.8\n")
+			_, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(reader(dest)("v1.0.0", "third_party/skewtest/go.mod")).To(BeEmpty())
+		})
+	})
+
+	DescribeTable("refuses a history it cannot write",
+		func(edit func(), want string) {
+			edit()
+			_, err := example.Write(source(), dest)
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("an unknown key", func() { write(src, "history.yaml", history+"extra: 1\n") }, "field extra not found"),
+		Entry("an overlay for no release", func() { write(src, "history/v1.9.0/NEWS", "") }, "history/v1.9.0/: no release is tagged v1.9.0"),
+		Entry("a tag listed twice", func() {
+			write(src, "history.yaml", strings.Replace(history, "tag: v1.1.0", "tag: v1.0.0", 1))
+		}, "tag v1.0.0 is listed twice"),
+		Entry("another tag on no release", func() {
+			write(src, "history.yaml", strings.Replace(history, "at: v1.0.0", "at: v0.9.0", 1))
+		}, "tag mobile-v9.0.0 is at v0.9.0, which is not a release"),
+		Entry("a protocol feature never set", func() {
+			write(src, "history.yaml", strings.Replace(history, "protoMin: 1", "other: 1", 1))
+		}, "contract.protocolFrom names features proto and protoMin"),
+	)
+
 	It("refuses a directory that is not empty", func() {
 		write(dest, "x", "")
-		_, err := example.Write(src, dest)
-		Expect(err).To(MatchError(ContainSubstring("is not empty")))
+		_, err := example.Write(source(), dest)
+		Expect(err).To(MatchError(example.ErrNotEmpty))
 	})
+})
 
-	It("refuses a history with an unknown key", func() {
-		write(src, "history.yaml", history+"extra: 1\n")
-		_, err := example.Write(src, dest)
-		Expect(err).To(MatchError(ContainSubstring("field extra not found")))
-	})
-
-	It("finds the bundled subject from inside the checkout", func() {
-		dir, err := example.FindSource("")
+var _ = Describe("sources", func() {
+	It("finds the bundled subject in the checkout, and the copy built in", func() {
+		s, err := example.FindSource("")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(filepath.Join(dir, "history.yaml")).To(BeAnExistingFile())
-		_, err = example.FindSource(GinkgoT().TempDir())
-		Expect(err).To(MatchError(ContainSubstring("not the reference subject's source")))
+		Expect(s.Name).To(Equal("remoteterm"))
+		Expect(filepath.Join(s.From, "history.yaml")).To(BeAnExistingFile())
+
+		s, err = example.Embedded("remoteterm")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.From).To(Equal("the copy built into skewtest"))
+		Expect(example.Subjects()).To(Equal([]string{"remoteterm"}))
+	})
+
+	It("refuses an unknown subject and a directory without a history", func() {
+		_, err := example.FindSource("teleport")
+		Expect(err).To(MatchError(example.ErrUnknownSubject))
+		Expect(err).To(MatchError(ContainSubstring("the example subjects are remoteterm")))
+		_, err = example.SourceDir(GinkgoT().TempDir())
+		Expect(err).To(MatchError(ContainSubstring("not an example subject's source (no history.yaml)")))
+	})
+
+	It("writes the built-in remoteterm so that a tag builds from its own repository", Label(testlabels.Slow), func(ctx SpecContext) {
+		s, err := example.Embedded("remoteterm")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(s, repo)
+		Expect(err).NotTo(HaveOccurred())
+
+		checkout := filepath.Join(GinkgoT().TempDir(), "v1.4.120")
+		clone, err := git.PlainClone(checkout, false, &git.CloneOptions{URL: repo})
+		Expect(err).NotTo(HaveOccurred())
+		tag, err := clone.ResolveRevision("v1.4.120^{commit}")
+		Expect(err).NotTo(HaveOccurred())
+		wt, err := clone.Worktree()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(wt.Checkout(&git.CheckoutOptions{Hash: *tag})).To(Succeed())
+
+		// Read-only modules: go.mod and go.sum must already say everything.
+		build := exec.CommandContext(ctx, "go", "build", "./...")
+		build.Dir = checkout
+		build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+		out, err := build.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		status, err := wt.Status()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(status.IsClean()).To(BeTrue(), status.String())
+	}, NodeTimeout(10*time.Minute))
+})
+
+var _ = Describe("the built-in archive (sources.zip)", func() {
+	It("holds what the repository holds", func() {
+		archive, err := os.ReadFile("sources.zip")
+		Expect(err).NotTo(HaveOccurred())
+		err = bundle.Diff(archive, os.DirFS(".."))
+		if errors.Is(err, bundle.ErrStale) {
+			Fail(err.Error() + ", then commit example/sources.zip")
+		}
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("names what changed since it was written", func() {
+		root := GinkgoT().TempDir()
+		write(root, "go.mod", "module github.com/skewtest/skewtest\n\ngo 1.26.8\n")
+		write(root, "driverkit/kit.go", "package driverkit\n")
+		write(root, "driverkit/kit_test.go", "package driverkit\n")
+		write(root, "examples/remoteterm/history.yaml", "releases: []\n")
+		write(root, "examples/remoteterm/host/host.go", "package host\n")
+		write(root, "examples/remoteterm/.git/HEAD", "ref\n")
+		write(root, "examples/remoteterm/host/host.test", "binary")
+		var buf bytes.Buffer
+		Expect(bundle.Write(&buf, os.DirFS(root))).To(Succeed())
+		Expect(bundle.Diff(buf.Bytes(), os.DirFS(root))).To(Succeed())
+		zr, err := bundle.Open(buf.Bytes())
+		Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, f := range zr.File {
+			names = append(names, f.Name)
+		}
+		Expect(names).To(Equal([]string{"driverkit/kit.go", "examples/remoteterm/history.yaml", "examples/remoteterm/host/host.go", "go.mod"}))
+
+		var again bytes.Buffer
+		Expect(bundle.Write(&again, os.DirFS(root))).To(Succeed())
+		Expect(again.Bytes()).To(Equal(buf.Bytes()), "the same files make the same archive")
+
+		write(root, "go.mod", "module github.com/skewtest/skewtest\n\ngo 1.26.8\n\nrequire golang.org/x/sync v0.25.0\n")
+		Expect(bundle.Diff(buf.Bytes(), os.DirFS(root))).To(Succeed(), "only go.mod's go directive matters")
+
+		write(root, "examples/remoteterm/host/host.go", "package host // changed\n")
+		write(root, "examples/remoteterm/host/new.go", "package host\n")
+		Expect(os.Remove(filepath.Join(root, "driverkit/kit.go"))).To(Succeed())
+		write(root, "driverkit/other.go", "package driverkit\n")
+		err = bundle.Diff(buf.Bytes(), os.DirFS(root))
+		Expect(err).To(MatchError(bundle.ErrStale))
+		Expect(err).To(MatchError(ContainSubstring("added driverkit/other.go, changed examples/remoteterm/host/host.go, added examples/remoteterm/host/new.go, removed driverkit/kit.go")))
 	})
 })

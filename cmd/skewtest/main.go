@@ -107,8 +107,8 @@ Usage:
   skewtest build   --repo DIR [PIN RULES] [--runner local|container]
   skewtest cache   ls | prune [--older-than D] [--all] [--cache-dir D]
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
-  skewtest example DIR
-  skewtest demo    [--report-dir D]
+  skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
+  skewtest demo    [--subject NAME] [--report-dir D]     write it to a temporary directory and run it
   skewtest version
 
 REF is a tag, branch or commit of the subject, or "worktree" for its working tree.

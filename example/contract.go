@@ -1,0 +1,107 @@
+package example
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// deriveContract derives a release's contract from the template: an object carrying
+// "feature": "k" is kept only when feature k is on ("!k": off), without the key. The
+// contract's "version" is the release's; with protocolFrom, its "protocol" is
+// {"version", "minCompatible"} from the features it names.
+func deriveContract(template []byte, version string, features map[string]any, c *contractSettings) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(template))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	kept, keep, err := filter(doc, features)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := kept.(map[string]any)
+	if !keep || !ok {
+		return nil, errors.New("the template's top level must be an unconditional object")
+	}
+	m["version"] = version
+	if p := c.ProtocolFrom; p != nil {
+		v, vok := features[p.Version]
+		mc, mok := features[p.MinCompatible]
+		if !vok || !mok {
+			return nil, fmt.Errorf("contract.protocolFrom names features %s and %s; set both from the first release on", p.Version, p.MinCompatible)
+		}
+		m["protocol"] = map[string]any{"version": v, "minCompatible": mc}
+	}
+	out, err := json.MarshalIndent(m, "", "  ")
+	return append(out, '\n'), err
+}
+
+func filter(v any, features map[string]any) (any, bool, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		if f, ok := v["feature"]; ok {
+			name, ok := f.(string)
+			if !ok || name == "" || name == "!" {
+				return nil, false, fmt.Errorf("\"feature\" must name a feature, got %v", f)
+			}
+			want := true
+			if strings.HasPrefix(name, "!") {
+				want, name = false, name[1:]
+			}
+			if truthy(features[name]) != want {
+				return nil, false, nil
+			}
+		}
+		out := map[string]any{}
+		for k, e := range v {
+			if k == "feature" {
+				continue
+			}
+			fe, keep, err := filter(e, features)
+			if err != nil {
+				return nil, false, err
+			}
+			if keep {
+				out[k] = fe
+			}
+		}
+		return out, true, nil
+	case []any:
+		out := []any{}
+		for _, e := range v {
+			fe, keep, err := filter(e, features)
+			if err != nil {
+				return nil, false, err
+			}
+			if keep {
+				out = append(out, fe)
+			}
+		}
+		return out, true, nil
+	}
+	return v, true, nil
+}
+
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case int:
+		return v != 0
+	case float64:
+		return v != 0
+	case string:
+		return v != ""
+	case []any:
+		return len(v) > 0
+	case map[string]any:
+		return len(v) > 0
+	}
+	return true
+}

@@ -1,0 +1,19 @@
+// Package example writes an example subject — the bundled reference subject, remoteterm,
+// or another listed in the subjects table (internal/bundle) — as a real git repository:
+// one commit and tag per release of its history, extra tags that pin selection must
+// ignore, and the working tree's uncommitted changes.
+//
+// A subject's history is data, its directory's history.yaml. Every release is the
+// subject's directory with, from that release on, the files of history/<tag>/ laid over
+// it; optionally a file holding the release's feature table (featuresFile) and a contract
+// derived from a template for those features (contract). The working tree is the last
+// release plus worktree.set and history/worktree/.
+//
+// A subject whose go.mod requires github.com/skewtest/skewtest (for the driver kit, with a
+// replace pointing into the skewtest repository) gets the kit written into every tree,
+// under third_party/skewtest, and its replace pointed there: each tag builds with nothing
+// but its own repository.
+//
+// The sources come from a skewtest checkout when skewtest runs inside one, else from the
+// archive built into the binary (sources.zip, written by `go generate ./example`).
+package example
