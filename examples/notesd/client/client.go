@@ -45,7 +45,7 @@ const (
 	ObsFound           = "found"            // {query, ids, via}
 	ObsApplied         = "applied"          // {id, text, rev, via}: the sync replica took someone else's write
 	ObsQueued          = "queued"           // {id, text}: a write made while offline
-	ObsFlushed         = "flushed"          // {count, batch}: the offline queue was sent
+	ObsFlushed         = "flushed"          // {notes, batch}: the offline queue was sent
 	ObsCaughtUp        = "caught-up"        // {changes, cursor}
 	ObsTransportClosed = "transport-closed" // {reason}
 	ObsRefused         = "refused"          // {direction, type, reason, silent}: a notification this build does not know

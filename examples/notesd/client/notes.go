@@ -211,7 +211,7 @@ func (c *Client) flush(ctx context.Context, conn *connection) error {
 		c.mu.Unlock()
 		return err
 	}
-	c.obs.Observe(ObsFlushed, map[string]any{"count": len(queue), "batch": len(queue) > 1})
+	c.obs.Observe(ObsFlushed, map[string]any{"notes": len(queue), "batch": len(queue) > 1})
 	return err
 }
 
