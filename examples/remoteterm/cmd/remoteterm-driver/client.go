@@ -6,8 +6,9 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/skewtest/skewtest/driverkit"
+
 	"github.com/skewtest/skewtest/examples/remoteterm/desktop"
-	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
 	"github.com/skewtest/skewtest/examples/remoteterm/host"
 	"github.com/skewtest/skewtest/examples/remoteterm/mobile"
 )
@@ -33,12 +34,12 @@ func (cd *clientDriver) start(context.Context) (string, error) { return "", nil 
 
 func (cd *clientDriver) close() { _ = cd.c.Close() }
 
-func newDesktopDriver(d *driver, reg *driverproto.Registry) *clientDriver {
+func newDesktopDriver(d *driver) *clientDriver {
 	c := desktop.New(desktop.Options{Features: d.features, BaseURL: d.hostURL, Sink: d.out, Logf: d.logf, Opcodes: &d.decoder})
 	cd := &clientDriver{d: d, c: c}
-	cd.register(reg)
-	reg.Register("pause", func(ctx context.Context, raw json.RawMessage) (any, error) {
-		args, err := driverproto.Args[struct {
+	cd.register()
+	d.kit.Handle("pause", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		args, err := driverkit.Args[struct {
 			Terminal string `json:"terminal"`
 			Paused   *bool  `json:"paused"`
 		}](raw)
@@ -46,27 +47,28 @@ func newDesktopDriver(d *driver, reg *driverproto.Registry) *clientDriver {
 			return nil, err
 		}
 		if args.Paused == nil {
-			return nil, driverproto.BadArgs("pause needs paused")
+			return nil, driverkit.BadArgs("pause needs paused")
 		}
 		return nil, c.Pause(ctx, terminalName(args.Terminal), *args.Paused)
 	})
 	return cd
 }
 
-func newMobileDriver(d *driver, reg *driverproto.Registry) *clientDriver {
+func newMobileDriver(d *driver) *clientDriver {
 	c := mobile.New(mobile.Options{BaseURL: d.hostURL, Sink: d.out, Logf: d.logf})
 	cd := &clientDriver{d: d, c: c}
-	cd.register(reg)
+	cd.register()
 	return cd
 }
 
-func (cd *clientDriver) register(reg *driverproto.Registry) {
-	reg.Register("subscribe", cd.subscribe)
-	reg.Register("input", cd.input)
-	reg.Register("request-snapshot", cd.requestSnapshot)
-	reg.Register("resize", cd.resize)
-	reg.Register("unsubscribe", cd.unsubscribe)
-	reg.Register("resubscribe", cd.resubscribe)
+func (cd *clientDriver) register() {
+	kit := cd.d.kit
+	kit.Handle("subscribe", cd.subscribe)
+	kit.Handle("input", cd.input)
+	kit.Handle("request-snapshot", cd.requestSnapshot)
+	kit.Handle("resize", cd.resize)
+	kit.Handle("unsubscribe", cd.unsubscribe)
+	kit.Handle("resubscribe", cd.resubscribe)
 }
 
 type terminalArgs struct {
@@ -82,7 +84,7 @@ func terminalName(t string) string {
 }
 
 func (cd *clientDriver) subscribe(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Path     string `json:"path"`
 		Terminal string `json:"terminal"`
 		Cols     int    `json:"cols"`
@@ -106,7 +108,7 @@ func (cd *clientDriver) subscribe(ctx context.Context, raw json.RawMessage) (any
 }
 
 func (cd *clientDriver) input(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Terminal string `json:"terminal"`
 		Bytes    []byte `json:"bytes"`
 	}](raw)
@@ -117,7 +119,7 @@ func (cd *clientDriver) input(ctx context.Context, raw json.RawMessage) (any, er
 }
 
 func (cd *clientDriver) requestSnapshot(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Terminal       string `json:"terminal"`
 		ScrollbackRows *int   `json:"scrollbackRows"`
 	}](raw)
@@ -127,7 +129,7 @@ func (cd *clientDriver) requestSnapshot(ctx context.Context, raw json.RawMessage
 	rows := -1
 	if args.ScrollbackRows != nil {
 		if *args.ScrollbackRows < 0 {
-			return nil, driverproto.BadArgs("scrollbackRows must not be negative")
+			return nil, driverkit.BadArgs("scrollbackRows must not be negative")
 		}
 		rows = *args.ScrollbackRows
 	}
@@ -135,7 +137,7 @@ func (cd *clientDriver) requestSnapshot(ctx context.Context, raw json.RawMessage
 }
 
 func (cd *clientDriver) resize(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Terminal string `json:"terminal"`
 		Cols     int    `json:"cols"`
 		Rows     int    `json:"rows"`
@@ -144,13 +146,13 @@ func (cd *clientDriver) resize(ctx context.Context, raw json.RawMessage) (any, e
 		return nil, err
 	}
 	if args.Cols <= 0 || args.Rows <= 0 {
-		return nil, driverproto.BadArgs("resize needs positive cols and rows")
+		return nil, driverkit.BadArgs("resize needs positive cols and rows")
 	}
 	return nil, cd.c.Resize(ctx, terminalName(args.Terminal), args.Cols, args.Rows)
 }
 
 func (cd *clientDriver) unsubscribe(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[terminalArgs](raw)
+	args, err := driverkit.Args[terminalArgs](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +160,7 @@ func (cd *clientDriver) unsubscribe(ctx context.Context, raw json.RawMessage) (a
 }
 
 func (cd *clientDriver) resubscribe(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[terminalArgs](raw)
+	args, err := driverkit.Args[terminalArgs](raw)
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"sync"
 	"time"
 
-	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
+	"github.com/skewtest/skewtest/driverkit"
+
 	"github.com/skewtest/skewtest/examples/remoteterm/host"
 )
 
@@ -22,22 +21,25 @@ type hostDriver struct {
 	done sync.WaitGroup
 }
 
-func newHostDriver(d *driver, reg *driverproto.Registry) *hostDriver {
+func newHostDriver(d *driver) *hostDriver {
 	hd := &hostDriver{d: d}
-	reg.Register("emit-output", hd.emitOutput)
-	reg.Register("emit-transformed", hd.emitTransformed)
-	reg.Register("set-writable", hd.setWritable)
+	d.kit.Handle("emit-output", hd.emitOutput)
+	d.kit.Handle("emit-transformed", hd.emitTransformed)
+	d.kit.Handle("set-writable", hd.setWritable)
 	return hd
 }
 
+// start starts the host on 127.0.0.1, port 0, and returns the URL it got. The host is
+// kept (for close) only once it serves.
 func (hd *hostDriver) start(ctx context.Context) (string, error) {
-	hd.h = host.New(host.Options{Features: hd.d.features, Sink: hd.d.out, Logf: hd.d.logf, Opcodes: &hd.d.decoder})
-	hd.h.Register(hd.d.mux)
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	h := host.New(host.Options{Features: hd.d.features, Sink: hd.d.out, Logf: hd.d.logf, Opcodes: &hd.d.decoder})
+	h.Register(hd.d.mux)
+	ln, url, err := driverkit.Listen(ctx)
 	if err != nil {
-		hd.h.Close()
-		return "", fmt.Errorf("listen: %w", err)
+		h.Close()
+		return "", err
 	}
+	hd.h = h
 	hd.srv = &http.Server{Handler: hd.d.mux, ReadHeaderTimeout: 10 * time.Second}
 	hd.done.Add(1)
 	go func() {
@@ -46,7 +48,7 @@ func (hd *hostDriver) start(ctx context.Context) (string, error) {
 			hd.d.logf("serve: %v", err)
 		}
 	}()
-	return "ws://" + ln.Addr().String(), nil
+	return url, nil
 }
 
 // close ends the host's connections, then the server, and waits for both.
@@ -70,13 +72,13 @@ func (hd *hostDriver) terminal(name string) (*host.Terminal, error) {
 	}
 	t, ok := hd.h.Terminal(name)
 	if !ok {
-		return nil, driverproto.BadArgs("no terminal %q", name)
+		return nil, driverkit.BadArgs("no terminal %q", name)
 	}
 	return t, nil
 }
 
 func (hd *hostDriver) emitOutput(_ context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Terminal string `json:"terminal"`
 		Bytes    []byte `json:"bytes"`
 	}](raw)
@@ -92,7 +94,7 @@ func (hd *hostDriver) emitOutput(_ context.Context, raw json.RawMessage) (any, e
 }
 
 func (hd *hostDriver) emitTransformed(_ context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Terminal  string  `json:"terminal"`
 		Bytes     []byte  `json:"bytes"`
 		RawLength *uint64 `json:"rawLength"`
@@ -101,7 +103,7 @@ func (hd *hostDriver) emitTransformed(_ context.Context, raw json.RawMessage) (a
 		return nil, err
 	}
 	if args.RawLength == nil {
-		return nil, driverproto.BadArgs("emit-transformed needs rawLength")
+		return nil, driverkit.BadArgs("emit-transformed needs rawLength")
 	}
 	t, err := hd.terminal(args.Terminal)
 	if err != nil {
@@ -120,7 +122,7 @@ func (hd *hostDriver) emitTransformed(_ context.Context, raw json.RawMessage) (a
 // setWritable makes the terminal accept or refuse input (an action beyond driver protocol
 // version 1's list, for the WriteUnavailable journey).
 func (hd *hostDriver) setWritable(_ context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Terminal string `json:"terminal"`
 		Writable *bool  `json:"writable"`
 	}](raw)
@@ -128,7 +130,7 @@ func (hd *hostDriver) setWritable(_ context.Context, raw json.RawMessage) (any, 
 		return nil, err
 	}
 	if args.Writable == nil {
-		return nil, driverproto.BadArgs("set-writable needs writable")
+		return nil, driverkit.BadArgs("set-writable needs writable")
 	}
 	t, err := hd.terminal(args.Terminal)
 	if err != nil {

@@ -20,7 +20,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
+	"github.com/skewtest/skewtest/driverkit"
+
 	"github.com/skewtest/skewtest/examples/remoteterm/observe"
 	"github.com/skewtest/skewtest/examples/remoteterm/release"
 	"github.com/skewtest/skewtest/examples/remoteterm/wire"
@@ -30,11 +31,12 @@ const product = "remoteterm"
 
 // driver is what every part of the driver shares.
 type driver struct {
-	role     driverproto.Role
+	role     string           // driverkit.Host or driverkit.Client
 	kind     string           // client kind: desktop, mobile or session; "" for a host
 	hostURL  string           // clients: the host's base URL (SKEWTEST_HOST_URL)
 	features release.Features // this build's release
-	out      *driverproto.Writer
+	kit      *driverkit.Driver
+	out      observe.Sink                     // the product's observations, written by kit
 	logf     func(format string, args ...any) // the driver's log (stderr)
 	// mux is the host's HTTP mux (nil for clients). Handlers mounted on it before the
 	// host reports ready are served on the host's URL.
@@ -52,7 +54,8 @@ type part interface {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	in, out := driverkit.Stdio() // only the kit writes to stdout; stray output goes to stderr
+	os.Exit(run(os.Args[1:], in, out, os.Stderr))
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -68,9 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	d := &driver{
 		role:     role,
 		kind:     kind,
-		hostURL:  os.Getenv("SKEWTEST_HOST_URL"),
+		hostURL:  driverkit.FromEnv().HostURL,
 		features: release.Current(),
-		out:      driverproto.NewWriter(stdout),
 		logf:     logger.Printf,
 	}
 	d.features, err = overrideFeatures(d.features, os.Getenv(featuresEnv))
@@ -83,46 +85,39 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "remoteterm-driver: %v\n", err)
 		return 2
 	}
-	reg := driverproto.NewRegistry()
+	d.kit = driverkit.New(stdin, stdout, driverkit.Hello{Role: role, Kind: kind, Product: product, Version: d.features.Version})
+	d.out = kitSink{d.kit}
 	var p part = noPart{}
 	switch {
-	case role == driverproto.Host:
+	case role == driverkit.Host:
 		d.mux = http.NewServeMux()
-		p = newHostDriver(d, reg)
+		p = newHostDriver(d)
 	case kind == "desktop":
-		p = newDesktopDriver(d, reg)
+		p = newDesktopDriver(d)
 	case kind == "mobile":
-		p = newMobileDriver(d, reg)
+		p = newMobileDriver(d)
 	}
-	closeSession := registerSession(ctx, reg, d)
-	reg.Register(driverproto.StopAction, func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+	closeSession := registerSession(d)
 
-	build := driverproto.Build{Product: product, Version: d.features.Version}
-	if err := d.out.Hello(role, kind, build, reg.Actions()); err != nil {
-		logger.Print(err)
-		return 1
-	}
-	url, err := p.start(ctx)
-	if err != nil {
-		d.out.Observe(observe.Error{Message: err.Error()})
-		logger.Print(err)
-		return 1
-	}
-	if err := d.out.Ready(url); err != nil {
-		logger.Print(err)
-		return 1
-	}
-	serveErr := driverproto.Serve(ctx, stdin, d.out, reg, d.features.Version)
+	// Run writes hello, starts the part (a host reports its URL in ready), and answers
+	// actions until stop or the end of stdin.
+	runErr := d.kit.Run(ctx, p.start)
 	if closeSession != nil {
 		closeSession()
 	}
 	p.close()
-	if serveErr != nil {
-		logger.Print(serveErr)
+	if runErr != nil {
+		logger.Print(runErr)
 		return 1
 	}
 	return 0
 }
+
+// kitSink writes the product's observations through the kit: each observation names
+// itself (What) and is its own data.
+type kitSink struct{ kit *driverkit.Driver }
+
+func (s kitSink) Observe(o observe.Observation) { s.kit.Observe(o.What(), o) }
 
 // decoderWithoutEnv names opcodes (comma-separated numbers) to remove from this build's
 // host and desktop decoders, so a harness can build a negative control: a peer that
@@ -161,14 +156,14 @@ func decoderTable(f release.Features, without string) (wire.OpcodeSet, error) {
 	return set, nil
 }
 
-func parseArgs(args []string) (driverproto.Role, string, error) {
+func parseArgs(args []string) (role, kind string, err error) {
 	switch {
 	case len(args) == 1 && args[0] == "host":
-		return driverproto.Host, "", nil
+		return driverkit.Host, "", nil
 	case len(args) == 2 && args[0] == "client":
 		switch args[1] {
 		case "desktop", "mobile", "session":
-			return driverproto.Client, args[1], nil
+			return driverkit.Client, args[1], nil
 		}
 		return "", "", fmt.Errorf("unknown client kind %q", args[1])
 	}

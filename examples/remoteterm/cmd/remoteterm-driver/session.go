@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/skewtest/skewtest/examples/remoteterm/driverproto"
+	"github.com/skewtest/skewtest/driverkit"
+
 	"github.com/skewtest/skewtest/examples/remoteterm/observe"
 	"github.com/skewtest/skewtest/examples/remoteterm/session"
 )
@@ -21,25 +21,25 @@ const sessionPath = "/session"
 // sessionHelloTimeout bounds the hello action's wait for serverInfo or the refusal.
 const sessionHelloTimeout = 10 * time.Second
 
-// registerSession adds the session half of the driver to reg: on `client session` the
+// registerSession adds the session half of the driver to d.kit: on `client session` the
 // actions hello, call, presence and answer-server-request; on `host` the actions
 // server-request and round-progress, with the session daemon mounted at /session on d.mux
 // (which the host serves once it reports ready). It is called once, before hello, for
 // every role; d.role and d.kind say which. It returns a function that main calls before
 // exiting to close whatever it opened, or nil.
-func registerSession(ctx context.Context, reg *driverproto.Registry, d *driver) func() {
+func registerSession(d *driver) func() {
 	switch {
-	case d.role == driverproto.Host:
-		return registerSessionHost(reg, d)
+	case d.role == driverkit.Host:
+		return registerSessionHost(d)
 	case d.kind == "session":
-		return registerSessionClient(reg, d)
+		return registerSessionClient(d)
 	}
 	return nil
 }
 
 // registerSessionHost mounts the daemon. A release table the daemon cannot serve is
 // reported as an error observation and the host runs without /session.
-func registerSessionHost(reg *driverproto.Registry, d *driver) func() {
+func registerSessionHost(d *driver) func() {
 	daemon, err := session.NewDaemon(d.features, session.DaemonOptions{Observer: sessionSink{d.out}})
 	if err != nil {
 		d.out.Observe(observe.Error{Message: err.Error()})
@@ -49,8 +49,8 @@ func registerSessionHost(reg *driverproto.Registry, d *driver) func() {
 	d.mux.Handle(sessionPath, daemon)
 
 	// server-request {"kind","payload"}: send a serverRequest to every session client.
-	reg.Register("server-request", func(ctx context.Context, raw json.RawMessage) (any, error) {
-		args, err := driverproto.Args[struct {
+	d.kit.Handle("server-request", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		args, err := driverkit.Args[struct {
 			Kind    string          `json:"kind"`
 			Payload json.RawMessage `json:"payload"`
 		}](raw)
@@ -58,7 +58,7 @@ func registerSessionHost(reg *driverproto.Registry, d *driver) func() {
 			return nil, err
 		}
 		if args.Kind == "" {
-			return nil, driverproto.BadArgs("server-request: kind is required")
+			return nil, driverkit.BadArgs("server-request: kind is required")
 		}
 		id, err := daemon.SendServerRequest(ctx, args.Kind, args.Payload)
 		if err != nil {
@@ -71,8 +71,8 @@ func registerSessionHost(reg *driverproto.Registry, d *driver) func() {
 	// given. An element is either the event itself ({"phase":"dispatched"}, seq assigned
 	// from the review's log) or {"seq":n,"event":{…}} to place it explicitly, which replays
 	// a late or duplicated event. Frames carry seq only in releases with roundProgressSeq.
-	reg.Register("round-progress", func(ctx context.Context, raw json.RawMessage) (any, error) {
-		args, err := driverproto.Args[struct {
+	d.kit.Handle("round-progress", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		args, err := driverkit.Args[struct {
 			Review string            `json:"review"`
 			Events []json.RawMessage `json:"events"`
 		}](raw)
@@ -80,13 +80,13 @@ func registerSessionHost(reg *driverproto.Registry, d *driver) func() {
 			return nil, err
 		}
 		if args.Review == "" {
-			return nil, driverproto.BadArgs("round-progress: review is required")
+			return nil, driverkit.BadArgs("round-progress: review is required")
 		}
 		events := make([]session.ProgressEvent, len(args.Events))
 		for i, e := range args.Events {
 			var wrapped session.ProgressEvent
 			if err := json.Unmarshal(e, &wrapped); err != nil {
-				return nil, driverproto.BadArgs("round-progress: events[%d]: %v", i, err)
+				return nil, driverkit.BadArgs("round-progress: events[%d]: %v", i, err)
 			}
 			if len(wrapped.Event) == 0 {
 				wrapped = session.ProgressEvent{Event: e}
@@ -110,12 +110,12 @@ type sessionClientDriver struct {
 	manual bool // answer serverRequests only through answer-server-request
 }
 
-func registerSessionClient(reg *driverproto.Registry, d *driver) func() {
+func registerSessionClient(d *driver) func() {
 	sc := &sessionClientDriver{d: d}
-	reg.Register("hello", sc.hello)
-	reg.Register("call", sc.call)
-	reg.Register("presence", sc.presence)
-	reg.Register("answer-server-request", sc.answerServerRequest)
+	d.kit.Handle("hello", sc.hello)
+	d.kit.Handle("call", sc.call)
+	d.kit.Handle("presence", sc.presence)
+	d.kit.Handle("answer-server-request", sc.answerServerRequest)
 	return sc.close
 }
 
@@ -125,7 +125,7 @@ func registerSessionClient(reg *driverproto.Registry, d *driver) func() {
 // refused and why. serverRequests "auto" (the default) answers every serverRequest at
 // once with {"accepted":true}; "manual" leaves them to answer-server-request.
 func (sc *sessionClientDriver) hello(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		ServerRequests string `json:"serverRequests"`
 	}](raw)
 	if err != nil {
@@ -134,10 +134,10 @@ func (sc *sessionClientDriver) hello(ctx context.Context, raw json.RawMessage) (
 	switch args.ServerRequests {
 	case "", "auto", "manual":
 	default:
-		return nil, driverproto.BadArgs("hello: serverRequests is auto or manual, not %q", args.ServerRequests)
+		return nil, driverkit.BadArgs("hello: serverRequests is auto or manual, not %q", args.ServerRequests)
 	}
 	if sc.d.hostURL == "" {
-		return nil, driverproto.BadArgs("hello: SKEWTEST_HOST_URL is not set")
+		return nil, driverkit.BadArgs("hello: SKEWTEST_HOST_URL is not set")
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -183,7 +183,7 @@ func (sc *sessionClientDriver) hello(ctx context.Context, raw json.RawMessage) (
 // how the daemon answers a command it does not know. The response or rpcError arrives as an
 // observation.
 func (sc *sessionClientDriver) call(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		Command string          `json:"command"`
 		Version int             `json:"version"`
 		Input   json.RawMessage `json:"input"`
@@ -193,7 +193,7 @@ func (sc *sessionClientDriver) call(ctx context.Context, raw json.RawMessage) (a
 		return nil, err
 	}
 	if args.Command == "" {
-		return nil, driverproto.BadArgs("call: command is required")
+		return nil, driverkit.BadArgs("call: command is required")
 	}
 	c, err := sc.client()
 	if err != nil {
@@ -218,7 +218,7 @@ func (sc *sessionClientDriver) call(ctx context.Context, raw json.RawMessage) (a
 // except v1.4.165's, which sends it anyway. A build without presence answers
 // unsupported-action.
 func (sc *sessionClientDriver) presence(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[session.Presence](raw)
+	args, err := driverkit.Args[session.Presence](raw)
 	if err != nil {
 		return nil, err
 	}
@@ -231,8 +231,7 @@ func (sc *sessionClientDriver) presence(ctx context.Context, raw json.RawMessage
 	}
 	sent, err := c.Presence(ctx, args)
 	if errors.Is(err, session.ErrUnsupported) {
-		return nil, &driverproto.Error{Code: driverproto.CodeUnsupportedAction,
-			Err: fmt.Errorf("presence: no presence in %s", sc.d.features.Version)}
+		return nil, driverkit.Unsupported("presence: no presence in %s", sc.d.features.Version)
 	}
 	if err != nil {
 		return nil, err
@@ -243,7 +242,7 @@ func (sc *sessionClientDriver) presence(ctx context.Context, raw json.RawMessage
 // answer-server-request {"serverRequestId"?,"payload"?} answers an open serverRequest (the
 // oldest when no id is given). With hello's serverRequests "auto" nothing stays open.
 func (sc *sessionClientDriver) answerServerRequest(ctx context.Context, raw json.RawMessage) (any, error) {
-	args, err := driverproto.Args[struct {
+	args, err := driverkit.Args[struct {
 		ServerRequestID string          `json:"serverRequestId"`
 		Payload         json.RawMessage `json:"payload"`
 	}](raw)

@@ -1,40 +1,32 @@
-package driverproto
+package driverkit
 
 import "encoding/json"
 
 // Version is the driver protocol version this package speaks.
 const Version = 1
 
-// Role is the role a driver plays.
-type Role string
+// The lines a driver writes (docs/driver-protocol.md).
 
-// Roles.
-const (
-	Host   Role = "host"
-	Client Role = "client"
-)
+type helloLine struct {
+	Type     string    `json:"type"`
+	Protocol int       `json:"protocol"`
+	Role     string    `json:"role"`
+	Kind     string    `json:"kind,omitempty"`
+	Build    buildInfo `json:"build"`
+	Actions  []string  `json:"actions"`
+}
 
-// Build identifies the build a driver runs.
-type Build struct {
+type buildInfo struct {
 	Product string `json:"product"`
 	Version string `json:"version"`
 }
 
-type hello struct {
-	Type     string   `json:"type"`
-	Protocol int      `json:"protocol"`
-	Role     Role     `json:"role"`
-	Kind     string   `json:"kind,omitempty"`
-	Build    Build    `json:"build"`
-	Actions  []string `json:"actions"`
-}
-
-type ready struct {
+type readyLine struct {
 	Type string `json:"type"`
 	URL  string `json:"url,omitempty"`
 }
 
-type result struct {
+type resultLine struct {
 	Type  string       `json:"type"`
 	ID    int64        `json:"id"`
 	OK    bool         `json:"ok"`
@@ -47,14 +39,14 @@ type resultError struct {
 	Message string `json:"message"`
 }
 
-type observation struct {
+type observeLine struct {
 	Type string `json:"type"`
 	What string `json:"what"`
 	Data any    `json:"data"`
 }
 
-// action is one line from the harness.
-type action struct {
+// request is one action line from skewtest.
+type request struct {
 	ID     int64           `json:"id"`
 	Action string          `json:"action"`
 	Args   json.RawMessage `json:"args"`

@@ -1,4 +1,4 @@
-package driverproto_test
+package driverkit_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-func TestDriverproto(t *testing.T) {
+func TestDriverkit(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "driverproto")
+	RunSpecs(t, "driverkit")
 }

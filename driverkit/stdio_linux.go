@@ -1,0 +1,5 @@
+package driverkit
+
+import "syscall"
+
+func dupStderrToStdout() error { return syscall.Dup3(2, 1, 0) }
