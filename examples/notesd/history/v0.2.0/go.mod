@@ -26,4 +26,4 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 )
 
-replace github.com/skewtest/skewtest => /work/wt-kit
+replace github.com/skewtest/skewtest => ../..
