@@ -1,6 +1,8 @@
 GO      ?= go
 BIN     := bin/skewtest
 SUBJECT := examples/remoteterm
+# The second subject: a product on a third-party JSON-RPC library (its own module too).
+NOTESD  := examples/notesd
 # Specs of both modules; -p 2 keeps a 2-core machine responsive.
 TESTFLAGS ?= -count=1 -timeout 40m
 
@@ -12,6 +14,7 @@ build:
 test:
 	$(GO) test $(TESTFLAGS) ./...
 	cd $(SUBJECT) && $(GO) test $(TESTFLAGS) ./...
+	cd $(NOTESD) && $(GO) test $(TESTFLAGS) ./...
 
 demo: build
 	./$(BIN) demo
@@ -25,6 +28,7 @@ lint:
 	@out=$$(gofmt -l . ); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	cd $(SUBJECT) && $(GO) vet ./...
+	cd $(NOTESD) && $(GO) vet ./...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

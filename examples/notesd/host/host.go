@@ -1,0 +1,172 @@
+// Package host is the notesd daemon: notes served as JSON-RPC 2.0 (github.com/creachadair/
+// jrpc2) over WebSocket at /rpc, one jrpc2 server per connection over one shared store. A
+// connection opens a session first (session.open: protocol window and capabilities), then
+// reads and writes notes; a session that negotiated push is sent notes.changed whenever
+// someone else writes a note.
+package host
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/gorilla/websocket"
+
+	"github.com/skewtest/skewtest/examples/notesd/api"
+	"github.com/skewtest/skewtest/examples/notesd/observe"
+	"github.com/skewtest/skewtest/examples/notesd/release"
+	"github.com/skewtest/skewtest/examples/notesd/store"
+	"github.com/skewtest/skewtest/examples/notesd/wsrpc"
+)
+
+// Observations the host makes (see the driver protocol's observe messages).
+const (
+	// ObsSessionOpened: a session opened, {session, client, version, declared, accepted}.
+	ObsSessionOpened = "session-opened"
+	// ObsRefusedPeer: the host refused a client outside its protocol window,
+	// {by, reason, local, peer}.
+	ObsRefusedPeer = "refused-peer"
+	// ObsStored: a note was written, {id, text, tags, rev, session} (session "" for the
+	// host itself).
+	ObsStored = "stored"
+	// ObsPushed: the host sent notes.changed, {session, id, rev, text?}.
+	ObsPushed = "pushed"
+	// ObsRefused: the host's decoder refused a frame, {direction, type, reason, silent}: a
+	// method it does not serve (answered with MethodNotFound, or dropped in silence for a
+	// notification).
+	ObsRefused = "refused"
+)
+
+// Host serves notes. Create it with New, mount it (it is an http.Handler for /rpc), and
+// Close it to end every connection.
+type Host struct {
+	features release.Features
+	store    *store.Store
+	obs      observe.Sink
+	logf     func(format string, args ...any)
+	upgrader websocket.Upgrader
+
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	pushTo   map[*conn]struct{} // connections that are sent notes.changed
+	nextID   int
+	closed   bool
+	sessions sync.WaitGroup
+}
+
+// Option changes a Host.
+type Option func(*Host)
+
+// WithLog sends the host's log lines (and jrpc2's) to logf instead of discarding them.
+func WithLog(logf func(format string, args ...any)) Option {
+	return func(h *Host) { h.logf = logf }
+}
+
+// New returns a host for the release f, serving st and reporting to obs.
+func New(f release.Features, st *store.Store, obs observe.Sink, opts ...Option) *Host {
+	h := &Host{
+		features: f,
+		store:    st,
+		obs:      obs,
+		logf:     func(string, ...any) {},
+		conns:    map[*conn]struct{}{},
+		pushTo:   map[*conn]struct{}{},
+	}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// ServeHTTP upgrades a request for /rpc to a WebSocket and serves JSON-RPC on it until the
+// peer goes away or the host closes.
+func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != wsrpc.Path {
+		http.NotFound(w, r)
+		return
+	}
+	ws, err := h.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered the request
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		_ = ws.Close()
+		return
+	}
+	h.nextID++
+	c := newConn(h, ws, h.nextID)
+	h.conns[c] = struct{}{}
+	h.sessions.Add(1)
+	h.mu.Unlock()
+
+	c.serve() // blocks until the connection ends
+	h.mu.Lock()
+	delete(h.conns, c)
+	delete(h.pushTo, c)
+	h.mu.Unlock()
+	h.sessions.Done()
+}
+
+// Edit writes a note on the host itself (another device, the host's own editor): every
+// session that negotiated push is told.
+func (h *Host) Edit(id, text string, tags []string) store.Note {
+	if !h.features.Tags {
+		tags = nil
+	}
+	return h.write(id, text, tags, nil)
+}
+
+// write stores a revision, reports it and pushes it to every connection that is sent
+// notes.changed, except the one that wrote it.
+func (h *Host) write(id, text string, tags []string, origin *conn) store.Note {
+	session := ""
+	if origin != nil {
+		session = origin.id
+	}
+	n := h.store.Put(id, text, tags, session)
+	h.obs.Observe(ObsStored, storedData(n))
+	h.mu.Lock()
+	to := make([]*conn, 0, len(h.pushTo))
+	for c := range h.pushTo {
+		if c != origin {
+			to = append(to, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range to {
+		c.push(n)
+	}
+	return n
+}
+
+// pushes starts sending notes.changed to c.
+func (h *Host) pushes(c *conn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pushTo[c] = struct{}{}
+}
+
+// Close ends every connection and waits for their servers to stop.
+func (h *Host) Close() {
+	h.mu.Lock()
+	h.closed = true
+	conns := make([]*conn, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	h.mu.Unlock()
+	for _, c := range conns {
+		c.stop()
+	}
+	h.sessions.Wait()
+}
+
+// jrpcLog adapts a log function to jrpc2's Logger.
+func jrpcLog(logf func(string, ...any)) jrpc2.Logger {
+	return func(text string) { logf("jrpc2: %s", text) }
+}
+
+// errNoSession is the reply to a method called before session.open.
+var errNoSession = &jrpc2.Error{Code: api.CodeNoSession, Message: "open a session first (session.open)"}

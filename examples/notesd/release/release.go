@@ -1,0 +1,102 @@
+// Package release says which release of notesd this tree is and what that release does.
+//
+// Every tag of notesd's history is this same source tree with a different release.json
+// (written by `skewtest example` from history.yaml) and, where a release pinned another
+// version of a library, its own go.mod and go.sum (history/<tag>/). Code consults the
+// Features it is given where a release changed behaviour; only the driver's main calls
+// Current. The table of what changed when lives in history.yaml, in one place.
+package release
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+)
+
+//go:embed release.json
+var releaseJSON []byte
+
+// Features is what one release ships. The zero value is the first release's behaviour.
+type Features struct {
+	// Version is the release's tag, or "worktree".
+	Version string `json:"version"`
+
+	// Protocol and MinCompatible are this build's protocol window: it speaks Protocol and
+	// talks to peers whose protocol is at least MinCompatible (0 means 1).
+	Protocol      int `json:"protocol"`
+	MinCompatible int `json:"minCompatible"`
+
+	// Push: the host accepts the push capability and sends notes.changed to sessions that
+	// negotiated it; the sync client declares push and applies what it is sent (v0.2.0).
+	Push bool `json:"push"`
+	// Tags: notes carry an optional tags list (v0.3.0).
+	Tags bool `json:"tags"`
+	// SlimPush: the host leaves the text out of notes.changed and the sync client fetches it
+	// with notes.get when it is missing (v0.3.0, the bug: a v0.2.0 sync client applies an
+	// empty note).
+	SlimPush bool `json:"slimPush"`
+	// SlimPushNegotiated: the text is left out only for sessions that declared the slimPush
+	// capability, which the sync client now declares (worktree: the fix).
+	SlimPushNegotiated bool `json:"slimPushNegotiated"`
+	// Search: the host serves notes.search and the cli client uses it (worktree).
+	Search bool `json:"search"`
+
+	// Negative-control switches: no release ships them; NOTESD_FEATURES turns them on.
+	//
+	// PushUngated: the host pushes notes.changed to every session, negotiated or not.
+	PushUngated bool `json:"pushUngated"`
+	// HideRev: the host stops publishing rev in notes.get and notes.list results.
+	HideRev bool `json:"hideRev"`
+}
+
+// Window returns the protocol window with its defaults: (version, minimum compatible).
+func (f Features) Window() (version, minCompatible int) {
+	version, minCompatible = f.Protocol, f.MinCompatible
+	if version == 0 {
+		version = 1
+	}
+	if minCompatible == 0 {
+		minCompatible = 1
+	}
+	return version, minCompatible
+}
+
+// Current is this build's release.
+func Current() Features {
+	f, err := Parse(releaseJSON)
+	if err != nil {
+		// release.json is written by the history generator and embedded at build time; a tree
+		// whose release.json does not parse must not build a driver that pretends otherwise.
+		panic(fmt.Sprintf("release.json: %v", err))
+	}
+	return f
+}
+
+// Parse reads a release.json document. Unknown keys are an error, so a typo in
+// history.yaml cannot silently turn a behaviour off.
+func Parse(b []byte) (Features, error) {
+	var f Features
+	if err := decodeStrict(b, &f); err != nil {
+		return Features{}, err
+	}
+	return f, nil
+}
+
+// Override lays the fields of a JSON object over f (the NOTESD_FEATURES switch); unknown
+// keys are an error. An empty document changes nothing.
+func Override(f Features, doc string) (Features, error) {
+	if doc == "" {
+		return f, nil
+	}
+	if err := decodeStrict([]byte(doc), &f); err != nil {
+		return f, fmt.Errorf("features %s: %w", doc, err)
+	}
+	return f, nil
+}
+
+func decodeStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
