@@ -1,6 +1,9 @@
 package contract
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // parseV2 reads and validates a version 2 document and loads the files it refers to.
 func parseV2(root *node, read func(string) ([]byte, error)) (*Contract, []error) {
@@ -122,11 +125,15 @@ func (v *validator) invariant(ch *Channel, inv Invariant, p string) {
 		if len(inv.Request) == 0 || len(inv.Reply) == 0 {
 			v.add(p, `a %s invariant names its "request" and "reply" frames`, inv.Kind)
 		}
-		for i, n := range inv.Request {
-			known(n, child(p+"/request", i))
-		}
-		for i, n := range inv.Reply {
-			known(n, child(p+"/reply", i))
+		// A list may name frames of other releases (a contract generated per release keeps
+		// one invariant): at least one of each list must be this channel's.
+		for _, l := range []struct {
+			names []string
+			at    string
+		}{{inv.Request, "/request"}, {inv.Reply, "/reply"}} {
+			if len(l.names) > 0 && !slices.ContainsFunc(l.names, func(n string) bool { return ch.Named(n, "", "") != nil }) {
+				v.add(p+l.at, "channel %q has none of the frames %q", ch.Name, l.names)
+			}
 		}
 		v.pointer(inv.Pointer, p+"/pointer", true)
 		v.pointer(inv.ReplyPointer, p+"/replyPointer", false)

@@ -174,7 +174,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			"v1.4.171", "v1.4.166", "desktop", "terminal", 1, []results.Kind{results.PublishedFieldRemoved}, func(p *results.Pairing) {
 				f := finding(p, results.PublishedFieldRemoved)
 				Expect(f.Frame.Name).To(Equal("SnapshotStart"))
-				Expect(f.Message).To(ContainSubstring("no longer carries cwd"))
+				Expect(f.Message).To(ContainSubstring("no longer carries /cwd"))
 			}),
 		Entry("v1.4.165's client sends presence to a daemon without attention",
 			"v1.4.120", "v1.4.165", "session", "session", 1, []results.Kind{results.CapabilityMismatch, results.DecoderRefusal}, func(p *results.Pairing) {
@@ -218,7 +218,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			}),
 		Entry("a host that stops publishing cwd", "worktree", `REMOTETERM_FEATURES={"publishCwd":false}`, "v1.4.190", "",
 			"desktop", "terminal", results.PublishedFieldRemoved, "subscribe", func(f results.Finding) {
-				Expect(f.Message).To(ContainSubstring("no longer carries cwd"))
+				Expect(f.Message).To(ContainSubstring("no longer carries /cwd"))
 			}),
 		Entry("a host that skips the outputPause echo", "worktree", `REMOTETERM_FEATURES={"outputPause":false}`, "worktree", "",
 			"desktop", "terminal", results.CapabilityMismatch, "subscribe", func(f results.Finding) {

@@ -246,14 +246,22 @@ step output
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Frame.Name).To(Equal("SnapshotStart"))
 			Expect(fs[0].Step).To(Equal("subscribe"))
-			Expect(fs[0].Message).To(Equal("H>C SnapshotStart #1 of step subscribe no longer carries cwd (string), which v1.0.1's own host published there"))
+			Expect(fs[0].Message).To(Equal("H>C SnapshotStart #1 of step subscribe no longer carries /cwd (string), which v1.0.1's own host published there"))
 		})
 		It("reports a field whose value class changed", func() {
 			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": 7, "cols": 120}), newer, newer)
 			in.Reference, in.ClientOlder = reference(old), true
 			fs := checks.PublishedFieldRemoved(in)
 			Expect(fs).To(HaveLen(1))
-			Expect(fs[0].Message).To(ContainSubstring("cwd is now number"))
+			Expect(fs[0].Message).To(ContainSubstring("/cwd is now number"))
+		})
+		It("compares nested fields by pointer", func() {
+			nested := map[string]any{"kind": "scrollback", "cwd": "/home", "cols": 120, "owner": map[string]any{"name": "shell", "pid": 7}}
+			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": "/home", "cols": 120, "owner": map[string]any{"pid": 7}}), newer, newer)
+			in.Reference, in.ClientOlder = reference(nested), true
+			fs := checks.PublishedFieldRemoved(in)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Message).To(ContainSubstring("no longer carries /owner/name (string)"))
 		})
 		It("accepts added fields", func() {
 			in := input(withStart(map[string]any{"kind": "scrollback", "cwd": "/x", "cols": 80, "terminalOwner": "shell"}), newer, newer)

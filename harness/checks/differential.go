@@ -10,13 +10,16 @@ import (
 )
 
 // Differential is the differential oracle for frames: in a skew pairing, each step's frames
-// of each direction must look like what one of the two builds does with its own peer — the
-// host build's reference (host × host) or the client build's (client × client) — less the
-// frames a capability gates that this pairing did not negotiate. A frame the host also sends
-// to its own clients is therefore no drift (the receiver's decoder is judged by the refusal
-// check), and a new frame neither build sends in its reference is. Consecutive frames of one
-// name compare as one (their count depends on timing and chunking). Steps after a stall are
-// not compared, and the stalled step only as a prefix: the stall is its own finding.
+// of each direction must fit what one of the two builds does with its own peer — the host
+// build's reference (host × host) or the client build's (client × client), less the frames a
+// capability gates that this pairing did not negotiate: every frame the pairing sent in the
+// step appears in that reference's step, in the same order (a subsequence). A frame the
+// host also sends to its own clients is therefore no drift (the receiver's decoder is judged
+// by the refusal check); a frame neither build sends there, or frames in an order neither
+// shows, are. Frames a reference has and the pairing lacks are not drift by themselves: a
+// peer may rightly skip work its counterpart made unneeded, and what is lost is the data-loss
+// and stall checks' business. Consecutive frames of one name compare as one (their count
+// depends on timing and chunking). Steps after a stall are not compared.
 func Differential(in *Input) []results.Finding {
 	t := in.Transcript
 	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label {
@@ -45,7 +48,7 @@ func Differential(in *Input) []results.Finding {
 			k := stepDir{step, dir}
 			ok := false
 			for _, r := range refs {
-				if slices.Equal(got[k], r.runs[k]) || (step == stalled && isPrefix(got[k], r.runs[k])) {
+				if isSubsequence(got[k], r.runs[k]) {
 					ok = true
 					break
 				}
@@ -125,8 +128,15 @@ func gateOf(ch *contract.Channel, def *contract.Frame, n Named) string {
 	return ""
 }
 
-func isPrefix(got, ref []string) bool {
-	return len(got) <= len(ref) && slices.Equal(got, ref[:len(got)])
+// isSubsequence reports whether got is ref with some frames left out.
+func isSubsequence(got, ref []string) bool {
+	i := 0
+	for _, r := range ref {
+		if i < len(got) && got[i] == r {
+			i++
+		}
+	}
+	return i == len(got)
 }
 
 func runsString(r []string) string {

@@ -32,6 +32,18 @@ func class(v any) string {
 	return "null"
 }
 
+// flatten records every field of an object, at any depth of nested objects, by JSON
+// pointer, with its value class (arrays are one field: their elements come and go).
+func flatten(prefix string, obj map[string]any, out map[string]string) {
+	for k, v := range obj {
+		ptr := prefix + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+		out[ptr] = class(v)
+		if m, ok := v.(map[string]any); ok {
+			flatten(ptr, m, out)
+		}
+	}
+}
+
 // published lists the JSON frames a host published, keyed by name and step, in order.
 func published(in *Input) map[string][]occurrence {
 	out := map[string][]occurrence{}
@@ -43,9 +55,7 @@ func published(in *Input) map[string][]occurrence {
 			continue
 		}
 		o := occurrence{name: n.Name, step: n.Step, fields: map[string]string{}}
-		for k, v := range n.Decoded.JSON {
-			o.fields[k] = class(v)
-		}
+		flatten("", n.Decoded.JSON, o.fields)
 		out[n.Name+"@"+n.Step] = append(out[n.Name+"@"+n.Step], o)
 	}
 	return out

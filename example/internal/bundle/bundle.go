@@ -25,6 +25,7 @@ import (
 // `go generate ./example`.
 var subjects = [...]string{
 	"examples/remoteterm",
+	"examples/notesd",
 }
 
 // Subjects returns the subjects' directories, the default first.

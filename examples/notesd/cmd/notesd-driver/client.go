@@ -29,9 +29,11 @@ func newClient(kind string, f release.Features, hostURL string, obs observe.Sink
 	return &clientRole{c: c, f: f}, nil
 }
 
+// noteArgs are a note as a journey gives it. Its text travels as "content": a journey's
+// text= is skewtest's exact-bytes argument (base64 "bytes"), which a note's text is not.
 type noteArgs struct {
 	ID   string   `json:"id"`
-	Text string   `json:"text"`
+	Text string   `json:"content"`
 	Tags []string `json:"tags"`
 }
 

@@ -183,14 +183,14 @@ var _ = Describe("notesd-driver", func() {
 		Expect(p.client.ok("open", nil)).To(HaveKeyWithValue("accepted", true))
 		Expect(p.host.observed("session-opened")()).To(ConsistOf(HaveKeyWithValue("client", "cli")))
 
-		Expect(p.client.ok("put", line{"id": "n1", "text": "first note"})).To(HaveKeyWithValue("rev", 1.0))
+		Expect(p.client.ok("put", line{"id": "n1", "content": "first note"})).To(HaveKeyWithValue("rev", 1.0))
 		Expect(p.host.observed("stored")()).To(ConsistOf(SatisfyAll(
 			HaveKeyWithValue("id", "n1"), HaveKeyWithValue("text", "first note"))))
 
 		Expect(p.client.ok("get", line{"id": "nope"})).To(HaveKeyWithValue("error", HaveKeyWithValue("code", -32004.0)))
 		Expect(p.client.observed("rpc-error")()).To(ConsistOf(HaveKeyWithValue("code", -32004.0)))
 
-		p.client.ok("import", line{"notes": []line{{"id": "b1", "text": "one"}, {"id": "b2", "text": "two"}}})
+		p.client.ok("import", line{"notes": []line{{"id": "b1", "content": "one"}, {"id": "b2", "content": "two"}}})
 		Expect(p.host.observed("stored")()).To(HaveLen(3))
 
 		p.net.Drop()
@@ -204,13 +204,13 @@ var _ = Describe("notesd-driver", func() {
 	It("runs a sync client through push, an offline spell and the catch-up", func() {
 		p := startPairing("sync", nil, nil)
 		Expect(p.client.ok("open", nil)).To(HaveKeyWithValue("capabilities", []any{"push", "slimPush"}))
-		p.host.ok("edit", line{"id": "h1", "text": "written on the host"})
+		p.host.ok("edit", line{"id": "h1", "content": "written on the host"})
 		Eventually(p.client.observed("applied")).Should(ConsistOf(HaveKeyWithValue("text", "written on the host")))
 
 		p.net.Block()
 		Eventually(p.client.observed("transport-closed")).ShouldNot(BeEmpty())
-		p.host.ok("edit", line{"id": "h2", "text": "while away"})
-		Expect(p.client.ok("put", line{"id": "s1", "text": "offline"})).To(HaveKeyWithValue("queued", true))
+		p.host.ok("edit", line{"id": "h2", "content": "while away"})
+		Expect(p.client.ok("put", line{"id": "s1", "content": "offline"})).To(HaveKeyWithValue("queued", true))
 		p.net.Unblock()
 		p.client.ok("reconnect", nil)
 		Expect(p.client.observed("applied")()).To(ContainElement(HaveKeyWithValue("text", "while away")))
@@ -230,7 +230,7 @@ var _ = Describe("notesd-driver", func() {
 	It("pushes without negotiation under NOTESD_FEATURES pushUngated, and the cli says it dropped it", func() {
 		p := startPairing("cli", []string{`NOTESD_FEATURES={"pushUngated":true}`}, nil)
 		Expect(p.client.ok("open", nil)).To(HaveKeyWithValue("capabilities", BeEmpty()))
-		p.host.ok("edit", line{"id": "h1", "text": "unasked"})
+		p.host.ok("edit", line{"id": "h1", "content": "unasked"})
 		Eventually(p.client.observed("refused")).Should(ConsistOf(SatisfyAll(
 			HaveKeyWithValue("type", "notes.changed"), HaveKeyWithValue("silent", true))))
 	})

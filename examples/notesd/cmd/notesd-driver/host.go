@@ -34,7 +34,7 @@ func (r *hostRole) register(d *driverkit.Driver) {
 	d.Handle("edit", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		a, err := driverkit.Args[struct {
 			ID   string   `json:"id"`
-			Text string   `json:"text"`
+			Text string   `json:"content"`
 			Tags []string `json:"tags"`
 		}](raw)
 		if err != nil {
