@@ -9,7 +9,8 @@ import (
 )
 
 // deriveContract derives a release's contract from the template: an object carrying
-// "feature": "k" is kept only when feature k is on ("!k": off), without the key. The
+// "feature": "k" is kept only when feature k is on ("!k": off), and one carrying a list
+// ("feature": ["k", "!j"]) only when all of them hold, without the key. The
 // contract's "version" is the release's; with protocolFrom, its "protocol" is
 // {"version", "minCompatible"} from the features it names.
 func deriveContract(template []byte, version string, features map[string]any, c *contractSettings) ([]byte, error) {
@@ -36,24 +37,49 @@ func deriveContract(template []byte, version string, features map[string]any, c 
 		}
 		m["protocol"] = map[string]any{"version": v, "minCompatible": mc}
 	}
-	out, err := json.MarshalIndent(m, "", "  ")
-	return append(out, '\n'), err
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // directions read "H>C"
+	enc.SetIndent("", "  ")
+	err = enc.Encode(m)
+	return out.Bytes(), err
+}
+
+// holds reports whether a "feature" value (a name, "!name", or a list of them) holds.
+func holds(f any, features map[string]any) (bool, error) {
+	var names []any
+	switch f := f.(type) {
+	case string:
+		names = []any{f}
+	case []any:
+		names = f
+	}
+	if len(names) == 0 {
+		return false, fmt.Errorf("\"feature\" must name a feature or a list of them, got %v", f)
+	}
+	for _, n := range names {
+		name, ok := n.(string)
+		if !ok || name == "" || name == "!" {
+			return false, fmt.Errorf("\"feature\" must name a feature, got %v", n)
+		}
+		want := true
+		if strings.HasPrefix(name, "!") {
+			want, name = false, name[1:]
+		}
+		if truthy(features[name]) != want {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func filter(v any, features map[string]any) (any, bool, error) {
 	switch v := v.(type) {
 	case map[string]any:
 		if f, ok := v["feature"]; ok {
-			name, ok := f.(string)
-			if !ok || name == "" || name == "!" {
-				return nil, false, fmt.Errorf("\"feature\" must name a feature, got %v", f)
-			}
-			want := true
-			if strings.HasPrefix(name, "!") {
-				want, name = false, name[1:]
-			}
-			if truthy(features[name]) != want {
-				return nil, false, nil
+			keep, err := holds(f, features)
+			if err != nil || !keep {
+				return nil, false, err
 			}
 		}
 		out := map[string]any{}

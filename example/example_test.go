@@ -15,6 +15,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/example/internal/bundle"
 	"github.com/skewtest/skewtest/internal/testlabels"
@@ -233,7 +235,7 @@ var _ = Describe("sources", func() {
 		s, err = example.Embedded("remoteterm")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(s.From).To(Equal("the copy built into skewtest"))
-		Expect(example.Subjects()).To(Equal([]string{"remoteterm"}))
+		Expect(example.Subjects()).To(Equal([]string{"remoteterm", "notesd"}))
 	})
 
 	It("refuses an unknown subject and a directory without a history", func() {
@@ -292,6 +294,7 @@ var _ = Describe("the built-in archive (sources.zip)", func() {
 		write(root, "examples/remoteterm/host/host.go", "package host\n")
 		write(root, "examples/remoteterm/.git/HEAD", "ref\n")
 		write(root, "examples/remoteterm/host/host.test", "binary")
+		write(root, "examples/notesd/history.yaml", "releases: []\n")
 		var buf bytes.Buffer
 		Expect(bundle.Write(&buf, os.DirFS(root))).To(Succeed())
 		Expect(bundle.Diff(buf.Bytes(), os.DirFS(root))).To(Succeed())
@@ -301,7 +304,7 @@ var _ = Describe("the built-in archive (sources.zip)", func() {
 		for _, f := range zr.File {
 			names = append(names, f.Name)
 		}
-		Expect(names).To(Equal([]string{"driverkit/kit.go", "examples/remoteterm/history.yaml", "examples/remoteterm/host/host.go", "go.mod"}))
+		Expect(names).To(Equal([]string{"driverkit/kit.go", "examples/notesd/history.yaml", "examples/remoteterm/history.yaml", "examples/remoteterm/host/host.go", "go.mod"}))
 
 		var again bytes.Buffer
 		Expect(bundle.Write(&again, os.DirFS(root))).To(Succeed())
@@ -318,4 +321,34 @@ var _ = Describe("the built-in archive (sources.zip)", func() {
 		Expect(err).To(MatchError(bundle.ErrStale))
 		Expect(err).To(MatchError(ContainSubstring("added driverkit/other.go, changed examples/remoteterm/host/host.go, added examples/remoteterm/host/new.go, removed driverkit/kit.go")))
 	})
+})
+
+var _ = Describe("every subject's contracts", func() {
+	for _, name := range example.Subjects() {
+		It("parse at every tag and in the working tree: "+name, func() {
+			src, err := example.FindSource(name)
+			Expect(err).NotTo(HaveOccurred())
+			dir := filepath.Join(GinkgoT().TempDir(), name)
+			w, err := example.Write(src, dir)
+			Expect(err).NotTo(HaveOccurred())
+			repo, err := git.PlainOpen(dir)
+			Expect(err).NotTo(HaveOccurred())
+			cfg, err := builds.LoadConfig(filepath.Join(dir, builds.ConfigFile))
+			Expect(err).NotTo(HaveOccurred())
+			for _, tag := range w.Tags {
+				h, err := repo.ResolveRevision(plumbing.Revision(tag))
+				Expect(err).NotTo(HaveOccurred())
+				commit, err := repo.CommitObject(*h)
+				Expect(err).NotTo(HaveOccurred())
+				f, err := commit.File(cfg.Contract)
+				Expect(err).NotTo(HaveOccurred(), tag)
+				text, err := f.Contents()
+				Expect(err).NotTo(HaveOccurred())
+				_, err = contract.Parse(tag+":"+cfg.Contract, []byte(text))
+				Expect(err).NotTo(HaveOccurred(), tag)
+			}
+			_, err = contract.Load(filepath.Join(dir, cfg.Contract))
+			Expect(err).NotTo(HaveOccurred(), "worktree")
+		})
+	}
 })

@@ -73,7 +73,15 @@ func releases() []releaseCase {
 func derive(v any, features map[string]any) (any, bool) {
 	switch v := v.(type) {
 	case map[string]any:
-		if f, ok := v["feature"].(string); ok {
+		var names []any
+		switch f := v["feature"].(type) {
+		case string:
+			names = []any{f}
+		case []any:
+			names = f // every one must hold
+		}
+		for _, n := range names {
+			f, _ := n.(string)
 			want := !strings.HasPrefix(f, "!")
 			if truthy(features[strings.TrimPrefix(f, "!")]) != want {
 				return nil, false
@@ -160,7 +168,7 @@ func contractFor(rc releaseCase) contractDoc {
 	Expect(err).NotTo(HaveOccurred())
 	var c contractDoc
 	Expect(json.Unmarshal(j, &c)).To(Succeed())
-	Expect(c.ContractVersion).To(Equal(1))
+	Expect(c.ContractVersion).To(Equal(2))
 	return c
 }
 
