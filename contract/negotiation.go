@@ -28,7 +28,7 @@ const (
 // Invariant is a product rule about the frames of a channel, checked on every pairing:
 //
 //	correlation  every reply carries, at ReplyPointer (default Pointer), the value an earlier
-//	             request (the other direction) carried at Pointer: an error answers its request
+//	             request carried at Pointer: an error answers its request
 //	echo         every reply reports what the latest request before it asked: the value at
 //	             ReplyPointer (default Pointer) equals the request's at Pointer
 //	order        in each direction of each connection: Start, then Chunk frames, then End;

@@ -68,15 +68,12 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 	}
 	switch inv.Kind {
 	case contract.InvariantCorrelation:
-		asked := map[string]map[string]bool{} // request direction -> values seen
+		asked := map[string]bool{} // values the requests so far carried
 		for _, n := range frames {
 			switch {
 			case slices.Contains(inv.Request, n.Name):
 				if v, ok := valueAt(n, inv.Pointer); ok {
-					if asked[n.Dir] == nil {
-						asked[n.Dir] = map[string]bool{}
-					}
-					asked[n.Dir][v] = true
+					asked[v] = true
 				}
 			case slices.Contains(inv.Reply, n.Name):
 				v, ok := valueAt(n, replyPtr)
@@ -84,9 +81,9 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 					broke(n, fmt.Sprintf("%s #%d answers no request: it has no %s", n.Label(), n.Index, replyPtr), "")
 					continue
 				}
-				if !asked[opposite(n.Dir)][v] {
+				if !asked[v] {
 					broke(n, fmt.Sprintf("%s #%d answers %s %s, which no earlier request carried", n.Label(), n.Index, replyPtr, v),
-						fmt.Sprintf("requests (%v) seen before it carried %s: %s", inv.Request, inv.Pointer, keysOf(asked[opposite(n.Dir)])))
+						fmt.Sprintf("requests (%v) seen before it carried %s: %s", inv.Request, inv.Pointer, keysOf(asked)))
 				}
 			}
 		}
@@ -147,13 +144,6 @@ func valueAt(n Named, ptr string) (string, bool) {
 	}
 	b, _ := json.Marshal(v)
 	return string(b), true
-}
-
-func opposite(dir string) string {
-	if dir == "H>C" {
-		return "C>H"
-	}
-	return "H>C"
 }
 
 func orMissing(v string, ok bool) string {

@@ -117,6 +117,9 @@ func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
 // encoded turns a value into the bytes a stream compares: base64 strings decoded (the driver
 // protocol's exact bytes), text strings as they are, anything else as its JSON text.
 func encoded(v any, encoding string) []byte {
+	if v == nil && encoding != contract.EncodingJSON {
+		return nil // no bytes (Go encodes an empty []byte as null)
+	}
 	s, isString := v.(string)
 	switch {
 	case isString && (encoding == "" || encoding == contract.EncodingBase64):
