@@ -42,6 +42,9 @@ type Config struct {
 	// root): the journeys a run covers by default, and the names --journey picks from. Only
 	// the working tree's list is used.
 	Journeys []string `yaml:"journeys"`
+	// Support is the working tree's support policy: which releases, per role, it must
+	// still work with (see docs/subject.md). Only the working tree's is used.
+	Support pins.Support `yaml:"support"`
 }
 
 // Recipe is how to build a checkout.
@@ -163,6 +166,19 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			}
 		}
 	}
+	for _, msg := range c.Support.Validate() {
+		// The message names the key (support.clients.last, support.cuts[1].range …).
+		key := strings.Fields(msg)[0]
+		path := []string{"support"}
+		for _, part := range strings.Split(strings.TrimPrefix(key, "support."), ".") {
+			if i := strings.IndexByte(part, '['); i >= 0 {
+				path = append(path, part[:i], strings.Trim(part[i:], "[]"))
+				continue
+			}
+			path = append(path, part)
+		}
+		add(lineOf(doc, path...), "%s", msg)
+	}
 	errs = append(errs, c.validatePins(name, doc)...)
 	errs = append(errs, c.validateVersions(name, doc)...)
 	slices.SortStableFunc(errs, func(a, b error) int {
@@ -210,7 +226,10 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":      "product, contract, build, drivers, pins, versions, journeys",
+	"builds.Config":      "product, contract, build, drivers, pins, versions, journeys, support",
+	"pins.Support":       "clients, hosts, cuts",
+	"pins.SupportRule":   "last, since",
+	"pins.Cut":           "role, range, reason",
 	"builds.Recipe":      "steps",
 	"builds.Drivers":     "host, clients",
 	"builds.VersionRule": "range, overlay, recipe, toolchain",

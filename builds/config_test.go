@@ -46,9 +46,13 @@ var _ = Describe("ParseConfig", func() {
 			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(ContainSubstring(want))
 		},
+		Entry("support: a cut without a reason", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nsupport:\n  clients: {last: 3}\n  cuts:\n    - {role: client, range: \"<v2.0.0\"}\n",
+			"skewtest.yaml:8: support.cuts[0] has no reason"),
+		Entry("support: since is not a stable tag", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nsupport:\n  hosts: {since: latest}\n",
+			"skewtest.yaml:6: support.hosts.since \"latest\" is not a stable tag vX.Y.Z"),
 		Entry("unknown top-level key",
 			"product: p\ncontract: c.json\ndrivres: {}\n",
-			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, pins, versions, journeys)`),
+			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, pins, versions, journeys, support)`),
 		Entry("unknown nested key",
 			"product: p\ncontract: c.json\nbuild:\n  step: [make]\n",
 			`skewtest.yaml:4: unknown key "step" (known keys here: steps)`),

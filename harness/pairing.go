@@ -85,6 +85,9 @@ type Options struct {
 	HostReference *transcript.Transcript
 	// Older orders build labels (a is an older release than b); nil: no order is known.
 	Older func(a, b string) bool
+	// Support says what the working tree's support policy requires of a pairing of
+	// these build labels; nil: no policy.
+	Support func(host, client string) checks.Support
 }
 
 func (o *Options) validate() error {
@@ -149,6 +152,9 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	}
 	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference,
 		ClientOlder: opts.Older != nil && opts.Older(p.Client.Label, p.Host.Label)}
+	if opts.Support != nil {
+		in.Support = opts.Support(p.Host.Label, p.Client.Label)
+	}
 	res.Findings = checks.Run(in)
 	res.CompletedSteps = t.CompletedSteps()
 	for _, s := range t.Steps {

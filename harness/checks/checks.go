@@ -21,9 +21,22 @@ type Input struct {
 	// HostReference is the host build's own reference transcript (the host build as host
 	// and as client) for the same journey and kind, when it ran; nil otherwise.
 	HostReference *transcript.Transcript
+	// Support says whether the working tree's support policy requires this pairing to work
+	// (one side is the working tree, the other a release it must serve).
+	Support Support
 	// ClientOlder says the client build is an older release than the host build (the order
 	// is the caller's: checks know no version scheme).
 	ClientOlder bool
+}
+
+// Support is what the working tree's support policy says of a pairing.
+type Support struct {
+	// Required is set when the pairing must work: Why names the rule. Cut, when set, is
+	// the reason the policy gives for no longer serving the release on purpose.
+	Required bool
+	Why, Cut string
+	// Release is the release's label and role ("client v1.4.166").
+	Release string
 }
 
 // Check is one kind of check.

@@ -63,9 +63,18 @@ func exercisesWindow(j *journeys.Journey) bool {
 // (refusals); a pairing is judged when a refusal was reported or its journey meets the
 // window on purpose (a [window] condition, an end expected-refusal), so a journey that never
 // reaches a handshake is not held to one.
+//
+// A pairing the working tree's support policy requires (support: clients/hosts) must not
+// end in a refusal at all, inside the window or not: the release it refuses is one it must
+// still serve. A declared cut releases it.
 func WindowViolation(in *Input) []results.Finding {
 	t := in.Transcript
 	refused := refusals(in)
+	if in.Support.Required && (len(refused) > 0 || t.End != nil) {
+		return []results.Finding{{Kind: results.WindowViolation, Step: handshakeStep(t, refused),
+			Message: fmt.Sprintf("the working tree and %s refused each other, but the support policy says it must still be served (%s); declare a cut under support.cuts if this is deliberate",
+				in.Support.Release, in.Support.Why)}}
+	}
 	if len(refused) == 0 && !exercisesWindow(in.Journey) {
 		return nil
 	}
