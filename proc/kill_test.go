@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -88,7 +89,7 @@ var _ = Describe("a command of a SIGKILLed process", func() {
 			} else {
 				Expect(err).To(MatchError("signal: killed"))
 			}
-			Eventually(proctest.Find).WithArguments(marker).WithContext(ctx).Should(BeEmpty())
+			Eventually(proctest.Find).WithArguments(marker).WithTimeout(5 * time.Second).WithContext(ctx).Should(BeEmpty())
 		},
 		func(c killCase) string {
 			who := map[how]string{killPID: "SIGKILL of its pid", killGroup: "SIGKILL of its process group", exits: "its exit"}[c.how]

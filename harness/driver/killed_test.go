@@ -75,7 +75,7 @@ var _ = Describe("a driver of a SIGKILLed skewtest", func() {
 			Expect(syscall.Kill(pid, syscall.SIGKILL)).To(Succeed())
 			Eventually(lines).WithContext(ctx).Should(BeClosed())
 			Expect(cmd.Wait()).To(MatchError("signal: killed"))
-			Eventually(proctest.Find).WithArguments(marker).WithContext(ctx).Should(BeEmpty())
+			Eventually(proctest.Find).WithArguments(marker).WithTimeout(5 * time.Second).WithContext(ctx).Should(BeEmpty())
 		},
 		Entry("SIGKILL of its pid", NodeTimeout(20*time.Second), false),
 		Entry("SIGKILL of its process group", NodeTimeout(20*time.Second), true),
