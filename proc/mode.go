@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,7 +80,21 @@ func probe(m mode) error {
 		SysProcAttr: guardianAttr(m),
 		Stderr:      &stderr,
 	}
-	err = cmd.Start()
+	// Started from a thread that lives until the probe is reaped: see Cmd.Start.
+	started := make(chan error, 1)
+	release, done := make(chan struct{}), make(chan struct{})
+	defer func() { close(release); <-done }()
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-release
+		}
+	}()
+	err = <-started
 	statusW.Close()
 	lifeR.Close()
 	if err != nil {
