@@ -50,7 +50,7 @@ var _ = Describe("Cmd", func() {
 		err = proc.CommandContext(ctx, "sh", "-c", "kill -TERM $$").Run()
 		Expect(err).To(MatchError("signal: terminated"))
 		Expect(proc.CommandContext(ctx, "true").Run()).To(Succeed())
-	})
+	}, NodeTimeout(20*time.Second))
 
 	It("reports a program that cannot start as exec does", func(ctx SpecContext) {
 		err := proc.CommandContext(ctx, "/no/such/program").Run()
@@ -58,7 +58,7 @@ var _ = Describe("Cmd", func() {
 		Expect(err).To(MatchError(ContainSubstring("fork/exec /no/such/program")))
 		err = proc.CommandContext(ctx, "no-such-program-in-path").Run()
 		Expect(err).To(MatchError(exec.ErrNotFound))
-	})
+	}, NodeTimeout(20*time.Second))
 
 	It("runs in Dir with Env, stdin and stdout, through its guardian", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
@@ -71,7 +71,7 @@ var _ = Describe("Cmd", func() {
 		Expect(c.Run()).To(Succeed())
 		Expect(out.String()).To(HavePrefix("hello in " + dir + " as tester\n"))
 		Expect(out.String()).NotTo(ContainSubstring("SKEWTEST_PROC_GUARDIAN"), "the guardian's own variable")
-	})
+	}, NodeTimeout(20*time.Second))
 
 	It("leaves no process of the command once Wait returns", func(ctx SpecContext) {
 		marker := proctest.Marker()
@@ -79,7 +79,7 @@ var _ = Describe("Cmd", func() {
 		c.Env = append(os.Environ(), marker)
 		Expect(c.Run()).To(Succeed())
 		Expect(proctest.Find(marker)).To(BeEmpty(), "mode %s", proc.Mode())
-	})
+	}, NodeTimeout(20*time.Second))
 
 	It("asks the command's group to stop when the context is done, and kills it Grace later", func(ctx SpecContext) {
 		for _, c := range []struct{ script, want string }{
@@ -98,7 +98,7 @@ var _ = Describe("Cmd", func() {
 			Expect(cmd.Wait()).To(MatchError(c.want), c.script)
 			Expect(proctest.Find(marker)).To(BeEmpty())
 		}
-	})
+	}, NodeTimeout(20*time.Second))
 
 	It("forwards Signal to the command's group, and Kill kills it", func(ctx SpecContext) {
 		c := proc.CommandContext(ctx, "sh", "-c", "sleep 1000")
@@ -112,7 +112,7 @@ var _ = Describe("Cmd", func() {
 		Expect(c.Kill()).To(Succeed())
 		Expect(c.Wait()).To(MatchError("signal: killed"))
 		Expect(c.Kill()).To(MatchError(os.ErrProcessDone))
-	})
+	}, NodeTimeout(20*time.Second))
 
 })
 
