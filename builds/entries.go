@@ -35,6 +35,10 @@ const (
 	statusBroken   = "broken"
 )
 
+// Leftover reports whether the entry is something a killed process left: a staging or a
+// temporary directory that no build holds.
+func (e Entry) Leftover() bool { return e.Status == statusStale || e.Status == statusStaleTmp }
+
 // List lists the build cache in CacheDir, most recently used first, with the temporary
 // directories that killed builds left (a build's temporary directory is not listed while
 // it runs). A missing cache is empty.

@@ -102,6 +102,7 @@ var _ = Describe("the first build of a run", func() {
 		statuses := map[string]int{}
 		for _, e := range es {
 			statuses[e.Status]++
+			Expect(e.Leftover()).To(Equal(e.Status != "building"), e.Status)
 		}
 		Expect(statuses).To(Equal(map[string]int{"stale": 1, "stale-tmp": 1, "building": 1}),
 			"a held temporary directory belongs to the build in progress, listed once")
