@@ -80,6 +80,12 @@ var _ = Describe("a SIGKILLed build", Label(testlabels.Slow), func() {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
 			Expect(cmd.Start()).To(Succeed())
+			DeferCleanup(func() { // if the spec failed before it was reaped
+				if cmd.ProcessState == nil {
+					_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					_ = cmd.Wait()
+				}
+			})
 			Eventually(started).WithContext(ctx).Should(Receive(Equal("started")))
 
 			pid := cmd.Process.Pid

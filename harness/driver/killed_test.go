@@ -56,6 +56,12 @@ var _ = Describe("a driver of a SIGKILLed skewtest", func() {
 			out, err := cmd.StdoutPipe()
 			Expect(err).NotTo(HaveOccurred())
 			Expect(cmd.Start()).To(Succeed())
+			DeferCleanup(func() { // if the spec failed before it was reaped
+				if cmd.ProcessState == nil {
+					_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					_ = cmd.Wait()
+				}
+			})
 			lines := make(chan string, 1)
 			go func() {
 				defer close(lines)
