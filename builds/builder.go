@@ -46,6 +46,7 @@ type Builder struct {
 
 	mu         sync.Mutex // serializes Log, guards toolchains
 	toolchains map[string]string
+	sweepOnce  sync.Once // the first Build removes what killed processes left
 }
 
 // Artifact is a built (or cached) build.
@@ -180,6 +181,7 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 	if err != nil {
 		return nil, fmt.Errorf("build %s: cache directory: %w", src.Label, err)
 	}
+	b.sweepOnce.Do(func() { _ = sweep(cacheDir) })
 	repo, err := pins.Open(repoDir)
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", src.Label, err)
@@ -251,10 +253,12 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 
 // make builds p under the key's lock and publishes it to final, successful or not.
 func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final string) error {
-	// Holding the lock, any staging directory of this key is left over from a killed
-	// process, and a published entry is a recorded failure to retry.
+	// Holding the lock, any staging or temporary directory of this key is left over from a
+	// killed process, and a published entry is a recorded failure to retry.
+	tmpRoot := filepath.Join(filepath.Dir(buildsDir), tmpDirName)
 	stale, _ := filepath.Glob(filepath.Join(buildsDir, stagingPrefix+key+"-*"))
-	for _, dir := range stale {
+	staleTmp, _ := filepath.Glob(filepath.Join(tmpRoot, key+"-*"))
+	for _, dir := range append(stale, staleTmp...) {
 		if err := removeAll(dir); err != nil {
 			return fmt.Errorf("build %s: remove stale %s: %w", p.label, dir, err)
 		}
@@ -286,6 +290,17 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 		return fmt.Errorf("build %s: materialize: %w", p.label, err)
 	}
 
+	// The recipe's TMPDIR and GOTMPDIR: `go build` leaves its work directories there when
+	// it is killed, and they go with the build, whatever its end.
+	if err := os.MkdirAll(tmpRoot, 0o755); err != nil {
+		return fmt.Errorf("build %s: %w", p.label, err)
+	}
+	tmpDir, err := os.MkdirTemp(tmpRoot, key+"-")
+	if err != nil {
+		return fmt.Errorf("build %s: %w", p.label, err)
+	}
+	defer func() { _ = removeAll(tmpDir) }()
+
 	logFile, err := os.Create(filepath.Join(staging, "build.log"))
 	if err != nil {
 		return fmt.Errorf("build %s: %w", p.label, err)
@@ -306,6 +321,7 @@ func (b *Builder) make(ctx context.Context, p *plan, key, buildsDir, final strin
 		SrcDir:    srcDir,
 		OutDir:    outDir,
 		GoCache:   filepath.Join(filepath.Dir(buildsDir), "gocache"),
+		TmpDir:    tmpDir,
 		LockPath:  lockPath(buildsDir, key),
 		Log:       logFile,
 		StepStarted: func(i, n int, step string) {

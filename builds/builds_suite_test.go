@@ -13,7 +13,19 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/proc"
 )
+
+// TestMain lets this test binary guard the build steps its specs start (proc.Main), and
+// be a helper process that builds and waits to be killed (see interrupt_test.go).
+func TestMain(m *testing.M) {
+	proc.Main()
+	if os.Getenv(helperRepo) != "" {
+		os.Exit(helper())
+	}
+	os.Exit(m.Run())
+}
 
 func TestBuilds(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -91,6 +91,10 @@ const (
 	lockPrefix    = ".lock-"
 )
 
+// tmpDirName is <CacheDir>/tmp, which holds each running build's TMPDIR and GOTMPDIR,
+// <key>-<random>.
+const tmpDirName = "tmp"
+
 // lockPath is the flock file held while building key (and while pruning it).
 func lockPath(buildsDir, key string) string {
 	return filepath.Join(buildsDir, lockPrefix+key)

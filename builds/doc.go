@@ -26,6 +26,7 @@
 //	                                    modification time is when a build last used it
 //	<CacheDir>/builds/.lock-<key>       flock held while building (or pruning) <key>
 //	<CacheDir>/builds/.staging-<key>-*  a build in progress
+//	<CacheDir>/tmp/<key>-*              its TMPDIR and GOTMPDIR, removed when it ends
 //
 // The key is a SHA-256 over the tree content (a commit's git tree hash, or a digest of the
 // working tree's paths, modes and contents), the recipe steps, the toolchain string (the
@@ -34,7 +35,12 @@
 // made in a staging directory and published with one os.Rename, so a key directory is
 // always complete. A build recorded ok is never rebuilt; a failed one is retried by the
 // next Build. List and Prune (`skewtest cache ls|prune`) read and trim the cache; Prune
-// takes each key's lock first and leaves alone what another process is building.
+// takes each key's lock first and leaves alone what another process is building. The first
+// Build of a Builder removes the staging and temporary directories that killed processes
+// left, in the same way.
+//
+// Recipe steps run under package proc: none of their processes outlives the build, or
+// skewtest, even a SIGKILLed one.
 //
 // Because the staging directory is renamed, $SKEWTEST_OUT and the source directory move
 // after the recipe ran: artifacts must be relocatable and must not embed those absolute

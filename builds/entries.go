@@ -20,7 +20,7 @@ type Entry struct {
 	Label     string // of the build that made it
 	Revision  string
 	Toolchain string
-	Status    string    // ok, failed, building (a staging directory whose lock is held), stale (a left-over staging directory), broken (no readable build.json)
+	Status    string    // ok, failed, building (a staging directory whose lock is held), stale (a left-over staging directory), stale-tmp (a left-over temporary directory of a build), broken (no readable build.json)
 	Size      int64     // bytes on disk
 	Built     time.Time // when the build started
 	Used      time.Time // when a build last found it in the cache (or it was built)
@@ -31,11 +31,17 @@ type Entry struct {
 const (
 	statusBuilding = "building"
 	statusStale    = "stale"
+	statusStaleTmp = "stale-tmp"
 	statusBroken   = "broken"
 )
 
-// List lists the build cache in CacheDir, most recently used first. A missing cache is
-// empty.
+// Leftover reports whether the entry is something a killed process left: a staging or a
+// temporary directory that no build holds.
+func (e Entry) Leftover() bool { return e.Status == statusStale || e.Status == statusStaleTmp }
+
+// List lists the build cache in CacheDir, most recently used first, with the temporary
+// directories that killed builds left (a build's temporary directory is not listed while
+// it runs). A missing cache is empty.
 func List(cacheDir string) ([]Entry, error) {
 	buildsDir := filepath.Join(cacheDir, "builds")
 	des, err := os.ReadDir(buildsDir)
@@ -46,13 +52,25 @@ func List(cacheDir string) ([]Entry, error) {
 		return nil, fmt.Errorf("list the build cache: %w", err)
 	}
 	var out []Entry
+	tmps, _ := os.ReadDir(filepath.Join(cacheDir, tmpDirName))
+	for _, de := range tmps {
+		e := Entry{Key: suffixedKey(de.Name()), Dir: filepath.Join(cacheDir, tmpDirName, de.Name()), Status: statusStaleTmp}
+		if !de.IsDir() || held(lockPath(buildsDir, e.Key)) {
+			continue
+		}
+		if info, err := de.Info(); err == nil {
+			e.Built, e.Used = info.ModTime(), info.ModTime()
+		}
+		e.Size = dirSize(e.Dir)
+		out = append(out, e)
+	}
 	for _, de := range des {
 		if !de.IsDir() {
 			continue
 		}
 		e := Entry{Key: de.Name(), Dir: filepath.Join(buildsDir, de.Name())}
 		if strings.HasPrefix(e.Key, stagingPrefix) {
-			e.Key = stagingKey(e.Key)
+			e.Key = suffixedKey(strings.TrimPrefix(e.Key, stagingPrefix))
 			e.Status = statusStale
 			if held(lockPath(buildsDir, e.Key)) {
 				e.Status = statusBuilding
@@ -76,13 +94,13 @@ func List(cacheDir string) ([]Entry, error) {
 	return out, nil
 }
 
-// stagingKey returns the key of ".staging-<key>-<random>".
-func stagingKey(name string) string {
-	k := strings.TrimPrefix(name, stagingPrefix)
-	if i := strings.LastIndex(k, "-"); i >= 0 {
-		k = k[:i]
+// suffixedKey returns the key of "<key>-<random>" (a staging directory without its
+// prefix, or a temporary directory).
+func suffixedKey(name string) string {
+	if i := strings.LastIndex(name, "-"); i >= 0 {
+		return name[:i]
 	}
-	return k
+	return name
 }
 
 func dirSize(dir string) int64 {
@@ -114,7 +132,7 @@ func held(path string) bool {
 }
 
 // PruneOptions say what Prune removes. The zero value removes failed builds, broken
-// entries and staging directories left by killed processes.
+// entries, and the staging and temporary directories left by killed processes.
 type PruneOptions struct {
 	// OlderThan also removes successful builds not used for this long.
 	OlderThan time.Duration
@@ -201,4 +219,32 @@ func removeLocked(buildsDir string, e Entry) (bool, error) {
 		return false, fmt.Errorf("remove %s: %w", e.Dir, err)
 	}
 	return true, nil
+}
+
+// sweep removes what killed processes left in the cache: staging directories and build
+// temporary directories whose key's lock nobody holds. It holds each key's lock while it
+// removes, so it never touches what another process is building, and it reads no sizes,
+// so it is cheap enough for the start of every run.
+func sweep(cacheDir string) error {
+	buildsDir := filepath.Join(cacheDir, "builds")
+	var left []Entry
+	des, _ := os.ReadDir(buildsDir)
+	for _, de := range des {
+		if name := de.Name(); de.IsDir() && strings.HasPrefix(name, stagingPrefix) {
+			left = append(left, Entry{Key: suffixedKey(strings.TrimPrefix(name, stagingPrefix)), Dir: filepath.Join(buildsDir, name)})
+		}
+	}
+	tmps, _ := os.ReadDir(filepath.Join(cacheDir, tmpDirName))
+	for _, de := range tmps {
+		if de.IsDir() {
+			left = append(left, Entry{Key: suffixedKey(de.Name()), Dir: filepath.Join(cacheDir, tmpDirName, de.Name())})
+		}
+	}
+	var errs []error
+	for _, e := range left {
+		if _, err := removeLocked(buildsDir, e); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/skewtest/skewtest/proc"
 )
 
 // Runner runs a build's recipe: on the host (Local, the default) or elsewhere (the
@@ -31,6 +32,7 @@ type Job struct {
 	SrcDir    string   // the materialized tree; steps run here
 	OutDir    string   // $SKEWTEST_OUT
 	GoCache   string   // the GOCACHE shared by every build
+	TmpDir    string   // this build's own temporary directory, removed after the build
 	LockPath  string   // the build lock held while the job runs
 	Log       io.Writer
 	// StepStarted, if not nil, is called as each step starts (i counts from 1).
@@ -58,9 +60,11 @@ func RunSteps(ctx context.Context, job *Job, run func(ctx context.Context, step 
 	return nil
 }
 
-// Local runs recipes on the host, each step with `sh -c` in its own process group, with
-// the inherited environment plus SKEWTEST_OUT and GOCACHE. It builds with whatever tools
-// the host has: a versions row's toolchain name is noted in the log, not obeyed.
+// Local runs recipes on the host, each step with `sh -c` under a guardian (package proc:
+// no process a step starts outlives skewtest, even a SIGKILLed one), with the inherited
+// environment plus SKEWTEST_OUT, GOCACHE, and TMPDIR and GOTMPDIR set to the build's own
+// temporary directory. It builds with whatever tools the host has: a versions row's
+// toolchain name is noted in the log, not obeyed.
 type Local struct {
 	// Detect returns the host toolchain; nil means DetectToolchain.
 	Detect func(ctx context.Context) (string, error)
@@ -80,38 +84,46 @@ func (l Local) Run(ctx context.Context, job *Job) error {
 	if job.Toolchain != "" {
 		fmt.Fprintf(job.Log, "# toolchain %q applies to --runner container; the local runner builds with the host's tools\n", job.Toolchain)
 	}
-	env := buildEnv(os.Environ(), job.OutDir, job.GoCache)
+	env := buildEnv(os.Environ(), job.OutDir, job.GoCache, job.TmpDir)
 	return RunSteps(ctx, job, func(ctx context.Context, step string) error {
 		return runStep(ctx, step, job.SrcDir, env, job.Log)
 	})
 }
 
 // waitDelay is how long a step may take to exit after it was asked to stop (SIGTERM to its
-// process group) before it is killed.
+// process group) before every process of it is killed.
 const waitDelay = 10 * time.Second
 
 func runStep(ctx context.Context, step, dir string, env []string, log io.Writer) error {
-	cmd := exec.CommandContext(ctx, "sh", "-c", step)
+	cmd := proc.CommandContext(ctx, "sh", "-c", step)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdout = log
 	cmd.Stderr = log
-	cmd.WaitDelay = waitDelay
-	ownProcessGroup(cmd)
-	err := cmd.Run()
-	// Nothing a step started may outlive it.
-	killProcessGroup(cmd)
-	return err
+	cmd.Grace = waitDelay
+	// When Run returns, nothing the step started is left (package proc).
+	return cmd.Run()
 }
 
-// buildEnv is the inherited environment with SKEWTEST_OUT and GOCACHE replaced.
-func buildEnv(environ []string, outDir, goCache string) []string {
-	env := make([]string, 0, len(environ)+2)
+// buildEnv is the inherited environment with SKEWTEST_OUT and GOCACHE replaced, and, when
+// tmpDir is set, TMPDIR and GOTMPDIR (where `go build` keeps its work directories) too.
+func buildEnv(environ []string, outDir, goCache, tmpDir string) []string {
+	set := []string{"SKEWTEST_OUT=" + outDir, "GOCACHE=" + goCache}
+	if tmpDir != "" {
+		set = append(set, "TMPDIR="+tmpDir, "GOTMPDIR="+tmpDir)
+	}
+	env := make([]string, 0, len(environ)+len(set))
 	for _, kv := range environ {
-		if strings.HasPrefix(kv, "SKEWTEST_OUT=") || strings.HasPrefix(kv, "GOCACHE=") {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "SKEWTEST_OUT", "GOCACHE":
 			continue
+		case "TMPDIR", "GOTMPDIR":
+			if tmpDir != "" {
+				continue
+			}
 		}
 		env = append(env, kv)
 	}
-	return append(env, "SKEWTEST_OUT="+outDir, "GOCACHE="+goCache)
+	return append(env, set...)
 }

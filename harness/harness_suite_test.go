@@ -1,13 +1,22 @@
 package harness_test
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/proc"
 )
+
+// TestMain lets this test binary be the guardian every driver is started through.
+func TestMain(m *testing.M) {
+	proc.Main()
+	os.Exit(m.Run())
+}
 
 func TestHarness(t *testing.T) {
 	RegisterFailHandler(Fail)

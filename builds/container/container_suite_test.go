@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -14,10 +15,17 @@ import (
 
 	"github.com/skewtest/skewtest/builds/container"
 	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/proc"
 )
 
 // Specs here need a Docker engine (and build a toolchain image the first time).
 var labels = Label(testlabels.Docker, testlabels.Slow)
+
+// TestMain lets this test binary guard the commands its specs start (go mod download).
+func TestMain(m *testing.M) {
+	proc.Main()
+	os.Exit(m.Run())
+}
 
 func TestContainer(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -20,6 +20,7 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/proc"
 )
 
 // Labels on everything the runner starts.
@@ -267,11 +268,14 @@ func (r *Runner) downloadModules(ctx context.Context, job *builds.Job) error {
 	for _, dir := range mods {
 		rel, _ := filepath.Rel(job.SrcDir, dir)
 		fmt.Fprintf(job.Log, "$ (cd %s && go mod download)  # on the host: the build container has no network\n", filepath.ToSlash(rel))
-		cmd := exec.CommandContext(ctx, "go", "mod", "download")
+		cmd := proc.CommandContext(ctx, "go", "mod", "download")
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = job.Log, job.Log
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		cmd.WaitDelay = 10 * time.Second
+		if job.TmpDir != "" {
+			cmd.Env = append(cmd.Env, "TMPDIR="+job.TmpDir, "GOTMPDIR="+job.TmpDir)
+		}
+		cmd.Grace = 10 * time.Second
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("go mod download in %s: %w", rel, err)
 		}

@@ -86,15 +86,23 @@ func cacheList(o *cacheOptions, stdout io.Writer) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tLABEL\tREVISION\tSTATUS\tSIZE\tUSED")
 	var total int64
+	left := 0
 	now := time.Now()
 	for _, e := range es {
 		fmt.Fprintf(tw, "%.12s\t%s\t%.12s\t%s\t%s\t%s\n", e.Key, orDash(e.Label), orDash(e.Revision), e.Status, size(e.Size), age(now.Sub(e.Used)))
 		total += e.Size
+		if e.Leftover() {
+			left++
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d builds, %s in %s\n", len(es), size(total), o.CacheDir)
+	leftovers := ""
+	if left > 0 {
+		leftovers = fmt.Sprintf(" and %d left by killed runs (cache prune removes them)", left)
+	}
+	fmt.Fprintf(stdout, "%d builds%s, %s in %s\n", len(es)-left, leftovers, size(total), o.CacheDir)
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/proc"
 )
 
 // Exit codes.
@@ -40,6 +41,8 @@ type exitError struct{ code int }
 func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
+	// First: when this process is a guardian of a build step or a driver, it is only that.
+	proc.Main()
 	ctx, stop := interruptible()
 	defer stop()
 	os.Exit(exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))

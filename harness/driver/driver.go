@@ -5,9 +5,10 @@
 // A Driver owns its process and two goroutines: a reader that decodes
 // stdout and hands every line to the onMessage callback in order, and a
 // waiter that makes the one Wait call for the process. The process runs in
-// its own process group; whatever is left of the group when the driver
-// exits is killed with it. Call Stop (or cancel the Start context) to end
-// it; Exited is closed once the process is reaped and its stdout drained.
+// its own process group under a guardian (package proc): whatever it
+// started is killed when it exits, and none of it outlives skewtest, even
+// a SIGKILLed one. Call Stop (or cancel the Start context) to end it;
+// Exited is closed once the process is reaped and its stdout drained.
 package driver
 
 import (
@@ -18,18 +19,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/skewtest/skewtest/proc"
 )
 
 // Driver is one running driver process.
 type Driver struct {
 	spec      Spec
-	cmd       *exec.Cmd
+	cmd       *proc.Cmd
 	pid       int
 	onMessage func(Message)
 
@@ -97,16 +97,14 @@ func Start(ctx context.Context, spec Spec, onMessage func(Message)) (*Driver, er
 	}
 	files = append(files, outW)
 
-	cmd := exec.CommandContext(ctx, spec.program(), spec.Argv[1:]...)
+	cmd := proc.CommandContext(ctx, spec.program(), spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Stdin, cmd.Stdout = inR, outW
 	if stderr != nil {
 		cmd.Stderr = stderr
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = spec.StopGrace
+	cmd.Grace = spec.StopGrace
 	if err := cmd.Start(); err != nil {
 		inW.Close()
 		outR.Close()
@@ -116,7 +114,7 @@ func Start(ctx context.Context, spec Spec, onMessage func(Message)) (*Driver, er
 	d := &Driver{
 		spec:       spec,
 		cmd:        cmd,
-		pid:        cmd.Process.Pid,
+		pid:        cmd.PID(),
 		onMessage:  onMessage,
 		stdin:      inW,
 		stdout:     outR,
@@ -131,7 +129,8 @@ func Start(ctx context.Context, spec Spec, onMessage func(Message)) (*Driver, er
 	return d, nil
 }
 
-// PID returns the process id, which is also the id of its process group.
+// PID returns the id of the process skewtest started for the driver: its
+// guardian (see package proc), or the driver itself where there is none.
 func (d *Driver) PID() int { return d.pid }
 
 // Exited is closed once the process has been reaped and its stdout read to
@@ -215,8 +214,8 @@ func (d *Driver) Send(action string, args any) (int, error) {
 
 // Stop ends the driver and reaps it. It sends the stop action, closes
 // stdin and waits spec.StopGrace; then sends SIGTERM to the process group
-// and waits spec.StopGrace again; then sends SIGKILL to the group. When
-// ctx is done it goes straight to SIGKILL. It returns nil if the driver
+// and waits spec.StopGrace again; then kills every process of the driver
+// (SIGKILL). When ctx is done it goes straight to the kill. It returns nil if the driver
 // exited by itself with status 0, an *ExitError for another status, and an
 // error wrapping ErrStopIgnored if it had to be signalled. Stop is
 // idempotent: later calls wait for the first and return its result.
@@ -240,12 +239,12 @@ func (d *Driver) stop(ctx context.Context) error {
 		return d.ExitErr()
 	}
 	if ctx.Err() == nil {
-		_ = signalGroup(d.pid, syscall.SIGTERM)
+		_ = d.cmd.Signal(syscall.SIGTERM)
 		if d.awaitExit(ctx, grace) {
 			return fmt.Errorf("%s: %w; terminated by SIGTERM (%s)", d.spec.Name, ErrStopIgnored, d.exitErr.status())
 		}
 	}
-	_ = signalGroup(d.pid, syscall.SIGKILL)
+	_ = d.cmd.Kill()
 	<-d.exited
 	if ctx.Err() != nil {
 		return fmt.Errorf("stop %s: %w; killed", d.spec.Name, context.Cause(ctx))
@@ -404,15 +403,12 @@ func (d *Driver) readyFailed(err error) {
 
 // wait is the one waiter of the process.
 func (d *Driver) wait() {
-	// Wait for the exit without reaping: while the leader is a zombie its
-	// pid, and so the group id, cannot be reused, and the rest of the group
-	// can be killed safely.
-	waitExited(d.pid)
-	_ = signalGroup(d.pid, syscall.SIGKILL)
+	// When Wait returns, whatever the driver started is gone too.
 	err := d.cmd.Wait()
 
-	// stdout reaches EOF once every holder is gone. A process that left
-	// the group could keep it open, so do not wait for it forever.
+	// stdout reaches EOF once every holder is gone. Where a process can
+	// escape its guardian (macOS: one that left the group) it could keep it
+	// open, so do not wait for it forever.
 	t := time.NewTimer(d.spec.StopGrace)
 	select {
 	case <-d.readerDone:
@@ -430,26 +426,6 @@ func (d *Driver) wait() {
 	d.readyFailed(fmt.Errorf("wait for ready: %w", exitErr))
 	d.mu.Unlock()
 	close(d.exited)
-}
-
-// waitExited blocks until process pid has exited, leaving it waitable.
-func waitExited(pid int) {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if err != unix.EINTR {
-			return
-		}
-	}
-}
-
-// signalGroup sends sig to the process group pgid.
-func signalGroup(pgid int, sig syscall.Signal) error {
-	err := syscall.Kill(-pgid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
 }
 
 // withDefaultTimeout bounds ctx by d unless it has a deadline already.

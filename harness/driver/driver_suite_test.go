@@ -8,7 +8,19 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"go.uber.org/goleak"
+
+	"github.com/skewtest/skewtest/proc"
 )
+
+// TestMain lets this test binary be a guardian (proc.Main), and a process
+// that starts a driver and waits to be killed (see killed_test.go).
+func TestMain(m *testing.M) {
+	proc.Main()
+	if script := os.Getenv(helperEnv); script != "" {
+		os.Exit(helper(script))
+	}
+	os.Exit(m.Run())
+}
 
 func TestDriver(t *testing.T) {
 	RegisterFailHandler(Fail)
@@ -60,6 +72,16 @@ while :; do sleep 1; done
 trap '' TERM
 sleep 1000 &
 printf '{"type":"hello","protocol":1,"role":"client"}\n{"type":"ready"}\n'
+while :; do sleep 1; done
+`,
+	// tree leaves a child, an orphan, and a process in a new session (out
+	// of the group), all holding stdout, and ignores stop and SIGTERM.
+	"tree.sh": `#!/bin/sh
+trap '' TERM
+sleep 1000 &
+(sleep 1000 &)
+setsid sleep 1000 &
+printf '{"type":"hello","protocol":1,"role":"host"}\n{"type":"ready"}\n'
 while :; do sleep 1; done
 `,
 	// early-exit fails before it is ready.

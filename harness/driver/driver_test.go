@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/internal/proctest"
 )
 
 const grace = 300 * time.Millisecond
@@ -216,11 +217,13 @@ var _ = Describe("Driver", func() {
 		wantText string // in the error
 	}
 	// Entries take a NodeTimeout: a table container cannot.
-	DescribeTable("Stop ends the whole process group",
+	DescribeTable("Stop ends every process of the driver",
 		func(ctx SpecContext, c stopCase) {
-			d := start(ctx, spec(c.script), msgs)
+			s := spec(c.script)
+			marker := proctest.Marker()
+			s.Env = append(s.Env, marker)
+			d := start(ctx, s, msgs)
 			ready(ctx, d)
-			pgid := d.PID()
 
 			err := d.Stop(ctx)
 			if c.wantErr == nil {
@@ -233,7 +236,7 @@ var _ = Describe("Driver", func() {
 				Expect(err).To(MatchError(ContainSubstring("host " + c.script)))
 			}
 			Expect(d.Exited()).To(BeClosed())
-			Eventually(groupGone).WithArguments(pgid).WithContext(ctx).Should(BeTrue())
+			Expect(proctest.Find(marker)).To(BeEmpty(), "every process of the driver is gone once it exited")
 			again := d.Stop(ctx)
 			if err == nil {
 				Expect(again).NotTo(HaveOccurred(), "idempotent")
@@ -248,19 +251,23 @@ var _ = Describe("Driver", func() {
 			script: "stubborn.sh", wantErr: driver.ErrStopIgnored, wantText: "killed"}),
 		Entry("a grandchild in the group is killed too", NodeTimeout(10*time.Second), stopCase{
 			script: "stubborn-grandchild.sh", wantErr: driver.ErrStopIgnored, wantText: "killed"}),
+		Entry("so are processes that left the group, and orphans", NodeTimeout(10*time.Second), stopCase{
+			script: "tree.sh", wantErr: driver.ErrStopIgnored, wantText: "killed"}),
 	)
 
-	It("kills the whole group when the Start context is cancelled", func(ctx SpecContext) {
+	It("kills every process of the driver when the Start context is cancelled", func(ctx SpecContext) {
 		sctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		d := start(sctx, spec("stubborn-grandchild.sh"), msgs)
+		s := spec("stubborn-grandchild.sh")
+		marker := proctest.Marker()
+		s.Env = append(s.Env, marker)
+		d := start(sctx, s, msgs)
 		ready(ctx, d)
-		pgid := d.PID()
 
 		cancel()
 		Eventually(d.Exited()).WithContext(ctx).Should(BeClosed())
 		Expect(d.ExitErr()).To(MatchError(ContainSubstring("signal: killed")))
-		Eventually(groupGone).WithArguments(pgid).WithContext(ctx).Should(BeTrue())
+		Expect(proctest.Find(marker)).To(BeEmpty())
 	}, NodeTimeout(10*time.Second))
 
 	It("cuts Stop short when its context is done", func(ctx SpecContext) {

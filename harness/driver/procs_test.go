@@ -1,12 +1,10 @@
 package driver_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // procStat is the part of /proc/PID/stat the specs need.
@@ -51,20 +49,4 @@ func children() []int {
 		}
 	}
 	return pids
-}
-
-// groupGone reports whether no live process is left in process group
-// pgid: kill(-pgid, 0) fails with ESRCH, or every member left is a zombie
-// (dead, waiting for init, which may reap orphans only every few seconds).
-func groupGone(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	for _, p := range readProcs() {
-		if p.pgrp == pgid && p.state != 'Z' {
-			return false
-		}
-	}
-	return true
 }

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package builds
-
-import "os/exec"
-
-func ownProcessGroup(*exec.Cmd) {}
-
-func killProcessGroup(*exec.Cmd) {}
