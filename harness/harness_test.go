@@ -8,8 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -18,6 +17,7 @@ import (
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/internal/proctest"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/results"
 )
@@ -90,37 +90,23 @@ func build(label, mode string, span bool) *harness.Build {
 }
 
 // pidDir collects every pid the fake drivers start; alive lists those still running.
+// pidDir marks every process the fake drivers start (they inherit the environment, through
+// their guardians, into any PID namespace); alive lists those still running.
 func pidDir() string {
-	dir := GinkgoT().TempDir()
-	GinkgoT().Setenv("FAKE_PIDDIR", dir)
-	return dir
+	marker := proctest.Marker()
+	name, value, _ := strings.Cut(marker, "=")
+	GinkgoT().Setenv(name, value)
+	return marker
 }
 
-func alive(dir string) []int {
-	entries, err := os.ReadDir(dir)
-	Expect(err).NotTo(HaveOccurred())
+func alive(marker string) []int {
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		Expect(err).NotTo(HaveOccurred())
-		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-			// A zombie (exited, not yet reaped by a parent that is not us) counts as gone.
-			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && zombie(st) {
-				continue
-			}
-			out = append(out, pid)
+	for _, p := range proctest.Find(marker) {
+		if p.PID != os.Getpid() {
+			out = append(out, p.PID)
 		}
 	}
 	return out
-}
-
-func zombie(stat []byte) bool {
-	for i := len(stat) - 1; i > 0; i-- {
-		if stat[i] == ')' && i+2 < len(stat) {
-			return stat[i+2] == 'Z'
-		}
-	}
-	return false
 }
 
 func kinds(p *results.Pairing) []results.Kind {
@@ -282,13 +268,15 @@ var _ = Describe("Run", func() {
 
 	It("tears everything down when cancelled mid-journey (Ctrl-C)", func(ctx SpecContext) {
 		cctx, cancel := context.WithCancel(ctx)
+		files := GinkgoT().TempDir() // the fake drivers write a file per process they start
+		GinkgoT().Setenv("FAKE_PIDDIR", files)
 		// A barrier that is never reached: only the cancel ends this journey.
 		j.Steps[1].Commands = append(j.Steps[1].Commands, journeys.Command{Verb: "await",
 			Args: []journeys.Arg{{Value: "client"}, {Value: "never"}}})
 		go func() {
 			defer GinkgoRecover()
 			// host, its grandchild and the client have started: cancel now.
-			Eventually(func() []string { return started(pids) }).Should(HaveLen(3))
+			Eventually(func() []string { return started(files) }).Should(HaveLen(3))
 			cancel()
 		}()
 		p := run(cctx, build("a", "hang", false), build("b", "ok", false), harness.Options{StopGrace: 300 * time.Millisecond, Timeout: time.Minute})
