@@ -28,7 +28,7 @@ const (
 // Invariant is a product rule about the frames of a channel, checked on every pairing:
 //
 //	correlation  every reply carries, at ReplyPointer (default Pointer), the value an earlier
-//	             request carried at Pointer: an error answers its request
+//	             request carried at Pointer (or one of Reserved): an error answers its request
 //	echo         every reply reports what the latest request before it asked: the value at
 //	             ReplyPointer (default Pointer) equals the request's at Pointer
 //	order        in each direction of each connection: Start, then Chunk frames, then End;
@@ -45,4 +45,7 @@ type Invariant struct {
 	End          string   `json:"end,omitempty"`
 	Chunk        string   `json:"chunk,omitempty"`
 	Message      string   `json:"message,omitempty"`
+	// Reserved (correlation) are values a reply may carry without an earlier request that
+	// carried them: names the protocol gives to frames without an id (a handshake's).
+	Reserved []string `json:"reserved,omitempty"`
 }

@@ -140,7 +140,13 @@ func (v *validator) invariant(ch *Channel, inv Invariant, p string) {
 		if inv.Start+inv.End+inv.Chunk != "" {
 			v.add(p, "start, end and chunk belong to an order invariant")
 		}
+		if inv.Kind == InvariantEcho && len(inv.Reserved) > 0 {
+			v.add(p+"/reserved", "reserved values belong to a correlation invariant")
+		}
 	case InvariantOrder:
+		if len(inv.Reserved) > 0 {
+			v.add(p+"/reserved", "reserved values belong to a correlation invariant")
+		}
 		if inv.Start == "" || inv.End == "" {
 			v.add(p, `an order invariant names its "start" and "end" frames (and optionally "chunk")`)
 		}

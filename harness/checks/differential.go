@@ -22,7 +22,9 @@ import (
 // depends on timing and chunking). Steps after a stall are not compared.
 func Differential(in *Input) []results.Finding {
 	t := in.Transcript
-	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label {
+	// Peers outside each other's protocol window meet only to refuse: no reference shows
+	// that, and the window check judges it.
+	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label || !InWindow(in) || t.End != nil {
 		return nil
 	}
 	negotiated := Negotiated(in)

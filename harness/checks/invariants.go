@@ -68,7 +68,11 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 	}
 	switch inv.Kind {
 	case contract.InvariantCorrelation:
-		asked := map[string]bool{} // values the requests so far carried
+		asked := map[string]bool{} // values the requests so far carried, and the reserved ones
+		for _, r := range inv.Reserved {
+			b, _ := json.Marshal(r)
+			asked[string(b)] = true
+		}
 		for _, n := range frames {
 			switch {
 			case slices.Contains(inv.Request, n.Name):
