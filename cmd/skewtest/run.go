@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
@@ -84,6 +85,10 @@ func loadJourneys(repo string, names []string) ([]*journeys.Journey, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pickJourneys(repo, cfg, names)
+}
+
+func pickJourneys(repo string, cfg *builds.Config, names []string) ([]*journeys.Journey, error) {
 	set, err := journeys.LoadSet(repo, cfg.Journeys)
 	if err != nil {
 		return nil, err
@@ -102,7 +107,15 @@ func loadJourneys(repo string, names []string) ([]*journeys.Journey, error) {
 
 // execute resolves pins, builds, plans, runs every pairing and writes the reports.
 func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error {
-	js, err := loadJourneys(o.Repo, o.Journeys)
+	cfg, err := builds.LoadConfig(filepath.Join(o.Repo, builds.ConfigFile))
+	if err != nil {
+		return err
+	}
+	js, err := pickJourneys(o.Repo, cfg, o.Journeys)
+	if err != nil {
+		return err
+	}
+	support, err := supportPolicy(ctx, o.Repo, cfg)
 	if err != nil {
 		return err
 	}
@@ -192,7 +205,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	}
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir: o.ReportDir,
-		Pairing:   harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older},
+		Pairing:   harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
 		Repro:     func(p harness.Pairing) string { return reproLine(o, p) },
 		Progress:  stderr,
 		Verbose:   o.Verbose,
@@ -209,6 +222,35 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	return &exitError{run.ExitCode()}
+}
+
+// supportPolicy turns the working tree's support policy into what each pairing of the
+// working tree with a release requires; nil without a policy.
+func supportPolicy(ctx context.Context, repo string, cfg *builds.Config) (func(host, client string) checks.Support, error) {
+	if cfg.Support.Empty() {
+		return nil, nil
+	}
+	tags, _, err := pins.StableTags(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	var stable []string
+	for _, t := range tags {
+		stable = append(stable, t.Name)
+	}
+	return func(host, client string) checks.Support {
+		var role, label string
+		switch {
+		case host == pins.WorktreeLabel && client != pins.WorktreeLabel:
+			role, label = "client", client
+		case client == pins.WorktreeLabel && host != pins.WorktreeLabel:
+			role, label = "host", host
+		default:
+			return checks.Support{}
+		}
+		required, why, cut := cfg.Support.Requirement(role, label, stable)
+		return checks.Support{Required: required, Why: why, Cut: cut, Release: role + " " + label}
+	}, nil
 }
 
 // parseShard reads --shard K/N; "" is no sharding (0, 0).
