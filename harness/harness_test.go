@@ -16,6 +16,7 @@ import (
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/internal/proctest"
 	"github.com/skewtest/skewtest/journeys"
@@ -282,6 +283,17 @@ var _ = Describe("Run", func() {
 		p := run(cctx, build("a", "hang", false), build("b", "ok", false), harness.Options{StopGrace: 300 * time.Millisecond, Timeout: time.Minute})
 		Expect(p.Status).To(Equal(results.StatusError))
 		Expect(p.Error).To(ContainSubstring("context canceled"))
+	}, NodeTimeout(60*time.Second))
+
+	It("turns a panic into this pairing's error, with the stack in its directory, and stops its drivers", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		p := run(ctx, build("a", "ok", false), build("b", "ok", false), harness.Options{Dir: dir,
+			Checks: func(*checks.Input) []results.Finding { panic("a check fell over") }})
+		Expect(p.Status).To(Equal(results.StatusError))
+		Expect(p.Error).To(Equal("skewtest panicked while testing this pairing: a check fell over (stack in panic.log)"))
+		stack, err := os.ReadFile(filepath.Join(dir, "panic.log"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(stack)).To(ContainSubstring("harness_test"))
 	}, NodeTimeout(60*time.Second))
 
 	It("reports a failed build's pairings as errors", func(ctx SpecContext) {

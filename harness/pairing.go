@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -88,6 +89,8 @@ type Options struct {
 	// Support says what the working tree's support policy requires of a pairing of
 	// these build labels; nil: no policy.
 	Support func(host, client string) checks.Support
+	// Checks turns the pairing into findings; nil means checks.Run (every check).
+	Checks func(in *checks.Input) []results.Finding
 }
 
 func (o *Options) validate() error {
@@ -108,7 +111,36 @@ var errEnd = errors.New("journey ended")
 
 // Run runs one pairing to completion and returns its result and transcript. It never
 // returns with a process of the pairing still alive.
-func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *transcript.Transcript) {
+//
+// A panic while running or checking the pairing (a bug in skewtest, or input nothing else
+// caught) makes the pairing an error, with the stack in panic.log in its directory; the
+// pairing's processes are stopped on the way out and every other pairing still runs.
+func Run(ctx context.Context, p Pairing, opts Options) (res *results.Pairing, t *transcript.Transcript) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		stack := debug.Stack()
+		res = &results.Pairing{Index: p.Index, Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind,
+			Journey: p.Journey.Name, Repro: opts.Repro, CompletedSteps: []string{}, Findings: []results.Finding{},
+			StepsTotal: len(p.Journey.Steps), Status: results.StatusError,
+			Error: fmt.Sprintf("skewtest panicked while testing this pairing: %v", r)}
+		if opts.Dir != "" && os.MkdirAll(opts.Dir, 0o755) == nil {
+			log := filepath.Join(opts.Dir, panicLog)
+			if os.WriteFile(log, fmt.Appendf(nil, "panic: %v\n\n%s", r, stack), 0o644) == nil {
+				res.Error += " (stack in " + panicLog + ")"
+				res.Logs = append(res.Logs, panicLog)
+			}
+		}
+	}()
+	return run0(ctx, p, opts)
+}
+
+// panicLog is where a pairing that panicked keeps the stack.
+const panicLog = "panic.log"
+
+func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *transcript.Transcript) {
 	start := time.Now()
 	res := &results.Pairing{Index: p.Index, Host: p.Host.Label, Client: p.Client.Label, ClientKind: p.Kind, Journey: p.Journey.Name,
 		Repro: opts.Repro, CompletedSteps: []string{}, Findings: []results.Finding{}, StepsTotal: len(p.Journey.Steps)}
@@ -155,7 +187,11 @@ func Run(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *trans
 	if opts.Support != nil {
 		in.Support = opts.Support(p.Host.Label, p.Client.Label)
 	}
-	res.Findings = checks.Run(in)
+	check := opts.Checks
+	if check == nil {
+		check = checks.Run
+	}
+	res.Findings = check(in)
 	res.CompletedSteps = t.CompletedSteps()
 	for _, s := range t.Steps {
 		res.Steps = append(res.Steps, results.Step{Name: s.Name, Done: s.Done, Duration: s.Ended.Sub(s.Started)})
