@@ -26,6 +26,9 @@ type ExecuteOptions struct {
 	Verbose  bool
 	// Parallel is how many pairings run at once; 0 means DefaultParallel().
 	Parallel int
+	// Retries reruns a pairing that failed or errored up to this many times; a pairing
+	// whose attempts disagree is flaky.
+	Retries int
 }
 
 // DefaultParallel is how many pairings run at once by default: two per core. A pairing
@@ -183,7 +186,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 				mu.Unlock()
 			}
 			start := time.Now()
-			res, t := Run(ctx, p, po)
+			res, t := runWithRetries(ctx, p, po, opts.Retries)
 			if p.Host == p.Client {
 				r := refs[keyOf(p.Host, p)]
 				if res.Status != results.StatusError {
@@ -224,6 +227,34 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		run.Interrupted = true
 	}
 	return notRun
+}
+
+// runWithRetries runs a pairing and, while it fails or errors, again up to retries times,
+// each attempt in its own directory (attempt-2, …). The first attempt's result is kept and
+// its Attempts list every verdict; when they disagree its status is flaky. The transcript
+// returned is the kept attempt's.
+func runWithRetries(ctx context.Context, p Pairing, po Options, retries int) (*results.Pairing, *transcript.Transcript) {
+	res, t := Run(ctx, p, po)
+	if retries <= 0 || (res.Status != results.StatusFail && res.Status != results.StatusError) {
+		return res, t
+	}
+	res.Attempts = []results.Status{res.Status}
+	base := po.Dir
+	for k := 2; k <= retries+1 && ctx.Err() == nil; k++ {
+		po.Dir = filepath.Join(base, fmt.Sprintf("attempt-%d", k))
+		again, _ := Run(ctx, p, po)
+		res.Attempts = append(res.Attempts, again.Status)
+		if again.Status != res.Status {
+			break // the verdict is not stable: no need to retry further
+		}
+	}
+	for _, s := range res.Attempts[1:] {
+		if s != res.Attempts[0] {
+			res.Status = results.StatusFlaky
+			break
+		}
+	}
+	return res, t
 }
 
 // relTo is file (in dir) relative to root, slash-separated, as reports link it.

@@ -296,6 +296,20 @@ var _ = Describe("Run", func() {
 		Expect(string(stack)).To(ContainSubstring("harness_test"))
 	}, NodeTimeout(60*time.Second))
 
+	It("reruns a failing pairing and calls it flaky when the attempts disagree", func(ctx SpecContext) {
+		GinkgoT().Setenv("FAKE_STATE", GinkgoT().TempDir())
+		j.Steps[2].Commands = j.Steps[2].Commands[:1] // keep only the action: losing output fails, not stalls
+		dir := GinkgoT().TempDir()
+		plan := []harness.Pairing{{Host: build("a", "ok", false), Client: build("b", "lose-once", false), Kind: "desktop", Journey: j, Index: 1}}
+		run := &results.Run{}
+		harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: dir, Retries: 2})
+		Expect(run.Pairings).To(HaveLen(1))
+		p := run.Pairings[0]
+		Expect(p.Status).To(Equal(results.StatusFlaky))
+		Expect(p.Attempts).To(Equal([]results.Status{results.StatusFail, results.StatusPass}))
+		Expect(p.Findings).NotTo(BeEmpty(), "the failing attempt's evidence is kept")
+	}, NodeTimeout(60*time.Second))
+
 	It("reports a failed build's pairings as errors", func(ctx SpecContext) {
 		broken := &harness.Build{Label: "v9", Err: errors.New("exit status 1")}
 		p := run(ctx, broken, build("b", "ok", false), harness.Options{})

@@ -32,6 +32,10 @@ type runOptions struct {
 	Parallel int
 	// Shard is --shard K/N: run shard K of N of the plan ("" for all of it).
 	Shard string
+	// Retries is --retries: rerun a failing pairing this many times (flaky when verdicts
+	// differ). LastFailed is --last-failed: run only what failed in the previous report.
+	Retries    int
+	LastFailed bool
 	// Host and Client are set by repro: exactly one pairing of builds.
 	Host, Client string
 }
@@ -47,12 +51,17 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
+	fs.IntVar(&o.Retries, "retries", 0, "rerun a pairing that failed or errored up to N times; one whose attempts disagree is flaky")
+	fs.BoolVar(&o.LastFailed, "last-failed", false, "run only the pairings that failed, errored or were flaky in --report-dir's previous results.json (and the references they need)")
 	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need); merge the shards' reports with skewtest merge-reports")
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return nil, err
+	}
+	if o.Retries < 0 {
+		return nil, usagef("--retries %d: give how many times to rerun a failing pairing, 0 or more", o.Retries)
 	}
 	o.Kinds, o.Journeys = list(kinds), list(journeyList)
 	return o, o.check()
@@ -183,6 +192,15 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "skipped: %s (%s)\n", sk.Reason, results.PairingLabel(sk.Host.Label, sk.Kind, sk.Client.Label, sk.Journey.Name))
 		run.Skipped = append(run.Skipped, sk.Result())
 	}
+	if o.LastFailed {
+		if plan, err = lastFailed(o.ReportDir, plan); err != nil {
+			return err
+		}
+		if len(plan) == 0 {
+			fmt.Fprintf(stdout, "--last-failed: nothing failed in %s\n", filepath.Join(o.ReportDir, reports.ResultsFile))
+			return nil
+		}
+	}
 	if len(plan) == 0 {
 		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
@@ -210,6 +228,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		Progress:  stderr,
 		Verbose:   o.Verbose,
 		Parallel:  o.Parallel,
+		Retries:   o.Retries,
 	})
 	run.Finished = time.Now()
 	if err := reports.Write(o.ReportDir, run); err != nil {
@@ -251,6 +270,29 @@ func supportPolicy(ctx context.Context, repo string, cfg *builds.Config) (func(h
 		required, why, cut := cfg.Support.Requirement(role, label, stable)
 		return checks.Support{Required: required, Why: why, Cut: cut, Release: role + " " + label}
 	}, nil
+}
+
+// lastFailed keeps the pairings of plan that failed, errored or were flaky in the previous
+// results.json of reportDir.
+func lastFailed(reportDir string, plan []harness.Pairing) ([]harness.Pairing, error) {
+	prev, err := reports.Load(filepath.Join(reportDir, reports.ResultsFile))
+	if err != nil {
+		return nil, usagef("--last-failed needs the previous run's %s: %v", reports.ResultsFile, err)
+	}
+	again := map[string]bool{}
+	for _, p := range prev.Pairings {
+		switch p.Status {
+		case results.StatusFail, results.StatusError, results.StatusFlaky:
+			again[p.Label()] = true
+		}
+	}
+	var out []harness.Pairing
+	for _, p := range plan {
+		if again[p.Label()] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // parseShard reads --shard K/N; "" is no sharding (0, 0).

@@ -8,6 +8,8 @@
 //	no-ready      say hello and never ready
 //	no-input-op   (host) the decoder does not know Input (opcode 7): refuse and drop it
 //	lose-output   (client) render nothing of Output frames
+//	lose-once     (client) like lose-output, the first time only (a file in $FAKE_STATE
+//	              remembers): a flaky client
 //	span          (host) send output as OutputSpan (opcode 15)
 package main
 
@@ -79,6 +81,20 @@ func decode(role string, raw json.RawMessage) any {
 		}
 	}
 	return map[string]any{"frames": out}
+}
+
+// firstTime reports, once per $FAKE_STATE directory, that this is the first time it is asked.
+func firstTime() bool {
+	dir := os.Getenv("FAKE_STATE")
+	if dir == "" {
+		return false
+	}
+	f, err := os.OpenFile(dir+"/seen", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 type action struct {
@@ -270,7 +286,7 @@ func client() func(a action, x args) error {
 						screen = append([]byte(nil), snap...)
 						observe("rendered-snapshot", map[string]any{"bytes": snap, "screen": screen})
 					case 1:
-						if mode != "lose-output" {
+						if mode != "lose-output" && !(mode == "lose-once" && firstTime()) {
 							screen = append(screen, msg[16:]...)
 						}
 						observe("rendered-output", map[string]any{"bytes": msg[16:], "screen": screen})
