@@ -122,6 +122,19 @@ func (c *Contract) Stream(name string) *StreamSpec {
 	return nil
 }
 
+// StateNamed returns the state part declared with that name, or nil.
+func (c *Contract) StateNamed(name string) *StateSpec {
+	if c == nil {
+		return nil
+	}
+	for i := range c.State {
+		if c.State[i].Name == name {
+			return &c.State[i]
+		}
+	}
+	return nil
+}
+
 // Resolve follows an RFC 6901 JSON pointer through a value decoded by encoding/json.
 func Resolve(v any, ptr string) (any, bool) { return resolve(v, ptr) }
 

@@ -1,11 +1,13 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -146,4 +148,125 @@ func runsString(r []string) string {
 		return "(none)"
 	}
 	return strings.Join(r, ", ")
+}
+
+// FinalState is the differential oracle for what each side reports at the end: every part of
+// the final state the contracts declare (state: the last matching observation of a role, at
+// a pointer) must equal what the host build's reference or the client build's reports. A
+// value neither reference shows is data loss, with both references in the evidence. Pairings
+// outside the protocol window, and journeys that did not complete, are not compared.
+func FinalState(in *Input) []results.Finding {
+	t := in.Transcript
+	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label || !InWindow(in) ||
+		t.End != nil || t.Stall != nil || len(t.CompletedSteps()) < len(in.Journey.Steps) {
+		return nil
+	}
+	var out []results.Finding
+	for _, name := range stateNames(in) {
+		spec := func(prefer *contract.Contract) *contract.StateSpec {
+			for _, c := range []*contract.Contract{prefer, in.Host, in.Client} {
+				if s := c.StateNamed(name); s != nil {
+					return s
+				}
+			}
+			return nil
+		}
+		own := spec(in.contractOf(roleOfState(in, name)))
+		got, ok := finalValue(t, own)
+		if !ok {
+			continue
+		}
+		h, hok := finalValue(in.HostReference, spec(in.Host))
+		c, cok := finalValue(in.Reference, spec(in.Client))
+		if (hok && h == got) || (cok && c == got) {
+			continue
+		}
+		out = append(out, results.Finding{Kind: results.DataLoss, Step: lastStep(t), Direction: dirOfRole(own.Role),
+			Message: fmt.Sprintf("final state %s (%s) differs from both builds' references", name, own.Role),
+			Detail: fmt.Sprintf("this pairing:                %s\nhost %s × its own client: %s\nclient %s × its own host: %s",
+				clip(got), t.Host.Label, orNone(h, hok), t.Client.Label, orNone(c, cok))})
+	}
+	return out
+}
+
+// stateNames lists the state parts either contract declares, host contract's first.
+func stateNames(in *Input) []string {
+	var out []string
+	for _, c := range []*contract.Contract{in.Host, in.Client} {
+		if c == nil {
+			continue
+		}
+		for _, s := range c.State {
+			if !slices.Contains(out, s.Name) {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	return out
+}
+
+func roleOfState(in *Input, name string) string {
+	for _, c := range []*contract.Contract{in.Host, in.Client} {
+		if s := c.StateNamed(name); s != nil {
+			return s.Role
+		}
+	}
+	return contract.RoleClient
+}
+
+// finalValue is a state part's last reported value, as JSON text.
+func finalValue(t *transcript.Transcript, s *contract.StateSpec) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	m := contract.Match{Role: s.Role, Observation: s.Observation, Where: s.Where}
+	var last *transcript.Observation
+	for i := range t.Observations {
+		if o := &t.Observations[i]; !o.Teardown && matches(m, *o) {
+			last = o
+		}
+	}
+	if last == nil {
+		return "", false
+	}
+	var v any
+	if json.Unmarshal(last.Data, &v) != nil {
+		return "", false
+	}
+	if s.Pointer != "" {
+		var ok bool
+		if v, ok = contract.Resolve(v, s.Pointer); !ok {
+			return "", false
+		}
+	}
+	b, _ := json.Marshal(v)
+	return string(b), true
+}
+
+func dirOfRole(role string) string {
+	if role == contract.RoleHost {
+		return "C>H"
+	}
+	return "H>C"
+}
+
+func lastStep(t *transcript.Transcript) string {
+	if n := len(t.Steps); n > 0 {
+		return t.Steps[n-1].Name
+	}
+	return ""
+}
+
+func orNone(v string, ok bool) string {
+	if !ok {
+		return "(not reported)"
+	}
+	return clip(v)
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
 }
