@@ -316,11 +316,12 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	violations, failing := 0, 0
+	violations, failing, skipped := 0, 0, 0
 	for _, r := range res {
 		switch {
 		case r.Skipped != nil:
 			fmt.Fprintf(stdout, "%s → %s: not checked: %v\n", r.Old, r.New, r.Skipped)
+			skipped++
 		case len(r.Violations) == 0:
 			fmt.Fprintf(stdout, "%s → %s: compatible\n", r.Old, r.New)
 		default:
@@ -333,11 +334,15 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 	}
 	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", plural(history, "stable tag pair"), plural(len(res)-history, "pin"))
+	notChecked := ""
+	if skipped > 0 {
+		notChecked = fmt.Sprintf(" (%s not checked)", plural(skipped, "pair"))
+	}
 	if violations == 0 {
-		fmt.Fprintln(stdout, "compatible")
+		fmt.Fprintf(stdout, "compatible%s\n", notChecked)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s in %s\n", plural(violations, "violation"), plural(failing, "pair"))
+	fmt.Fprintf(stdout, "%s in %s%s\n", plural(violations, "violation"), plural(failing, "pair"), notChecked)
 	return &exitError{exitFindings}
 }
 
