@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -237,18 +238,31 @@ func (c *chanDiff) kinds(f *Frame, dir string, travel []int) {
 	}
 }
 
-// pick returns the newer frame (of travel) to compare f with: the first known to f's kinds.
+// pick returns the newer frame (of travel) to compare f with: of those known to f's kinds,
+// the most like f (its name and gates, then its name), else the first. Version 1 files may
+// list a frame twice for the same kinds; each then finds its twin.
 func pick(f *Frame, frames []Frame, travel []int) int {
+	var known []int
 	for _, j := range travel {
 		g := &frames[j]
-		if len(f.Kinds) == 0 && len(g.Kinds) == 0 {
-			return j
-		}
-		if slices.ContainsFunc(f.Kinds, g.KnownBy) {
-			return j
+		if (len(f.Kinds) == 0 && len(g.Kinds) == 0) || slices.ContainsFunc(f.Kinds, g.KnownBy) {
+			known = append(known, j)
 		}
 	}
-	return travel[0]
+	if len(known) == 0 {
+		return travel[0]
+	}
+	for _, like := range []func(g *Frame) bool{
+		func(g *Frame) bool { return g.Name == f.Name && maps.Equal(g.Gates, f.Gates) },
+		func(g *Frame) bool { return g.Name == f.Name },
+	} {
+		for _, j := range known {
+			if like(&frames[j]) {
+				return j
+			}
+		}
+	}
+	return known[0]
 }
 
 // gates reports, per path, a gate removed or changed between f and the newer frame j.
