@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/results"
 )
@@ -189,6 +190,26 @@ var _ = Describe("skewtest contract", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fs).To(HaveLen(1))
 		})
+	})
+
+	It("finds the reference subject's release-skew bugs that its contracts show, and only those", func(ctx SpecContext) {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+
+		code, out := cli(ctx, "contract", "check", "--repo", repo)
+		Expect(code).To(Equal(exitFindings))
+		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: compatible\n"), "gating OutputSpan on subscribe was the fix")
+		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: 1 violation\n"))
+		Expect(out).To(ContainSubstring(": protocol-cut: minCompatible 2 is above the older build's protocol version 1"))
+		Expect(out).To(MatchRegexp(`v1\.4\.185:skewtest-contract\.json:\d+: gate-removed: terminal: H>C OutputSpan \(opcode 15\) was sent on /terminal\.multiplex only once outputSpan was negotiated`))
+		Expect(out).To(ContainSubstring("v1.4.190 → worktree: compatible\n"))
+
+		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut",
+			"--allow", "v1.4.185..v1.4.190:gate-removed", "--allow", "v1.4.185..v1.4.190:capability-removed")
+		Expect(code).To(Equal(exitOK))
 	})
 
 	Describe("verify", func() {
