@@ -5,9 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/skewtest/skewtest/proc"
 )
 
 // DefaultContractTimeout bounds a contract command when SpeakContract is given no timeout.
@@ -26,8 +27,8 @@ func (c *Config) ContractCommandArgv(dir string) []string {
 }
 
 // SpeakContract runs the build's contractCommand in its output directory dir and returns what
-// it prints on stdout: the contract the build's code really speaks. The command runs in its
-// own process group, nothing it starts outlives it, and it may take timeout (zero:
+// it prints on stdout: the contract the build's code really speaks. The command runs under a
+// guardian like a build step (nothing it starts outlives it), and it may take timeout (zero:
 // DefaultContractTimeout). A command that fails gives an error with its stderr's last lines.
 func (c *Config) SpeakContract(ctx context.Context, dir string, timeout time.Duration) ([]byte, error) {
 	argv := c.ContractCommandArgv(dir)
@@ -40,14 +41,12 @@ func (c *Config) SpeakContract(ctx context.Context, dir string, timeout time.Dur
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := proc.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = waitDelay
-	ownProcessGroup(cmd)
-	err := cmd.Run()
-	killProcessGroup(cmd)
-	if err != nil {
+	cmd.Grace = waitDelay
+	// When Run returns, nothing the command started is left (package proc).
+	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (after %s)", ctx.Err(), timeout)
 		}

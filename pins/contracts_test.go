@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/pins"
 )
 
@@ -60,4 +61,28 @@ var _ = Describe("Contracts", func() {
 		_, err = cs.Worktree()
 		Expect(err).To(MatchError(pins.ErrNoContract))
 	})
+})
+
+var _ = Describe("Support.ContractAllowed", func() {
+	stable := []string{"v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0"}
+	policy := pins.Support{
+		Clients: pins.SupportRule{Last: 1},
+		Cuts:    []pins.Cut{{Role: "client", Range: "<v1.2.0", Reason: "protocol 2"}},
+	}
+	cut := contract.Violation{Rule: contract.RuleProtocolCut}
+	dropped := contract.Violation{Rule: contract.RuleCommandVersionDropped}
+	removed := contract.Violation{Rule: contract.RuleFrameRemoved}
+
+	DescribeTable("allows declared cuts, and dropped command versions of releases no longer required",
+		func(s pins.Support, older string, allowsCut, allowsDrop bool) {
+			allowed := s.ContractAllowed(older, stable)
+			Expect(allowed(cut)).To(Equal(allowsCut))
+			Expect(allowed(dropped)).To(Equal(allowsDrop))
+			Expect(allowed(removed)).To(BeFalse(), "no other rule")
+		},
+		Entry("a release a declared cut covers", policy, "v1.1.0", true, true),
+		Entry("a release past the cut, no longer required", policy, "v1.2.0", false, true),
+		Entry("a required release", policy, "v1.3.0", false, false),
+		Entry("no policy", pins.Support{}, "v1.1.0", false, false),
+	)
 })

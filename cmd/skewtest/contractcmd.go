@@ -306,12 +306,16 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	pairs = append(pairs, pinPairs(sel.Pins)...)
+	policy, err := supportPolicy(o.Repo, tags)
+	if err != nil {
+		return err
+	}
 	cs, err := pins.OpenContracts(o.Repo)
 	if err != nil {
 		return err
 	}
 	res, err := diffPairs(ctx, cs, pairs, func(older, newer string) func(contract.Violation) bool {
-		return allowedFor(o.Allow, older, newer)
+		return either(policy(older), allowedFor(o.Allow, older, newer))
 	})
 	if err != nil {
 		return err
@@ -420,16 +424,28 @@ func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, al
 
 // contractCheck is the static tier of run: the working tree's contract against each pin's,
 // by the evolution rules, before anything is built. It reads git objects only (no checkout,
-// no process), so it takes well under a second. Each violation not allowed is a finding of
+// no process), so it takes well under a second. What the working tree's support policy
+// allows (declared protocol cuts; command versions of releases it no longer requires) and
+// what allowed allows (nil: nothing more) is left out; each other violation is a finding of
 // kind contract-violation whose Message says the pair, the rule and what broke, and whose
 // Detail says file:line and the pointer. A pin whose contract cannot be read is left out (its
 // build reports it); a working tree whose contract cannot be read is an error (exit 2).
 func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed func(contract.Violation) bool) ([]results.Finding, error) {
+	tags, _, err := pins.StableTags(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := supportPolicy(repo, tags)
+	if err != nil {
+		return nil, err
+	}
 	cs, err := pins.OpenContracts(repo)
 	if err != nil {
 		return nil, err
 	}
-	res, err := diffPairs(ctx, cs, pinPairs(pinned), func(string, string) func(contract.Violation) bool { return allowed })
+	res, err := diffPairs(ctx, cs, pinPairs(pinned), func(older, _ string) func(contract.Violation) bool {
+		return either(policy(older), allowed)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -440,6 +456,39 @@ func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed 
 		}
 	}
 	return out, nil
+}
+
+// supportPolicy returns, per older release, what the working tree's support policy allows
+// the static tier (pins.Support.ContractAllowed): declared protocol cuts, and command
+// versions only releases it no longer requires called.
+func supportPolicy(repo string, tags []pins.Tag) (func(older string) func(contract.Violation) bool, error) {
+	cfg, err := builds.LoadWorktreeConfig(repo)
+	if err != nil {
+		return nil, err
+	}
+	var support pins.Support
+	if cfg != nil {
+		support = cfg.Support
+	}
+	stable := make([]string, len(tags))
+	for i, t := range tags {
+		stable[i] = t.Name
+	}
+	return func(older string) func(contract.Violation) bool {
+		return support.ContractAllowed(older, stable)
+	}, nil
+}
+
+// either allows what any of allowed allows (nil allows nothing).
+func either(allowed ...func(contract.Violation) bool) func(contract.Violation) bool {
+	return func(v contract.Violation) bool {
+		for _, a := range allowed {
+			if a != nil && a(v) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // contractFinding is a violation as a finding of the pair older → newer.

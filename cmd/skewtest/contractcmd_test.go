@@ -208,8 +208,25 @@ var _ = Describe("skewtest contract", func() {
 		Expect(out).To(ContainSubstring("v1.4.190 → worktree: compatible\n"))
 
 		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut",
-			"--allow", "v1.4.185..v1.4.190:gate-removed", "--allow", "v1.4.185..v1.4.190:capability-removed")
+			"--allow", "v1.4.185..v1.4.190:gate-removed")
 		Expect(code).To(Equal(exitOK))
+
+		// A cut declared in the support policy is allowed, in the history and for run.
+		sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", "v1.4.180", "v1.4.185")})
+		Expect(err).NotTo(HaveOccurred())
+		fs, err := contractCheck(ctx, repo, sel.Pins, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Message).To(HavePrefix("v1.4.180 → worktree: protocol-cut: "))
+
+		cfg := filepath.Join(repo, "skewtest.yaml")
+		Expect(os.WriteFile(cfg, []byte(readFile(cfg)+"support:\n  clients: {last: 2}\n  cuts:\n    - {role: client, range: \"<v1.4.185\", reason: session protocol 2}\n"), 0o644)).To(Succeed())
+		code, out = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.185..v1.4.190:gate-removed")
+		Expect(code).To(Equal(exitOK))
+		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: compatible\n"))
+		fs, err = contractCheck(ctx, repo, sel.Pins, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fs).To(BeEmpty())
 	})
 
 	Describe("verify", func() {
