@@ -306,7 +306,7 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	pairs = append(pairs, pinPairs(sel.Pins)...)
-	policy, err := supportPolicy(o.Repo, tags)
+	policy, err := contractPolicy(o.Repo, tags)
 	if err != nil {
 		return err
 	}
@@ -435,7 +435,7 @@ func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed 
 	if err != nil {
 		return nil, err
 	}
-	policy, err := supportPolicy(repo, tags)
+	policy, err := contractPolicy(repo, tags)
 	if err != nil {
 		return nil, err
 	}
@@ -458,10 +458,10 @@ func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed 
 	return out, nil
 }
 
-// supportPolicy returns, per older release, what the working tree's support policy allows
+// contractPolicy returns, per older release, what the working tree's support policy allows
 // the static tier (pins.Support.ContractAllowed): declared protocol cuts, and command
 // versions only releases it no longer requires called.
-func supportPolicy(repo string, tags []pins.Tag) (func(older string) func(contract.Violation) bool, error) {
+func contractPolicy(repo string, tags []pins.Tag) (func(older string) func(contract.Violation) bool, error) {
 	cfg, err := builds.LoadWorktreeConfig(repo)
 	if err != nil {
 		return nil, err
