@@ -31,6 +31,10 @@ type Config struct {
 	Build Recipe `yaml:"build"`
 	// Drivers are the commands that run this build's code in each role.
 	Drivers Drivers `yaml:"drivers"`
+	// ContractCommand, when set, is the argv of a command of the build (a first word
+	// starting with "./" is relative to the build's output directory, like drivers) that
+	// prints the contract the build's code really speaks, for `skewtest contract verify`.
+	ContractCommand []string `yaml:"contractCommand"`
 
 	// Pins are the pin rules. Only the working tree's are used; command-line flags
 	// override them (pins.Options.Override).
@@ -153,6 +157,9 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			add(lineOf(doc, "drivers", "clients", kind), "drivers.clients.%s is empty: give the driver's argv", kind)
 		}
 	}
+	if c.ContractCommand != nil && !validArgv(c.ContractCommand) {
+		add(lineOf(doc, "contractCommand"), `contractCommand is empty: give the argv of a command that prints the contract the build speaks, e.g. contractCommand: ["./driver", "contract"], or leave it out`)
+	}
 	for i, p := range c.Journeys {
 		at := lineOf(doc, "journeys", strconv.Itoa(i))
 		switch {
@@ -226,7 +233,7 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":      "product, contract, build, drivers, pins, versions, journeys, support",
+	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, support",
 	"pins.Support":       "clients, hosts, cuts",
 	"pins.SupportRule":   "last, since",
 	"pins.Cut":           "role, range, reason",

@@ -36,6 +36,14 @@ var _ = Describe("ParseConfig", func() {
 		Expect(c.Build.Steps).To(HaveLen(1))
 		Expect(c.Drivers.Host).To(Equal([]string{"./remoteterm-driver", "host"}))
 		Expect(c.ClientKinds()).To(Equal([]string{"desktop", "mobile"}))
+		Expect(c.ContractCommand).To(BeNil())
+		Expect(c.ContractCommandArgv("/out")).To(BeNil())
+	})
+
+	It("reads contractCommand, relative to the output directory like a driver", func() {
+		c, err := builds.ParseConfig("skewtest.yaml", []byte(goodConfig+"contractCommand: [./remoteterm-driver, contract]\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.ContractCommandArgv("/out")).To(Equal([]string{filepath.Join("/out", "remoteterm-driver"), "contract"}))
 	})
 
 	DescribeTable("errors say file, line and what is wrong",
@@ -52,7 +60,7 @@ var _ = Describe("ParseConfig", func() {
 			"skewtest.yaml:6: support.hosts.since \"latest\" is not a stable tag vX.Y.Z"),
 		Entry("unknown top-level key",
 			"product: p\ncontract: c.json\ndrivres: {}\n",
-			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, pins, versions, journeys, support)`),
+			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, contractCommand, pins, versions, journeys, support)`),
 		Entry("unknown nested key",
 			"product: p\ncontract: c.json\nbuild:\n  step: [make]\n",
 			`skewtest.yaml:4: unknown key "step" (known keys here: steps)`),
@@ -81,6 +89,9 @@ var _ = Describe("ParseConfig", func() {
 			"product: p\nproduct: q\n",
 			`skewtest.yaml:2: mapping key "product" already defined at line 1`),
 		Entry("empty file", "", "skewtest.yaml:1: empty file"),
+		Entry("empty contract command",
+			"product: p\ncontract: c.json\nbuild:\n  steps: [make]\ndrivers:\n  host: [./d]\n  clients: {desktop: [./d]}\ncontractCommand: []\n",
+			"skewtest.yaml:8: contractCommand is empty"),
 		Entry("unknown pins key",
 			goodConfig+"pins:\n  lats: 3\n",
 			`skewtest.yaml:13: unknown key "lats" (known keys here: refs, last, window, ignore)`),

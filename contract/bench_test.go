@@ -38,3 +38,20 @@ func BenchmarkFeed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDiff diffs the newest frozen version 1 release with the working tree after it,
+// both ways: what contract check does for each pair of a release history.
+func BenchmarkDiff(b *testing.B) {
+	older, err := contract.Load("testdata/v1/remoteterm-v1.4.190.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	newer, err := contract.Load("testdata/v1/remoteterm-worktree.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		contract.Diff(older, newer, contract.DiffOptions{})
+		contract.Diff(newer, older, contract.DiffOptions{})
+	}
+}

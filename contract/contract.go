@@ -33,6 +33,8 @@ type Contract struct {
 	State      []StateSpec  `json:"state,omitempty"`
 	Refusals   []Match      `json:"refusals,omitempty"`
 	Rejections []Match      `json:"rejections,omitempty"`
+
+	src *source // where Parse read it, for File and Line (source.go)
 }
 
 // Protocol is a build's protocol window.

@@ -3,6 +3,7 @@ package contract_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -86,6 +87,49 @@ func FuzzFeed(f *testing.F) {
 		}
 		if _, err := chans[i].Decode(fr.binary, data); err != nil && errors.Unwrap(err) == nil && err.Error() == "" {
 			t.Fatal("an error without a message")
+		}
+	})
+}
+
+// FuzzDiff diffs pairs of contract documents both ways: it must never panic, a contract
+// diffed with itself has no violation, and every violation names a rule of the table and a
+// line of its file. Seeds: the rule cases and the worked examples.
+func FuzzDiff(f *testing.F) {
+	for _, rc := range ruleCases {
+		newer := baseDoc
+		for _, e := range rc.edits {
+			newer = strings.Replace(newer, e.from, e.to, 1)
+		}
+		f.Add([]byte(baseDoc), []byte(newer))
+	}
+	for i, fr := range framings {
+		f.Add([]byte(fr.doc), []byte(framings[(i+1)%len(framings)].doc))
+	}
+	set := fstest.MapFS{}
+	if data, err := readTestdata("proto/wire.binpb"); err == nil {
+		set["proto/wire.binpb"] = &fstest.MapFile{Data: data}
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		older, err := contract.Parse("old.json", a, contract.WithFiles(set))
+		if err != nil {
+			return
+		}
+		if vs := contract.Diff(older, older, contract.DiffOptions{}); len(vs) > 0 {
+			t.Fatalf("a contract diffed with itself: %v", vs)
+		}
+		newer, err := contract.Parse("new.json", b, contract.WithFiles(set))
+		if err != nil {
+			return
+		}
+		for _, vs := range [][]contract.Violation{
+			contract.Diff(older, newer, contract.DiffOptions{}),
+			contract.Diff(newer, older, contract.DiffOptions{}),
+		} {
+			for _, v := range vs {
+				if contract.RuleByID(v.Rule) == nil || v.Line < 1 || v.Message == "" {
+					t.Fatalf("violation without a rule, a line or a message: %+v", v)
+				}
+			}
 		}
 	})
 }

@@ -58,6 +58,7 @@ func Parse(name string, data []byte, opts ...Option) (*Contract, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
+	c.src = &source{name: name, data: data, root: root}
 	return c, nil
 }
 

@@ -49,6 +49,13 @@ const (
 	// UnexpectedEvent: something arrived while the journey asserted that nothing would
 	// (expect … none), e.g. output while paused.
 	UnexpectedEvent Kind = "unexpected-event"
+	// ContractViolation: the static tier found that a newer build's wire contract breaks an
+	// evolution rule against an older build's (docs/contract.md, "The static tier"): a frame
+	// removed or renumbered, a field made required, an enum narrowed … Message says the pair
+	// of builds, the rule and what broke; Detail says file:line and the JSON pointer. It
+	// comes from the contracts alone, before anything is built, so it names no pairing,
+	// step, direction or frame.
+	ContractViolation Kind = "contract-violation"
 )
 
 // Run is one invocation of skewtest run or repro.

@@ -109,6 +109,9 @@ Usage:
   skewtest pins lock --repo DIR [PIN RULES]       record the tags' commits in skewtest.lock
   skewtest build   --repo DIR [PIN RULES] [--runner local|container]
   skewtest cache   ls | prune [--older-than D] [--all] [--cache-dir D]
+  skewtest contract diff [--repo DIR] [--allow RULE[@POINTER]] OLD NEW   the evolution rules between two contracts
+  skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
+  skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
   skewtest demo    [--subject NAME] [--report-dir D]     write it to a temporary directory and run it
@@ -134,6 +137,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"pins":          cmdPins,
 		"build":         cmdBuild,
 		"cache":         cmdCache,
+		"contract":      cmdContract,
 		"merge-reports": cmdMerge,
 		"example":       cmdExample,
 		"demo":          cmdDemo,

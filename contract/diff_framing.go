@@ -1,0 +1,194 @@
+package contract
+
+import (
+	"fmt"
+	"slices"
+)
+
+// framing diffs how the channel's messages are cut into frames and how frames are named:
+// older peers cut and name them the older way. A codec the newer channel adds (text messages
+// where there were only binary ones) is compatible.
+func (c *chanDiff) framing() {
+	for _, m := range []struct {
+		key  string
+		o, n *Codec
+	}{{"text", c.oc.Text, c.nc.Text}, {"binary", c.oc.Binary, c.nc.Binary}} {
+		switch {
+		case m.o == nil:
+		case m.n == nil:
+			c.add(RuleFramingChanged, c.np, "%s: %s messages have no codec any more: older peers still send them", c.oc.Name, m.key)
+		default:
+			c.codec(m.key, m.o, m.n, c.np+"/"+m.key)
+		}
+	}
+}
+
+func (c *chanDiff) codec(msgs string, o, n *Codec, p string) {
+	what := fmt.Sprintf("%s: %s messages", c.oc.Name, msgs)
+	if o.name() != n.name() {
+		c.add(RuleFramingChanged, p, "%s were decoded as %s and now as %s", what, o.name(), n.name())
+		return
+	}
+	if batchOf(o) != batchOf(n) {
+		c.add(RuleFramingChanged, p+"/batch", "%s: batch %s is now %s", what, batchOf(o), batchOf(n))
+	}
+	if o.Stream != n.Stream {
+		c.add(RuleFramingChanged, p+"/stream", "%s: stream %t is now %t", what, o.Stream, n.Stream)
+	}
+	switch {
+	case o.Header != nil:
+		c.header(what, o.Header, n.Header, p+"/header")
+	case o.JSON != nil:
+		c.naming(what, o.JSON, n.JSON, p+"/json")
+	case o.Protobuf != nil:
+		for _, dir := range []string{HostToClient, ClientToHost} {
+			if was, is := o.Protobuf.Message.For(dir), n.Protobuf.Message.For(dir); was != is {
+				c.add(RuleFramingChanged, p+"/protobuf/message", "%s: %s frames were protobuf message %s and are now %s", what, dir, was, is)
+			}
+		}
+		c.naming(what, o.Protobuf.Naming, n.Protobuf.Naming, p+"/protobuf/naming")
+	}
+}
+
+// header diffs two binary headers by what they mean, not how they are written: the size,
+// where the reserved fields are, and the constants every frame carries (by position, so a
+// version 1 file's magic bytes equal a version 2 file's named constants).
+func (c *chanDiff) header(what string, o, n *Header, p string) {
+	ofixed, osize := o.minSize()
+	if nfixed, nsize := n.minSize(); nfixed != ofixed || nsize != osize {
+		c.add(RuleFramingChanged, p, "%s: the header is %s and now %s", what, sizeText(ofixed, osize), sizeText(nfixed, nsize))
+	}
+	if o.LengthIncludesHeader != n.LengthIncludesHeader {
+		c.add(RuleFramingChanged, p+"/lengthIncludesHeader", "%s: lengthIncludesHeader %t is now %t", what, o.LengthIncludesHeader, n.LengthIncludesHeader)
+	}
+	oo, no := o.offsets(), n.offsets()
+	for _, name := range []string{FieldType, FieldStream, FieldSeq, FieldLength} {
+		i := slices.IndexFunc(o.Fields, func(f HeaderField) bool { return f.Name == name })
+		j := slices.IndexFunc(n.Fields, func(f HeaderField) bool { return f.Name == name })
+		switch {
+		case i < 0 && j >= 0 && name == FieldLength:
+			c.add(RuleFramingChanged, child(p+"/fields", j), "%s: the header has a length field now: older senders do not write one", what)
+		case i < 0 || (j < 0 && name == FieldSeq):
+			// A field added is compatible (but length, above); seq is information.
+		case j < 0:
+			c.add(RuleFramingChanged, p+"/fields", "%s: the header has no %s field any more", what, name)
+		default:
+			if was, is := placeText(o.Fields[i], oo[i]), placeText(n.Fields[j], no[j]); was != is {
+				c.add(RuleFramingChanged, child(p+"/fields", j), "%s: header field %s was %s and is now %s", what, name, was, is)
+			}
+		}
+	}
+	oc, nc := o.constants(oo), n.constants(no)
+	for _, k := range oc {
+		if !slices.Contains(nc, k) {
+			c.add(RuleFramingChanged, p+"/fields", "%s: the header no longer carries %s: older receivers refuse frames without it", what, k)
+		}
+	}
+	for j, k := range nc {
+		if !slices.Contains(oc, k) {
+			c.add(RuleFramingChanged, child(p+"/fields", n.constantIndex(j)), "%s: the header now must carry %s: older senders do not write it", what, k)
+		}
+	}
+}
+
+// offsets returns where each header field starts, -1 where that depends on a varint before.
+func (h *Header) offsets() []int {
+	out := make([]int, len(h.Fields))
+	cursor := 0
+	for i, f := range h.Fields {
+		off := cursor
+		if f.Offset != nil {
+			off = *f.Offset
+		}
+		out[i] = off
+		n, _, _ := intEncoding(f.Encoding)
+		switch {
+		case off < 0 || n == 0:
+			cursor = -1
+		case cursor >= 0:
+			cursor = max(cursor, off+n)
+		}
+	}
+	return out
+}
+
+// constants describes the constant fields: "u8 0x74 at byte 0".
+func (h *Header) constants(offs []int) []string {
+	var out []string
+	for i, f := range h.Fields {
+		if f.Value != nil {
+			out = append(out, fmt.Sprintf("%s %#x at byte %s", bitsText(f), *f.Value, offText(offs[i])))
+		}
+	}
+	return out
+}
+
+// constantIndex is the index in Fields of the j-th constant field.
+func (h *Header) constantIndex(j int) int {
+	for i, f := range h.Fields {
+		if f.Value != nil {
+			if j == 0 {
+				return i
+			}
+			j--
+		}
+	}
+	return 0
+}
+
+func placeText(f HeaderField, off int) string {
+	return bitsText(f) + " at byte " + offText(off)
+}
+
+func bitsText(f HeaderField) string {
+	if f.Mask != 0 || f.Shift != 0 {
+		return fmt.Sprintf("%s (mask %#x shift %d)", f.Encoding, f.Mask, f.Shift)
+	}
+	return f.Encoding
+}
+
+func offText(off int) string {
+	if off < 0 {
+		return "(after a varint)"
+	}
+	return fmt.Sprint(off)
+}
+
+func sizeText(fixed bool, size int) string {
+	if fixed {
+		return fmt.Sprintf("%d bytes", size)
+	}
+	return fmt.Sprintf("at least %d bytes", size)
+}
+
+// naming diffs JSON naming rules: older peers name frames the older way, so a rule that
+// changed or a key that is gone names their frames differently or not at all.
+func (c *chanDiff) naming(what string, o, n *Naming, p string) {
+	if o == nil {
+		return
+	}
+	if n == nil {
+		n = &Naming{}
+	}
+	if o.Discriminator != n.Discriminator {
+		c.add(RuleFramingChanged, p+"/discriminator", "%s: frames were named by the %q discriminator and now by %q", what, o.Discriminator, n.Discriminator)
+	}
+	if o.Pointer != n.Pointer {
+		c.add(RuleFramingChanged, p+"/pointer", "%s: frames were named at pointer %q and now at %q", what, o.Pointer, n.Pointer)
+	}
+	for _, k := range o.Keys {
+		if !slices.Contains(n.Keys, k) {
+			c.add(RuleFramingChanged, p+"/keys", "%s: the key %q no longer names a frame", what, k)
+		}
+	}
+	if o.Empty != "" && o.Empty != n.Empty {
+		c.add(RuleFramingChanged, p+"/empty", "%s: {} was named %q and now %q", what, o.Empty, n.Empty)
+	}
+}
+
+func batchOf(c *Codec) string {
+	if c.Batch == "" {
+		return BatchNone
+	}
+	return c.Batch
+}

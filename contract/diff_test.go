@@ -1,0 +1,407 @@
+package contract_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/contract"
+)
+
+// baseDoc is the older contract of every rule case: one frame, field or capability a line,
+// so that a case is a few text edits and a violation's line is easy to name.
+const baseDoc = `{
+  "contractVersion": 2, "product": "p", "version": "v1",
+  "protocol": {"version": 2, "minCompatible": 1},
+  "channels": [{
+    "name": "term", "paths": ["/a", "/b"],
+    "binary": {"header": {"length": 4, "fields": [
+      {"name": "magic", "offset": 0, "encoding": "u8", "value": 116},
+      {"name": "type", "offset": 1, "encoding": "u8"},
+      {"name": "stream", "offset": 2, "encoding": "u16le"}]}},
+    "text": {"json": {"discriminator": "type"}},
+    "capabilities": [
+      {"name": "span", "declaredBy": ["desktop"], "echoed": true},
+      {"name": "extra"}],
+    "features": [{"name": "pause", "frames": ["Pause"]}, {"name": "quiet"}],
+    "commands": [{"id": "open", "versions": [1, 2]}],
+    "frames": [
+      {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},
+      {"opcode": 2, "name": "Start", "direction": "H>C", "payload": "json", "fields": {
+        "kind": {"type": "string", "required": true, "enum": ["a", "b"]},
+        "cols": {"type": "integer", "required": true},
+        "cwd": {"type": "string"},
+        "size": {"type": "object", "fields": {"w": {"type": "integer"}}},
+        "tags": {"type": "array", "items": {"type": "string"}}}},
+      {"opcode": 7, "name": "Input", "direction": "C>H", "payload": "text"},
+      {"opcode": 15, "name": "Span", "direction": "H>C", "payload": "json", "kinds": ["desktop"], "gates": {"*": "span"}},
+      {"opcode": 16, "name": "Pause", "direction": "C>H", "payload": "empty"},
+      {"opcode": 20, "name": "Ack", "direction": "C>H", "payload": "binary", "fields": {"seq": {"offset": 0, "encoding": "u32le"}}},
+      {"type": "hello", "name": "hello", "direction": "both", "payload": "json"},
+      {"type": "ready", "name": "ready", "direction": "H>C"}
+    ]
+  }]
+}
+`
+
+// edit replaces from (which must occur exactly once) with to.
+type edit struct{ from, to string }
+
+func apply(doc string, edits []edit) string {
+	GinkgoHelper()
+	for _, e := range edits {
+		Expect(strings.Count(doc, e.from)).To(Equal(1), "edit %q must match once", e.from)
+		doc = strings.Replace(doc, e.from, e.to, 1)
+	}
+	return doc
+}
+
+// ruleCase is a minimal pair: the base contract and the base with edits. want lists the
+// violations as rule@pointer, in order; at, when set, is text on the line the first
+// violation must be placed at, in the file its pointer is in.
+type ruleCase struct {
+	name  string
+	edits []edit
+	want  []string
+	at    string
+}
+
+func e(from, to string) edit { return edit{from, to} }
+
+var ruleCases = []ruleCase{
+	{"a frame removed", []edit{e(`      {"opcode": 7, "name": "Input", "direction": "C>H", "payload": "text"},`+"\n", "")},
+		[]string{"frame-removed@/channels/0/frames/2"}, `"name": "Input"`},
+	{"an opcode renumbered", []edit{e(`"opcode": 7, "name": "Input"`, `"opcode": 8, "name": "Input"`)},
+		[]string{"opcode-renumbered@/channels/0/frames/2/opcode"}, `"opcode": 8`},
+	{"a type renamed", []edit{e(`{"type": "ready", "name": "ready"`, `{"type": "isready", "name": "ready"`)},
+		[]string{"opcode-renumbered@/channels/0/frames/7/type"}, `"isready"`},
+	{"a frame renamed", []edit{e(`"name": "Input"`, `"name": "Keys"`)},
+		[]string{"frame-renamed@/channels/0/frames/2/name"}, `"Keys"`},
+	{"an opcode reused for another frame", []edit{e(`{"opcode": 7, "name": "Input", "direction": "C>H", "payload": "text"},`,
+		`{"opcode": 7, "name": "Keys", "direction": "C>H", "payload": "text"}, {"opcode": 8, "name": "Input", "direction": "C>H", "payload": "text"},`)},
+		[]string{"opcode-renumbered@/channels/0/frames/3/opcode", "frame-renamed@/channels/0/frames/2/name"}, ""},
+	{"both ways narrowed to one", []edit{e(`"name": "hello", "direction": "both"`, `"name": "hello", "direction": "H>C"`)},
+		[]string{"direction-changed@/channels/0/frames/6/direction"}, `"name": "hello"`},
+	{"a direction turned round", []edit{e(`"name": "Input", "direction": "C>H"`, `"name": "Input", "direction": "H>C"`)},
+		[]string{"direction-changed@/channels/0/frames/2/direction"}, ""},
+	{"a payload kind changed", []edit{e(`"name": "Output", "direction": "H>C", "payload": "text"`, `"name": "Output", "direction": "H>C", "payload": "json"`)},
+		[]string{"payload-changed@/channels/0/frames/0/payload"}, `"name": "Output"`},
+	{"a client kind lost a frame", []edit{e(`"kinds": ["desktop"]`, `"kinds": ["tablet"]`)},
+		[]string{"frame-kind-removed@/channels/0/frames/3/kinds"}, `"tablet"`},
+	{"a frame every kind knew limited to one", []edit{e(`"name": "Output", "direction": "H>C", "payload": "text"`, `"name": "Output", "direction": "H>C", "payload": "text", "kinds": ["desktop"]`)},
+		[]string{"frame-kind-removed@/channels/0/frames/0/kinds"}, ""},
+	{"a gate removed", []edit{e(`, "gates": {"*": "span"}`, "")},
+		[]string{"gate-removed@/channels/0/frames/3/gates/*"}, `"gates": {"*": "span"}`},
+	{"a gate removed on one path", []edit{e(`"gates": {"*": "span"}`, `"gates": {"/a": "span"}`)},
+		[]string{"gate-removed@/channels/0/frames/3/gates/*"}, ""},
+	{"a gate changed", []edit{e(`"gates": {"*": "span"}`, `"gates": {"*": "extra"}`)},
+		[]string{"gate-changed@/channels/0/frames/3/gates/*"}, `"*": "extra"`},
+	{"a feature that gated a frame removed", []edit{e(`{"name": "pause", "frames": ["Pause"]}, `, "")},
+		[]string{"gate-removed@/channels/0/features/0/frames/0", "feature-removed@/channels/0/features/0"}, `"name": "pause"`},
+	{"a field removed", []edit{e(`        "cwd": {"type": "string"},`+"\n", "")},
+		[]string{"field-removed@/channels/0/frames/1/fields/cwd"}, `"cwd"`},
+	{"a nested field removed", []edit{e(`"fields": {"w": {"type": "integer"}}`, `"fields": {}`)},
+		[]string{"field-removed@/channels/0/frames/1/fields/size/fields/w"}, `"size"`},
+	{"a required field added", []edit{e(`        "cwd": {"type": "string"},`, `        "cwd": {"type": "string"}, "rows": {"type": "integer", "required": true},`)},
+		[]string{"field-required-added@/channels/0/frames/1/fields/rows"}, `"rows"`},
+	{"a required nested field added", []edit{e(`{"w": {"type": "integer"}}`, `{"w": {"type": "integer"}, "h": {"type": "integer", "required": true}}`)},
+		[]string{"field-required-added@/channels/0/frames/1/fields/size/fields/h"}, ""},
+	{"an optional field made required", []edit{e(`"cwd": {"type": "string"}`, `"cwd": {"type": "string", "required": true}`)},
+		[]string{"field-made-required@/channels/0/frames/1/fields/cwd/required"}, `"cwd"`},
+	{"a required field made optional", []edit{e(`"cols": {"type": "integer", "required": true}`, `"cols": {"type": "integer"}`)},
+		[]string{"field-made-optional@/channels/0/frames/1/fields/cols"}, `"cols"`},
+	{"a type changed", []edit{e(`"cols": {"type": "integer"`, `"cols": {"type": "number"`)},
+		[]string{"type-changed@/channels/0/frames/1/fields/cols/type"}, `"cols"`},
+	{"a nested type changed", []edit{e(`{"w": {"type": "integer"}}`, `{"w": {"type": "string"}}`)},
+		[]string{"type-changed@/channels/0/frames/1/fields/size/fields/w/type"}, ""},
+	{"an item type changed", []edit{e(`"items": {"type": "string"}`, `"items": {"type": "integer"}`)},
+		[]string{"type-changed@/channels/0/frames/1/fields/tags/items/type"}, `"tags"`},
+	{"a type dropped", []edit{e(`"cwd": {"type": "string"}`, `"cwd": {}`)},
+		[]string{"type-changed@/channels/0/frames/1/fields/cwd/type"}, ""},
+	{"an enum narrowed", []edit{e(`"enum": ["a", "b"]`, `"enum": ["a"]`)},
+		[]string{"enum-narrowed@/channels/0/frames/1/fields/kind/enum"}, `"kind"`},
+	{"an enum put on a field that had none", []edit{e(`"cwd": {"type": "string"}`, `"cwd": {"type": "string", "enum": ["/"]}`)},
+		[]string{"enum-narrowed@/channels/0/frames/1/fields/cwd/enum"}, ""},
+	{"a binary field moved", []edit{e(`"seq": {"offset": 0, "encoding": "u32le"}`, `"seq": {"offset": 4, "encoding": "u32le"}`)},
+		[]string{"field-layout-changed@/channels/0/frames/5/fields/seq"}, `"Ack"`},
+	{"a capability removed", []edit{e(`,`+"\n"+`      {"name": "extra"}]`, `]`)},
+		[]string{"capability-removed@/channels/0/capabilities/1"}, `{"name": "extra"}`},
+	{"a feature removed", []edit{e(`, {"name": "quiet"}`, "")},
+		[]string{"feature-removed@/channels/0/features/1"}, ""},
+	{"a command version dropped", []edit{e(`"versions": [1, 2]`, `"versions": [2]`)},
+		[]string{"command-version-dropped@/channels/0/commands/0/versions/0"}, `"open"`},
+	{"a command removed", []edit{e(`[{"id": "open", "versions": [1, 2]}]`, `[]`)},
+		[]string{"command-version-dropped@/channels/0/commands/0/versions/0", "command-version-dropped@/channels/0/commands/0/versions/1"}, ""},
+	{"the protocol cut", []edit{e(`{"version": 2, "minCompatible": 1}`, `{"version": 3, "minCompatible": 3}`), e(`"name": "Input"`, `"name": "Keys"`)},
+		[]string{"protocol-cut@/protocol/minCompatible"}, `"protocol"`},
+	{"the protocol version lowered", []edit{e(`{"version": 2, "minCompatible": 1}`, `{"version": 1, "minCompatible": 1}`)},
+		[]string{"protocol-version-lowered@/protocol/version"}, ""},
+	{"a channel removed", []edit{e(`"name": "term", "paths": ["/a", "/b"]`, `"name": "other", "paths": ["/c", "/d"]`)},
+		[]string{"channel-removed@/channels/0"}, ""},
+	{"a path removed", []edit{e(`"paths": ["/a", "/b"]`, `"paths": ["/a"]`)},
+		[]string{"path-removed@/channels/0/paths/1"}, `"paths"`},
+	{"a header constant changed", []edit{e(`"value": 116`, `"value": 117`)},
+		[]string{"framing-changed@/channels/0/binary/header/fields", "framing-changed@/channels/0/binary/header/fields/0"}, ""},
+	{"the opcode moved in the header", []edit{e(`{"name": "type", "offset": 1, "encoding": "u8"}`, `{"name": "type", "offset": 3, "encoding": "u8"}`)},
+		[]string{"framing-changed@/channels/0/binary/header/fields/1"}, `"offset": 3`},
+	{"another discriminator", []edit{e(`"discriminator": "type"`, `"discriminator": "kind"`)},
+		[]string{"framing-changed@/channels/0/text/json/discriminator"}, `"discriminator"`},
+}
+
+// compatible are changes of each kind a newer build may make: no violation.
+var compatible = []struct {
+	name  string
+	edits []edit
+}{
+	{"nothing", nil},
+	{"a new optional field", []edit{e(`        "cwd": {"type": "string"},`, `        "cwd": {"type": "string"}, "rows": {"type": "integer"},`)}},
+	{"a new optional nested field", []edit{e(`{"w": {"type": "integer"}}`, `{"w": {"type": "integer"}, "h": {"type": "integer"}}`)}},
+	{"a new gated frame", []edit{e(`      {"type": "ready"`, `      {"opcode": 17, "name": "Busy", "direction": "H>C", "payload": "empty", "gates": {"*": "extra"}},`+"\n"+`      {"type": "ready"`)}},
+	{"a new ungated frame", []edit{e(`      {"type": "ready"`, `      {"opcode": 18, "name": "Bell", "direction": "H>C"},`+"\n"+`      {"type": "ready"`)}},
+	{"a new command", []edit{e(`[{"id": "open", "versions": [1, 2]}]`, `[{"id": "open", "versions": [1, 2]}, {"id": "close", "versions": [1]}]`)}},
+	{"a new command version", []edit{e(`"versions": [1, 2]`, `"versions": [1, 2, 3]`)}},
+	{"a new feature", []edit{e(`, {"name": "quiet"}`, `, {"name": "quiet"}, {"name": "more"}`)}},
+	{"a new capability", []edit{e(`{"name": "extra"}]`, `{"name": "extra"}, {"name": "more", "echoed": true}]`)}},
+	{"a wider enum", []edit{e(`"enum": ["a", "b"]`, `"enum": ["a", "b", "c"]`)}},
+	{"a gate added to a frame that had none", []edit{e(`"name": "Output", "direction": "H>C", "payload": "text"`, `"name": "Output", "direction": "H>C", "payload": "text", "gates": {"/a": "extra"}`)}},
+	{"a direction widened to both", []edit{e(`"name": "Input", "direction": "C>H"`, `"name": "Input", "direction": "both"`)}},
+	{"a client kind added", []edit{e(`"kinds": ["desktop"]`, `"kinds": ["desktop", "mobile"]`)}},
+	{"minCompatible raised inside the window", []edit{e(`{"version": 2, "minCompatible": 1}`, `{"version": 3, "minCompatible": 2}`)}},
+	{"a payload said where it was left out", []edit{e(`{"type": "ready", "name": "ready", "direction": "H>C"}`, `{"type": "ready", "name": "ready", "direction": "H>C", "payload": "json"}`)}},
+	{"a header field renamed", []edit{e(`{"name": "magic", "offset": 0`, `{"name": "magic0", "offset": 0`)}},
+	{"frames reordered", []edit{e(`      {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},`+"\n", ""),
+		e(`      {"type": "ready"`, `      {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},`+"\n"+`      {"type": "ready"`)}},
+	{"a new path", []edit{e(`"paths": ["/a", "/b"]`, `"paths": ["/a", "/b", "/c"]`)}},
+}
+
+func mustParse(name, doc string) *contract.Contract {
+	GinkgoHelper()
+	c, err := contract.Parse(name, []byte(doc))
+	Expect(err).NotTo(HaveOccurred(), "%s:\n%s", name, doc)
+	return c
+}
+
+// lineWith is the 1-based line of doc holding text.
+func lineWith(doc, text string) int {
+	GinkgoHelper()
+	i := strings.Index(doc, text)
+	Expect(i).To(BeNumerically(">=", 0), "no %q in the document", text)
+	return 1 + strings.Count(doc[:i], "\n")
+}
+
+func rulePointers(vs []contract.Violation) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Rule + "@" + v.Pointer
+	}
+	return out
+}
+
+var _ = Describe("Diff", func() {
+	entries := []TableEntry{}
+	for _, rc := range ruleCases {
+		entries = append(entries, Entry(rc.name, rc))
+	}
+	DescribeTable("each rule fires on a minimal pair, placed in the file its pointer is in",
+		func(rc ruleCase) {
+			newDoc := apply(baseDoc, rc.edits)
+			older, newer := mustParse("old.json", baseDoc), mustParse("new.json", newDoc)
+			vs := contract.Diff(older, newer, contract.DiffOptions{})
+			Expect(rulePointers(vs)).To(Equal(rc.want), "%v", vs)
+			for _, v := range vs {
+				r := contract.RuleByID(v.Rule)
+				Expect(r).NotTo(BeNil())
+				Expect(v.In).To(Equal(r.In), v.Rule)
+				Expect(v.Message).NotTo(BeEmpty())
+				file, doc := "new.json", newDoc
+				if v.In == contract.SideOld {
+					file, doc = "old.json", baseDoc
+				}
+				Expect(v.File).To(Equal(file))
+				Expect(v.Line).To(BeNumerically(">", 0))
+				Expect(v.String()).To(HavePrefix(fmt.Sprintf("%s:%d: %s: ", file, v.Line, v.Rule)))
+				if rc.at != "" && v == vs[0] {
+					Expect(v.Line).To(Equal(lineWith(doc, rc.at)), "%s", v)
+				}
+			}
+		},
+		entries,
+	)
+
+	It("has a minimal pair for every rule", func() {
+		fired := map[string]bool{}
+		for _, rc := range ruleCases {
+			for _, w := range rc.want {
+				rule, _, _ := strings.Cut(w, "@")
+				fired[rule] = true
+			}
+		}
+		for _, r := range contract.Rules {
+			Expect(fired).To(HaveKey(r.ID), "no case fires %s", r.ID)
+		}
+	})
+
+	compatEntries := []TableEntry{}
+	for _, c := range compatible {
+		compatEntries = append(compatEntries, Entry(c.name, c.edits))
+	}
+	DescribeTable("passes a compatible change with no violation",
+		func(edits []edit) {
+			older, newer := mustParse("old.json", baseDoc), mustParse("new.json", apply(baseDoc, edits))
+			Expect(contract.Diff(older, newer, contract.DiffOptions{})).To(BeEmpty())
+		},
+		compatEntries,
+	)
+
+	It("reports removals, not additions, when the newer contract is the older one's superset read backwards", func() {
+		newer := apply(baseDoc, []edit{e(`      {"type": "ready"`, `      {"opcode": 18, "name": "Bell", "direction": "H>C"},`+"\n"+`      {"type": "ready"`)})
+		vs := contract.Diff(mustParse("new.json", newer), mustParse("old.json", baseDoc), contract.DiffOptions{})
+		Expect(rulePointers(vs)).To(Equal([]string{"frame-removed@/channels/0/frames/7"}))
+		Expect(vs[0].File).To(Equal("new.json"))
+		Expect(vs[0].Line).To(Equal(lineWith(newer, `"Bell"`)))
+	})
+
+	It("leaves out what the caller allows, by rule or by rule and pointer", func() {
+		newDoc := apply(baseDoc, []edit{e(`"versions": [1, 2]`, `"versions": [2]`), e(`, {"name": "quiet"}`, "")})
+		older, newer := mustParse("old.json", baseDoc), mustParse("new.json", newDoc)
+		Expect(contract.Diff(older, newer, contract.DiffOptions{})).To(HaveLen(2))
+
+		a, err := contract.ParseAllowance("command-version-dropped@/channels/0/commands/0")
+		Expect(err).NotTo(HaveOccurred())
+		vs := contract.Diff(older, newer, contract.DiffOptions{Allowed: contract.Allowing(a)})
+		Expect(rulePointers(vs)).To(Equal([]string{"feature-removed@/channels/0/features/1"}))
+
+		a, _ = contract.ParseAllowance("command-version-dropped@/channels/0/commands/1")
+		Expect(contract.Diff(older, newer, contract.DiffOptions{Allowed: contract.Allowing(a)})).To(HaveLen(2), "another pointer allows nothing here")
+
+		policy := func(v contract.Violation) bool { return v.Rule == contract.RuleCommandVersionDropped }
+		Expect(contract.Diff(older, newer, contract.DiffOptions{Allowed: policy})).To(HaveLen(1))
+	})
+
+	DescribeTable("reads allowances",
+		func(in string, want contract.Allowance, wantErr string) {
+			a, err := contract.ParseAllowance(in)
+			if wantErr != "" {
+				Expect(err).To(MatchError(ContainSubstring(wantErr)))
+				return
+			}
+			Expect(err).NotTo(HaveOccurred())
+			Expect(a).To(Equal(want))
+			Expect(a.String()).To(Equal(in))
+		},
+		Entry("a rule", "protocol-cut", contract.Allowance{Rule: "protocol-cut"}, ""),
+		Entry("a rule at a pointer", "field-removed@/channels/0/frames/1/fields/cwd", contract.Allowance{Rule: "field-removed", Pointer: "/channels/0/frames/1/fields/cwd"}, ""),
+		Entry("an unknown rule", "frame-deleted", contract.Allowance{}, `unknown rule "frame-deleted" (rules: protocol-cut, `),
+		Entry("not a pointer", "field-removed@cwd", contract.Allowance{}, "after @ give a JSON pointer"),
+	)
+
+	It("does not check the vocabulary across a protocol cut", func() {
+		newDoc := apply(baseDoc, []edit{e(`{"version": 2, "minCompatible": 1}`, `{"version": 3, "minCompatible": 3}`), e(`, {"name": "quiet"}`, "")})
+		older, newer := mustParse("old.json", baseDoc), mustParse("new.json", newDoc)
+		vs := contract.Diff(older, newer, contract.DiffOptions{})
+		Expect(rulePointers(vs)).To(Equal([]string{"protocol-cut@/protocol/minCompatible"}))
+		Expect(vs[0].Message).To(ContainSubstring("minCompatible 3 is above the older build's protocol version 2: the builds refuse each other"))
+		Expect(contract.Diff(older, newer, contract.DiffOptions{Allowed: contract.Allowing(contract.Allowance{Rule: contract.RuleProtocolCut})})).To(BeEmpty())
+	})
+
+	It("says what broke in words", func() {
+		cases := map[string]string{
+			"a frame removed":            "term: C>H Input (opcode 7) is gone: older builds still send or expect it",
+			"a gate removed":             "term: H>C Span (opcode 15) was sent on /a, /b only once span was negotiated, and now without it: older receivers get it unnegotiated",
+			"a gate removed on one path": "was sent on /b only once span was negotiated",
+			"an enum narrowed":           `term: Start (opcode 2): field kind no longer takes "b"`,
+			"a nested type changed":      "field size.w was an integer and is now a string",
+			"an item type changed":       "field tags[] was a string and is now an integer",
+			"a type renamed":             `term: H>C ready was (type "ready") and is now (type "isready")`,
+			"a command version dropped":  "term: command open version 1 is gone",
+			"a header constant changed":  "the header no longer carries u8 0x74 at byte 0",
+		}
+		for _, rc := range ruleCases {
+			want, ok := cases[rc.name]
+			if !ok {
+				continue
+			}
+			vs := contract.Diff(mustParse("old.json", baseDoc), mustParse("new.json", apply(baseDoc, rc.edits)), contract.DiffOptions{})
+			Expect(vs).NotTo(BeEmpty())
+			Expect(vs[0].Message).To(ContainSubstring(want), rc.name)
+			delete(cases, rc.name)
+		}
+		Expect(cases).To(BeEmpty(), "every case named exists")
+	})
+
+	Describe("version 1 and 2 contracts", func() {
+		const v1 = `{"contractVersion": 1, "protocol": {"version": 2, "minCompatible": 1},
+ "channels": [{"name": "term", "paths": ["/a", "/b"],
+  "binary": {"headerLength": 4, "magic": [{"offset": 0, "value": 116}], "opcodeOffset": 1, "streamOffset": 2, "seqOffset": 4},
+  "json": {"discriminator": "type"},
+  "frames": [
+   {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},
+   {"opcode": 2, "name": "Start", "direction": "H>C", "payload": "json", "fields": {
+     "cols": {"type": "number", "required": true},
+     "cwd": {"type": "string"}}},
+   {"type": "ready", "name": "ready", "direction": "H>C"}
+  ]}]}`
+		const v2 = `{"contractVersion": 2, "protocol": {"version": 2, "minCompatible": 1},
+ "channels": [{"name": "term", "paths": ["/a", "/b"],
+  "binary": {"header": {"length": 4, "fields": [
+    {"name": "magic", "offset": 0, "encoding": "u8", "value": 116},
+    {"name": "type", "offset": 1, "encoding": "u8"},
+    {"name": "stream", "offset": 2, "encoding": "u32le"},
+    {"name": "seq", "offset": 4, "encoding": "u32le-hi-lo"}]}},
+  "text": {"json": {"discriminator": "type"}},
+  "frames": [
+   {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},
+   {"opcode": 2, "name": "Start", "direction": "H>C", "payload": "json", "fields": {
+     "cols": {"type": "number", "required": true}}},
+   {"type": "ready", "name": "ready", "direction": "H>C"},
+   {"opcode": 3, "name": "More", "direction": "H>C"}
+  ]}]}`
+
+		It("diffs a version 1 contract with its version 2 successor by meaning, placing lines in each file", func() {
+			vs := contract.Diff(mustParse("v1.json", v1), mustParse("v2.json", v2), contract.DiffOptions{})
+			Expect(rulePointers(vs)).To(Equal([]string{"field-removed@/channels/0/frames/1/fields/cwd"}))
+			Expect(vs[0].String()).To(Equal(fmt.Sprintf("v1.json:%d: field-removed: term: Start (opcode 2): optional field cwd is gone: older builds still send or read it", lineWith(v1, `"cwd"`))))
+
+			vs = contract.Diff(mustParse("v2.json", v2), mustParse("v1.json", v1), contract.DiffOptions{})
+			Expect(rulePointers(vs)).To(Equal([]string{"frame-removed@/channels/0/frames/3"}))
+			Expect(vs[0].Line).To(Equal(lineWith(v2, `"More"`)))
+		})
+
+		It("places a version 1 file's codecs at its json and binary objects", func() {
+			changed := strings.Replace(v2, `"discriminator": "type"`, `"discriminator": "t"`, 1)
+			vs := contract.Diff(mustParse("v1.json", v1), mustParse("v2.json", changed), contract.DiffOptions{})
+			Expect(rulePointers(vs)).To(ContainElement("framing-changed@/channels/0/text/json/discriminator"))
+			c := mustParse("v1.json", v1)
+			Expect(c.Line("/channels/0/text/json/discriminator")).To(Equal(lineWith(v1, `"json"`)))
+			Expect(c.Line("/channels/0/binary/header/fields/1")).To(Equal(lineWith(v1, `"binary"`)))
+		})
+	})
+
+	It("knows no file for a contract made in Go", func() {
+		older := mustParse("old.json", baseDoc)
+		cut := contract.Contract{Protocol: older.Protocol}
+		vs := contract.Diff(older, &cut, contract.DiffOptions{})
+		Expect(vs).To(HaveLen(1))
+		Expect(vs[0].File).To(Equal("old.json"))
+		vs = contract.Diff(&cut, older, contract.DiffOptions{})
+		Expect(vs).To(BeEmpty())
+		vs = contract.Diff(&contract.Contract{Protocol: contract.Protocol{Version: 3, MinCompatible: 1}}, &cut, contract.DiffOptions{})
+		Expect(vs).To(HaveLen(1))
+		Expect(vs[0].File).To(BeEmpty())
+		Expect(vs[0].Line).To(BeZero())
+		Expect(vs[0].String()).To(Equal("new contract at /protocol/version: protocol-version-lowered: protocol version 2 is below the older build's 3"))
+	})
+
+	It("finds nothing between a contract and itself (the reference subject's frozen version 1 contracts)", func() {
+		files, err := filepath.Glob(filepath.Join("testdata", "v1", "*.json"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, f := range files {
+			c, err := contract.Load(f)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(contract.Diff(c, c, contract.DiffOptions{})).To(BeEmpty(), "%s against itself", f)
+		}
+	})
+})

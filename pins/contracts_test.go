@@ -1,0 +1,88 @@
+package pins_test
+
+import (
+	"io/fs"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/pins"
+)
+
+var _ = Describe("Contracts", func() {
+	It("reads each build's contract where its own skewtest.yaml says, without a checkout", func() {
+		f := newFixture()
+		f.write("wire.json", `{"old": true}`)
+		f.tag("v1.0.0", false) // predates skewtest.yaml: read at the working tree's path
+		f.write("skewtest.yaml", "contract: proto/contract.json\n")
+		f.write("proto/contract.json", `{"v": 1}`)
+		f.write("proto/wire.binpb", "descriptors")
+		f.tag("v1.1.0", true)
+		f.write("skewtest.yaml", "contract: wire.json\n")
+		f.write("wire.json", `{"worktree": true}`)
+
+		cs, err := pins.OpenContracts(f.dir)
+		Expect(err).NotTo(HaveOccurred())
+		cf, err := cs.Ref("v1.0.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cf.Name).To(Equal("v1.0.0:wire.json"))
+		Expect(string(cf.Data)).To(Equal(`{"old": true}`))
+
+		cf, err = cs.Ref("v1.1.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cf.Name).To(Equal("v1.1.0:proto/contract.json"))
+		b, err := fs.ReadFile(cf.Files, "wire.binpb")
+		Expect(err).NotTo(HaveOccurred(), "the files beside it, from the same commit")
+		Expect(string(b)).To(Equal("descriptors"))
+		_, err = fs.ReadFile(cf.Files, "missing.binpb")
+		Expect(err).To(MatchError(fs.ErrNotExist))
+
+		cf, err = cs.Ref(pins.WorktreeLabel)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(cf.Data)).To(Equal(`{"worktree": true}`), "uncommitted changes included")
+
+		cf, err = cs.AtPath("v1.1.0", "wire.json")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cf.Name).To(Equal("v1.1.0:wire.json"))
+	})
+
+	It("says what is missing", func() {
+		f := newFixture()
+		f.write("skewtest.yaml", "contract: c.json\n")
+		f.tag("v1.0.0", false)
+		cs, err := pins.OpenContracts(f.dir)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = cs.Ref("v1.0.0")
+		Expect(err).To(MatchError(pins.ErrNoContract))
+		Expect(err).To(MatchError(ContainSubstring("v1.0.0:c.json does not exist")))
+		_, err = cs.Ref("v2.0.0")
+		Expect(err).To(MatchError(pins.ErrUnknownRef))
+		_, err = cs.Worktree()
+		Expect(err).To(MatchError(pins.ErrNoContract))
+	})
+})
+
+var _ = Describe("Support.ContractAllowed", func() {
+	stable := []string{"v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0"}
+	policy := pins.Support{
+		Clients: pins.SupportRule{Last: 1},
+		Cuts:    []pins.Cut{{Role: "client", Range: "<v1.2.0", Reason: "protocol 2"}},
+	}
+	cut := contract.Violation{Rule: contract.RuleProtocolCut}
+	dropped := contract.Violation{Rule: contract.RuleCommandVersionDropped}
+	removed := contract.Violation{Rule: contract.RuleFrameRemoved}
+
+	DescribeTable("allows declared cuts, and dropped command versions of releases no longer required",
+		func(s pins.Support, older string, allowsCut, allowsDrop bool) {
+			allowed := s.ContractAllowed(older, stable)
+			Expect(allowed(cut)).To(Equal(allowsCut))
+			Expect(allowed(dropped)).To(Equal(allowsDrop))
+			Expect(allowed(removed)).To(BeFalse(), "no other rule")
+		},
+		Entry("a release a declared cut covers", policy, "v1.1.0", true, true),
+		Entry("a release past the cut, no longer required", policy, "v1.2.0", false, true),
+		Entry("a required release", policy, "v1.3.0", false, false),
+		Entry("no policy", pins.Support{}, "v1.1.0", false, false),
+	)
+})
