@@ -89,6 +89,18 @@ func JUnit(run *results.Run) ([]byte, error) {
 		s.Tests++
 		s.Cases = append(s.Cases, c)
 	}
+	if len(run.Findings) > 0 {
+		s := suite("contract-check")
+		var lines []string
+		for _, f := range run.Findings {
+			lines = append(lines, FindingLine(f)+"\n"+indent(f.Detail, "    "))
+		}
+		s.Cases = append(s.Cases, junitCase{Name: "contract check", Classname: "skewtest.contract-check", Time: "0.000",
+			Failure: &junitMessage{Message: fmt.Sprintf("%d contract violation(s)", len(run.Findings)), Type: "contract-violation",
+				Text: strings.Join(lines, "\n")}})
+		s.Tests++
+		s.Failures++
+	}
 	for _, sk := range run.Skipped {
 		s := suite(sk.Journey)
 		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("host %s × %s %s", sk.Host, sk.ClientKind, sk.Client),

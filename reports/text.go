@@ -65,8 +65,19 @@ func incomplete(run *results.Run) string {
 	return ""
 }
 
-// Matrix prints the pairing matrix, then every finding with its repro line, then totals.
+// Matrix prints the run's own findings (the contract check), the pairing matrix, then every
+// finding with its repro line, then totals.
 func Matrix(w io.Writer, run *results.Run) {
+	if len(run.Findings) > 0 {
+		fmt.Fprintf(w, "CONTRACT CHECK: %d finding(s), found before anything was built\n", len(run.Findings))
+		for _, f := range run.Findings {
+			fmt.Fprintf(w, "  %s\n", FindingLine(f))
+			if f.Detail != "" {
+				fmt.Fprintf(w, "%s\n", indent(f.Detail, "      "))
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "HOST\tCLIENT\tKIND\tJOURNEY\tSTATUS\tSTEPS\tFINDINGS")
 	for _, p := range run.Pairings {
@@ -120,6 +131,16 @@ func Markdown(run *results.Run) string {
 	fmt.Fprintf(&b, "# skewtest results\n\n%s. Seed `%d`.\n\n", totals(run, bold), run.Seed)
 	if s := incomplete(run); s != "" {
 		fmt.Fprintf(&b, "> **%s**\n\n", s)
+	}
+	if len(run.Findings) > 0 {
+		fmt.Fprintf(&b, "## Contract check\n\n%d finding(s), found from the contracts before anything was built:\n\n", len(run.Findings))
+		for _, f := range run.Findings {
+			fmt.Fprintf(&b, "- %s\n", FindingLine(f))
+			if f.Detail != "" {
+				fmt.Fprintf(&b, "\n```\n%s\n```\n", f.Detail)
+			}
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("## Builds\n\n| build | revision | status |\n|---|---|---|\n")
 	for _, bl := range run.Builds {

@@ -73,6 +73,12 @@ func Merge(shards ...*Run) (*Run, error) {
 				out.Skipped = append(out.Skipped, sk)
 			}
 		}
+		// The contract check is the whole run's: every shard makes the same one.
+		for _, f := range s.Findings {
+			if !slices.ContainsFunc(out.Findings, func(g Finding) bool { return g.Message == f.Message && g.Detail == f.Detail }) {
+				out.Findings = append(out.Findings, f)
+			}
+		}
 		for _, p := range s.Pairings {
 			if p.Index <= 0 {
 				return nil, fmt.Errorf("%w: %s in %s (results.json written before skewtest recorded plan positions?)", ErrNoIndex, p.Label(), name)

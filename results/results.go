@@ -70,6 +70,9 @@ type Run struct {
 	Pairings      []*Pairing `json:"pairings"`
 	// Skipped lists pairings the plan could not run (a build without a driver of a kind).
 	Skipped []Skip `json:"skipped,omitempty"`
+	// Findings are about the whole run rather than one pairing: the static tier's
+	// contract-violation findings, found from the contracts before anything was built.
+	Findings []Finding `json:"findings,omitempty"`
 	// Shard is "k/n" when this run covered only shard k of n of the plan (--shard), ""
 	// for a whole plan, including one merged from shards.
 	Shard string `json:"shard,omitempty"`
@@ -194,7 +197,7 @@ func (r *Run) ExitCode() int {
 	switch {
 	case c[StatusError] > 0, !r.Complete():
 		return 3
-	case c[StatusFail] > 0, c[StatusFlaky] > 0:
+	case c[StatusFail] > 0, c[StatusFlaky] > 0, len(r.Findings) > 0:
 		return 1
 	}
 	return 0

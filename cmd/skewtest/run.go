@@ -162,6 +162,17 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 			fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
 			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 		}
+		// The static tier first: seconds, no process, the cheap answer before the
+		// expensive one.
+		if !o.PlanOnly {
+			if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
+			for _, f := range run.Findings {
+				fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
+			}
+		}
 	}
 	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
 	if err != nil {
