@@ -34,3 +34,38 @@ func BenchmarkRunWarm(b *testing.B) {
 		run()
 	}
 }
+
+// BenchmarkFullMatrix measures `skewtest run --matrix full` over the reference subject's
+// whole history (every stable tag and the working tree, every journey: 675 pairings) with
+// warm builds and the default timeouts, at the default parallelism and at -j 1
+// (sub-benchmarks j=default and j=1). The builds are made before the timer starts. The issue's
+// target is 3 minutes at the default parallelism on a 2-core machine. Findings are expected
+// (the history has real release-skew bugs): the exit code may be 1, never 2 or 3.
+func BenchmarkFullMatrix(b *testing.B) {
+	src, err := example.FindSource("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo := filepath.Join(b.TempDir(), "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		b.Fatal(err)
+	}
+	cache := b.TempDir()
+	base := []string{"--repo", repo, "--cache-dir", cache, "--last", "14", "--seed", "1"}
+	if code := exitCode(dispatch(context.Background(), append([]string{"build"}, base...), io.Discard, io.Discard), io.Discard); code != 0 {
+		b.Fatalf("skewtest build exited %d", code)
+	}
+	for _, j := range []string{"default", "1"} {
+		b.Run("j="+j, func(b *testing.B) {
+			args := append([]string{"run", "--matrix", "full", "--report-dir", b.TempDir()}, base...)
+			if j != "default" {
+				args = append(args, "-j", j)
+			}
+			for b.Loop() {
+				if code := exitCode(dispatch(context.Background(), args, io.Discard, io.Discard), io.Discard); code > 1 {
+					b.Fatalf("skewtest run exited %d", code)
+				}
+			}
+		})
+	}
+}
