@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/skewtest/skewtest/results"
 )
 
 // history is a subject's history.yaml.
@@ -59,7 +61,7 @@ type otherTag struct {
 }
 
 // worktreeLabel is the working tree's version, and the name of its overlay directory.
-const worktreeLabel = "worktree"
+const worktreeLabel = results.WorktreeLabel
 
 // overlayDir holds the overlays: overlayDir/<tag>/ is laid over the tree from that release
 // on, overlayDir/worktree/ over the working tree only.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/results"
 )
 
 // Build is one built version of the subject, as the harness needs it.
@@ -46,7 +47,7 @@ func (b *Build) Kinds() []string {
 }
 
 func (b *Build) String() string {
-	if b.Revision == "" || b.Revision == "worktree" || b.Revision == b.Label {
+	if b.Revision == "" || b.Revision == results.WorktreeLabel || b.Revision == b.Label {
 		return b.Label
 	}
 	return fmt.Sprintf("%s (%.10s)", b.Label, b.Revision)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/skewtest/skewtest/results"
 )
 
 // Version is the number of a stable release tag, vMAJOR.MINOR.PATCH. Versions are parsed
@@ -50,7 +52,7 @@ func (v Version) Compare(w Version) int { return v.v.Compare(w.v) }
 func (v Version) String() string { return "v" + v.v.String() }
 
 // WorktreeLabel is the label of the working-tree build: newer than every release.
-const WorktreeLabel = "worktree"
+const WorktreeLabel = results.WorktreeLabel
 
 // Older reports whether build label a is an older release than b: stable release tags
 // compare as versions, and the working tree is newer than every tag. Labels that are

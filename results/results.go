@@ -5,6 +5,10 @@ package results
 
 import "time"
 
+// WorktreeLabel is the label of the working-tree build (every other build is labelled by its
+// ref). It is defined here, once; pins and builds refer to it.
+const WorktreeLabel = "worktree"
+
 // SchemaVersion is the version of results.json. Fields are only ever added.
 const SchemaVersion = 1
 
