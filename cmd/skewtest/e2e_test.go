@@ -240,16 +240,18 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		bin := filepath.Join(GinkgoT().TempDir(), "skewtest")
 		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
-		// v1.4.190 × v1.4.120 stalls for its barrier timeout: interrupt it there.
+		// v1.4.190 × v1.4.120 stalls for its barrier timeout (fast stalls off): interrupt it there.
+		// One pairing at a time: both references first, then the skewed pairing.
 		cmd := exec.CommandContext(ctx, bin, "repro", "--repo", repo, "--cache-dir", cache, "--report-dir", GinkgoT().TempDir(),
-			"--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal", "--timeout", "60s")
+			"--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal", "--timeout", "60s",
+			"--quiet", "0", "-j", "1")
 		stderr, err := cmd.StderrPipe()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cmd.Start()).To(Succeed())
 		lines := bufio.NewScanner(stderr)
-		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[1/2]") {
+		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[2/3]") {
 		}
-		// The reference is done and the skewed pairing is starting; wait until its
+		// The references are done and the skewed pairing is starting; wait until its
 		// drivers run, then interrupt.
 		Eventually(func() []int { return drivers(cache) }).ShouldNot(BeEmpty())
 		Expect(cmd.Process.Signal(os.Interrupt)).To(Succeed())
