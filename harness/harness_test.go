@@ -306,7 +306,8 @@ var _ = Describe("Run", func() {
 		Expect(run.Pairings).To(HaveLen(1))
 		p := run.Pairings[0]
 		Expect(p.Status).To(Equal(results.StatusFlaky))
-		Expect(p.Attempts).To(Equal([]results.Status{results.StatusFail, results.StatusPass}))
+		Expect(p.Attempts[0]).To(Equal(results.StatusFail))
+		Expect(p.Attempts).To(ContainElement(results.StatusPass), "a later attempt passed")
 		Expect(p.Findings).NotTo(BeEmpty(), "the failing attempt's evidence is kept")
 	}, NodeTimeout(60*time.Second))
 

@@ -244,28 +244,42 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 			return "", false
 		}
 	}
+	var got string
+	arrived, err := j.watch(ctx, s, d, func(t *transcript.Transcript) bool {
+		var ok bool
+		got, ok = seen(t)
+		return ok
+	})
+	if err != nil || !arrived {
+		return err
+	}
+	j.rec.update(func(t *transcript.Transcript, _ string) {
+		t.Unexpected = append(t.Unexpected, transcript.Unexpected{Step: s.Name, Line: c.Line, Expect: desc, Got: got})
+	})
+	return nil
+}
+
+// watch waits up to d for cond to hold (cond nil: for d), waking on every change to the
+// transcript; it reports whether cond held. A driver that exits ends the journey.
+func (j *journey) watch(ctx context.Context, s journeys.Step, d time.Duration, cond func(t *transcript.Transcript) bool) (bool, error) {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {
-		var got string
 		var ok bool
-		changed := j.rec.view(func(t *transcript.Transcript) { got, ok = seen(t) })
+		changed := j.rec.view(func(t *transcript.Transcript) { ok = cond != nil && cond(t) })
 		if ok {
-			j.rec.update(func(t *transcript.Transcript, _ string) {
-				t.Unexpected = append(t.Unexpected, transcript.Unexpected{Step: s.Name, Line: c.Line, Expect: desc, Got: got})
-			})
-			return nil
+			return true, nil
 		}
 		select {
 		case <-changed:
 		case <-timer.C:
-			return nil
+			return false, nil
 		case <-j.host.Exited():
-			return j.exited(transcript.Host, j.host, s)
+			return false, j.exited(transcript.Host, j.host, s)
 		case <-j.client.Exited():
-			return j.exited(transcript.Client, j.client, s)
+			return false, j.exited(transcript.Client, j.client, s)
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		}
 	}
 }
@@ -411,16 +425,6 @@ func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) 
 func (j *journey) idle(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	v, _ := c.Get("for")
 	d, _ := time.ParseDuration(v) // Validate checked it
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-j.host.Exited():
-		return j.exited(transcript.Host, j.host, s)
-	case <-j.client.Exited():
-		return j.exited(transcript.Client, j.client, s)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, err := j.watch(ctx, s, d, nil)
+	return err
 }

@@ -117,7 +117,11 @@ func main() {
 	pidDir := os.Getenv("FAKE_PIDDIR")
 	recordPID := func(pid int) {
 		if pidDir != "" {
-			os.WriteFile(fmt.Sprintf("%s/%d", pidDir, pid), nil, 0o644)
+			// One file per process, whatever its pid: drivers run in PID namespaces of their
+			// own, where two processes may have the same number.
+			if f, err := os.CreateTemp(pidDir, fmt.Sprintf("pid-%d-", pid)); err == nil {
+				f.Close()
+			}
 		}
 	}
 	recordPID(os.Getpid())
