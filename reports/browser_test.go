@@ -136,7 +136,9 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 		Expect(eval(`document.querySelectorAll("#view pre.detail .ins").length`)).To(Equal(2))
 		Expect(eval(`document.querySelectorAll("#view pre.detail .del").length`)).To(Equal(2))
 		do(chromedp.Click(chromedp.CSS("#view button.copy")))
-		Expect(text("#view button.copy")).To(Equal("copied"))
+		Eventually(func() int {
+			return eval(`document.querySelector("#view button.copy").dataset.copied === "yes" ? 1 : 0`)
+		}).WithTimeout(10*time.Second).Should(Equal(1), "the copy happened (the clipboard answers asynchronously)")
 		do(chromedp.KeyEvent("\x1b"), chromedp.WaitNotVisible(chromedp.CSS("#view")))
 	})
 

@@ -82,7 +82,11 @@
   function copyButton(text, source) {
     const b = el("button", { type: "button", class: "copy", title: "copy to the clipboard" }, "copy");
     b.addEventListener("click", () => {
-      const done = () => { b.textContent = "copied"; setTimeout(() => { b.textContent = "copy"; }, 1500); };
+      const done = () => {
+        b.textContent = "copied";
+        b.dataset.copied = "yes"; // stays: says the copy happened after the label went back
+        setTimeout(() => { b.textContent = "copy"; }, 1500);
+      };
       const fallback = () => {
         const r = document.createRange();
         r.selectNodeContents(source);
