@@ -62,12 +62,13 @@ var _ = Describe("the frame header", func() {
 		Entry(nil, wire.OpOutputSpan, "OutputSpan", wire.HostToClient),
 		Entry(nil, wire.OpSetOutputPaused, "SetOutputPaused", wire.ClientToHost),
 		Entry(nil, wire.OpWriteUnavailable, "WriteUnavailable", wire.HostToClient),
+		Entry(nil, wire.OpTitle, "Title", wire.HostToClient),
 	)
 
 	It("names an opcode nobody assigned", func() {
 		Expect(wire.Opcode(200).String()).To(Equal("Opcode200"))
 		Expect(wire.Opcode(200).Direction()).To(BeEmpty())
-		Expect(wire.All()).To(HaveLen(17))
+		Expect(wire.All()).To(HaveLen(18))
 	})
 })
 
