@@ -117,13 +117,13 @@ func (st *stream) resized(r resizeEvent) error {
 	if f.ResizedWrongGeometry {
 		cols, rows = r.prevCols, r.prevRows // the negative control: the size before the resize
 	}
-	if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpResized, Stream: st.id},
-		wire.Resized{Cols: cols, Rows: rows, Reason: "resize", Seq: st.seqOf(r.raw, r.display)}); err != nil {
-		return err
-	}
 	if f.MetadataOnResize {
-		// A compatible change: Metadata (12), which every release decodes, at a new moment.
-		return st.c.writeFrameJSON(wire.Header{Opcode: wire.OpMetadata, Stream: st.id}, wire.Metadata{Cwd: r.cwd})
+		// A compatible change: Metadata (12), which every release decodes, at a new moment
+		// (ahead of Resized, so whoever waits for Resized has seen it too).
+		if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpMetadata, Stream: st.id}, wire.Metadata{Cwd: r.cwd}); err != nil {
+			return err
+		}
 	}
-	return nil
+	return st.c.writeFrameJSON(wire.Header{Opcode: wire.OpResized, Stream: st.id},
+		wire.Resized{Cols: cols, Rows: rows, Reason: "resize", Seq: st.seqOf(r.raw, r.display)})
 }

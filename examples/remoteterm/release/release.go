@@ -84,7 +84,7 @@ type Features struct {
 	// Compatible changes: each adds to the wire without breaking a released peer.
 	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}
 	TitleFrame       bool `json:"titleFrame"`       // host and desktop: Title (18), gated on a new capability title
-	MetadataOnResize bool `json:"metadataOnResize"` // host: Metadata (12, every release decodes it) after each Resized
+	MetadataOnResize bool `json:"metadataOnResize"` // host: Metadata (12, every release decodes it) before each Resized
 	ReviewComment    bool `json:"reviewComment"`    // daemon: a new command review.comment v1
 	ReviewLabels     bool `json:"reviewLabels"`     // daemon: advertises a new feature reviewLabels
 }
