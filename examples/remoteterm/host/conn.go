@@ -302,14 +302,14 @@ func (c *conn) subscribe(f wire.Frame) error {
 	if err := c.writeJSON(ev); err != nil {
 		return err
 	}
-	if err := st.sendSnapshot(s, "subscribe", snapshotOptions{}); err != nil {
-		return err
-	}
 	if st.terms.Echo.Has(wire.CapTitle) {
-		// A compatible change: a new frame, sent only to a client that negotiated it.
-		return c.writeFrameJSON(wire.Header{Opcode: wire.OpTitle, Stream: st.id}, wire.Title{Title: term.name + ": " + s.cwd})
+		// A compatible change: a new frame, sent only to a client that negotiated it (ahead
+		// of the snapshot, so it is part of what a subscribe shows).
+		if err := c.writeFrameJSON(wire.Header{Opcode: wire.OpTitle, Stream: st.id}, wire.Title{Title: term.name + ": " + s.cwd}); err != nil {
+			return err
+		}
 	}
-	return nil
+	return st.sendSnapshot(s, "subscribe", snapshotOptions{})
 }
 
 func (c *conn) writeFrame(h wire.Header, payload []byte) error {
