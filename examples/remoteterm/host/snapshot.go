@@ -74,6 +74,10 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 	if f.SnapshotCursor {
 		start.Cursor = cursorAfter(s.data, s.rows)
 	}
+	// Reported before the first frame is written: a client can act on the snapshot (and make
+	// the host send the next one) as soon as SnapshotEnd arrives, so reporting after it could
+	// put two snapshots' reports out of order.
+	st.c.h.opts.Sink.Observe(observe.SnapshotSent{Terminal: st.term.name, Reason: reason, Bytes: s.data})
 	if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpSnapshotStart, Stream: st.id, Seq: start.Seq}, start); err != nil {
 		return err
 	}
@@ -85,7 +89,6 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 	if err := st.c.writeFrame(wire.Header{Opcode: wire.OpSnapshotEnd, Stream: st.id}, nil); err != nil {
 		return err
 	}
-	st.c.h.opts.Sink.Observe(observe.SnapshotSent{Terminal: st.term.name, Reason: reason, Bytes: s.data})
 	return st.pump()
 }
 
