@@ -24,6 +24,7 @@ import (
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -212,7 +213,9 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			host.Env, client.Env = env(hostEnv), env(clientEnv)
 			j, err := loadJourneys(repo, []string{journey})
 			Expect(err).NotTo(HaveOccurred())
-			opts := harness.Options{Dir: GinkgoT().TempDir(), Timeout: 5 * time.Second}
+			// Older orders the builds as run does: the published-field check runs only where
+			// the client is the older build.
+			opts := harness.Options{Dir: GinkgoT().TempDir(), Timeout: 5 * time.Second, Older: pins.Older}
 			_, ref := harness.Run(ctx, harness.Pairing{Host: built[1], Client: built[1], Kind: kind, Journey: j[0]}, opts)
 			opts.Dir, opts.Reference = GinkgoT().TempDir(), ref
 			p, _ := harness.Run(ctx, harness.Pairing{Host: &host, Client: &client, Kind: kind, Journey: j[0]}, opts)
