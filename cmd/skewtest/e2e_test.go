@@ -422,11 +422,12 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		stderr, err := cmd.StderrPipe()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cmd.Start()).To(Succeed())
+		// The plan is both builds' references and the skewed pairing: once two pairings
+		// are done (the references; the skewed one stalls for a minute), wait until the
+		// skewed pairing's drivers run, then interrupt.
 		lines := bufio.NewScanner(stderr)
-		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[1/2]") {
+		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[2/3]") {
 		}
-		// The reference is done and the skewed pairing is starting; wait until its
-		// drivers run, then interrupt.
 		Eventually(func() []int { return drivers(cache) }).ShouldNot(BeEmpty())
 		Expect(cmd.Process.Signal(os.Interrupt)).To(Succeed())
 		go func() { _, _ = io.Copy(io.Discard, stderr) }()
