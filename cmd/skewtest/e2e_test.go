@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"io"
@@ -21,6 +22,7 @@ import (
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/results"
@@ -40,9 +42,9 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		cache = GinkgoT().TempDir()
 	})
 
-	// skewtest runs the CLI and returns its exit code, its stdout and, when it wrote one, its
-	// results.json.
-	skewtest := func(ctx context.Context, args ...string) (int, string, *results.Run) {
+	// skewtestOn runs the CLI on a repository and returns its exit code, its output, its
+	// results.json when it wrote one, and its report directory.
+	skewtestOn := func(ctx context.Context, repo string, args ...string) (int, string, *results.Run, string) {
 		dir := GinkgoT().TempDir()
 		var stdout, stderr bytes.Buffer
 		if args[0] == "run" || args[0] == "repro" {
@@ -52,11 +54,17 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
 		if err != nil {
-			return code, stdout.String() + stderr.String(), nil
+			return code, stdout.String() + stderr.String(), nil, dir
 		}
 		var run results.Run
 		Expect(json.Unmarshal(data, &run)).To(Succeed())
-		return code, stdout.String() + stderr.String(), &run
+		return code, stdout.String() + stderr.String(), &run, dir
+	}
+
+	// skewtest runs the CLI on the reference subject's history.
+	skewtest := func(ctx context.Context, args ...string) (int, string, *results.Run) {
+		code, out, run, _ := skewtestOn(ctx, repo, args...)
+		return code, out, run
 	}
 
 	// pairing returns the one non-reference pairing of a repro.
@@ -168,8 +176,12 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 				Expect(f.Message).To(ContainSubstring("silently dropped"))
 			}),
 		Entry("v1.4.180 downgrades for a desktop client that tracks seq",
-			"v1.4.180", "v1.4.173", "desktop", "terminal", 1, []results.Kind{results.Stall, results.DataLoss, results.SequenceDrift}, func(p *results.Pairing) {
-				Expect(finding(p, results.SequenceDrift).Detail).To(ContainSubstring("+ C>H SnapshotRequest  [transformed-output]"))
+			"v1.4.180", "v1.4.173", "desktop", "terminal", 1, []results.Kind{results.Stall, results.DataLoss, results.SequenceDrift, results.UnexpectedEvent}, func(p *results.Pairing) {
+				// The client asks for a resync in an output step: neither build does that
+				// with its own peer (the differential oracle), and the journey says so.
+				Expect(finding(p, results.SequenceDrift).Detail).To(ContainSubstring("step transformed-output, C>H frames:\n  this pairing:  SnapshotRequest\n"))
+				Expect(finding(p, results.UnexpectedEvent).Step).To(Equal("transformed-output"))
+				Expect(finding(p, results.UnexpectedEvent).Message).To(ContainSubstring("expected no client resync"))
 			}),
 		Entry("v1.4.171 stops publishing cwd",
 			"v1.4.171", "v1.4.166", "desktop", "terminal", 1, []results.Kind{results.PublishedFieldRemoved}, func(p *results.Pairing) {
@@ -201,6 +213,8 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			host.Env, client.Env = env(hostEnv), env(clientEnv)
 			j, err := loadJourneys(repo, []string{journey})
 			Expect(err).NotTo(HaveOccurred())
+			// Older orders the builds as run does: the published-field check runs only where
+			// the client is the older build.
 			opts := harness.Options{Dir: GinkgoT().TempDir(), Timeout: 5 * time.Second, Older: pins.Older}
 			_, ref := harness.Run(ctx, harness.Pairing{Host: built[1], Client: built[1], Kind: kind, Journey: j[0]}, opts)
 			opts.Dir, opts.Reference = GinkgoT().TempDir(), ref
@@ -236,6 +250,168 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			}),
 	)
 
+	// One negative control per class of finding, each a switch of the working tree's own
+	// code (release.Features, turned on in one build with --env worktree:REMOTETERM_FEATURES=…;
+	// the build's contract still says what the working tree should do), run against the newest
+	// release in the direction that exercises it. Each must be found at the right step, and the
+	// same pairing without the switch must pass.
+	cleanPairings := map[string]bool{} // pairings already shown to pass without a switch
+	DescribeTable("negative controls on real builds, one per class",
+		func(ctx SpecContext, c negativeControl) {
+			args := []string{"repro", "--host", c.host, "--client", c.client, "--kind", c.kind, "--journey", c.journey}
+			code, out, run := skewtest(ctx, append(args, "--env", "worktree:REMOTETERM_FEATURES="+c.features)...)
+			Expect(code).To(Equal(1), out)
+			p := pairing(run)
+			Expect(p.Host + " " + p.Client).To(Equal(c.host + " " + c.client))
+			Expect(p.Status).To(Equal(results.StatusFail))
+			f, ok := findingAt(p, c.want, c.step)
+			Expect(ok).To(BeTrue(), "no %s finding at step %s in %v", c.want, c.step, p.Findings)
+			if c.dir != "" {
+				Expect(f.Direction).To(Equal(c.dir))
+			}
+			if c.check != nil {
+				c.check(f)
+			}
+			Expect(p.Repro).To(ContainSubstring("--env 'worktree:REMOTETERM_FEATURES=" + c.features + "'"))
+
+			key := strings.Join(args, " ")
+			if !cleanPairings[key] {
+				code, out, run = skewtest(ctx, args...)
+				Expect(code).To(Equal(0), out)
+				for _, p := range run.Pairings {
+					Expect(p.Findings).To(BeEmpty(), p.Label())
+				}
+				cleanPairings[key] = true
+			}
+		},
+		Entry("field-mismatch: a client whose Resize sends cols as a string", negativeControl{
+			host: "v1.4.190", client: "worktree", kind: "desktop", journey: "terminal", features: `{"resizeColsAsString":true}`,
+			want: results.FieldMismatch, step: "resize", dir: "C>H", check: func(f results.Finding) {
+				Expect(f.Frame.Name).To(Equal("Resize"))
+				Expect(f.Message).To(ContainSubstring(`/cols is the string "100", want a number for host v1.4.190`))
+			}}),
+		Entry("decoder-refusal: a client that sends Resize with opcode 5, which the host knows only host-to-client", negativeControl{
+			host: "v1.4.190", client: "worktree", kind: "desktop", journey: "terminal", features: `{"resizeSentAsResized":true}`,
+			want: results.DecoderRefusal, step: "resize", dir: "C>H", check: func(f results.Finding) {
+				Expect(f.Frame.Opcode).To(Equal(5))
+				Expect(f.Message).To(ContainSubstring("host v1.4.190 silently dropped C>H"))
+			}}),
+		Entry("unexpected-event: a host whose pause does not pause", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "desktop", journey: "terminal", features: `{"pauseIgnored":true}`,
+			want: results.UnexpectedEvent, step: "pause-resume", check: func(f results.Finding) {
+				Expect(f.Message).To(ContainSubstring("expected no client rendered-output for 500ms, but it arrived"))
+			}}),
+		Entry("stall on the merged state: a client that keeps only the first roundProgress event", negativeControl{
+			host: "v1.4.190", client: "worktree", kind: "session", journey: "session", features: `{"roundProgressKeepsFirst":true}`,
+			want: results.Stall, step: "round-progress", check: func(f results.Finding) {
+				Expect(f.Message).To(ContainSubstring(`phase="composed"`))
+			}}),
+		Entry("data-loss: a host whose reveal snapshot ignores the scrollback rows asked for (mobile)", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "mobile", journey: "terminal-mobile", features: `{"scrollbackRowsIgnored":true}`,
+			want: results.DataLoss, step: "reveal-snapshot", check: func(f results.Finding) {
+				Expect(f.Message).To(HavePrefix("stream snapshot-rows: "))
+				Expect(f.Detail).To(ContainSubstring(`want …"5"`))
+			}}),
+		Entry("data-loss: a host whose reveal snapshot ignores the scrollback rows asked for (desktop)", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "desktop", journey: "terminal", features: `{"scrollbackRowsIgnored":true}`,
+			want: results.DataLoss, step: "reveal-snapshot", check: func(f results.Finding) {
+				Expect(f.Message).To(HavePrefix("stream snapshot-rows: "))
+			}}),
+		Entry("invariant-violation: an rpcError that answers the wrong requestId", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "session", journey: "session", features: `{"rpcErrorWrongRequestId":true}`,
+			want: results.InvariantViolation, step: "unknown-command", dir: "H>C", check: func(f results.Finding) {
+				Expect(f.Frame.Name).To(Equal("rpcError"))
+				Expect(f.Message).To(ContainSubstring(`answers /requestId "no.such.command", which no earlier request carried`))
+			}}),
+		Entry("invariant-violation: a Resized that confirms the wrong geometry", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "desktop", journey: "terminal", features: `{"resizedWrongGeometry":true}`,
+			want: results.InvariantViolation, step: "resize", dir: "H>C", check: func(f results.Finding) {
+				Expect(f.Frame.Name).To(Equal("Resized"))
+				Expect(f.Message).To(MatchRegexp(`reports /cols 120, but C>H Resize #\d+ asked for 100`))
+			}}),
+		Entry("field-mismatch from the product's own report: a host that rejects a Resize for its shape", negativeControl{
+			host: "v1.4.190", client: "worktree", kind: "desktop", journey: "terminal", features: `{"resizeZeroRows":true}`,
+			want: results.FieldMismatch, step: "resize", dir: "C>H", check: func(f results.Finding) {
+				Expect(f.Message).To(Equal("the host rejected C>H Resize: Resize to 100×0: cols and rows must be positive (at /rows)"))
+			}}),
+		Entry("driver-error: a host whose terminal fails to resize reports an error", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "desktop", journey: "terminal", features: `{"resizeFails":true}`,
+			want: results.DriverError, step: "resize", check: func(f results.Finding) {
+				Expect(f.Message).To(ContainSubstring("host driver reported an error: resize t1 to 100×30"))
+			}}),
+	)
+
+	It("finds a working tree that refuses the newest releases its support policy keeps (window-violation)", func(ctx SpecContext) {
+		// The working tree moves to session protocol 3 and drops 2: the newest stable clients
+		// and daemons (protocol 2) are refused, which skewtest.yaml's support policy forbids.
+		code, out, run := skewtest(ctx, "run", "--kind", "session",
+			"--env", `worktree:REMOTETERM_FEATURES={"sessionProtocol":3,"sessionMinCompatible":3}`)
+		Expect(code).To(Equal(1), out)
+		var found []string
+		for _, p := range run.Pairings {
+			if p.Host == p.Client {
+				Expect(p.Status).To(Equal(results.StatusPass), p.Label())
+				continue
+			}
+			f, ok := findingAt(p, results.WindowViolation, "hello")
+			Expect(ok).To(BeTrue(), p.Label())
+			Expect(f.Message).To(ContainSubstring("but the support policy says it must still be served"))
+			found = append(found, f.Message)
+		}
+		Expect(found).To(ConsistOf(
+			ContainSubstring("the working tree and client v1.4.190 refused each other"),
+			ContainSubstring("the working tree and host v1.4.190 refused each other")))
+	})
+
+	It("keeps the refusals of releases the support policy cuts expected (no window-violation)", func(ctx SpecContext) {
+		code, out, run := skewtest(ctx, "run", "--kind", "session", "--pins", "v1.4.180")
+		Expect(code).To(Equal(0), out)
+		refused := 0
+		for _, p := range run.Pairings {
+			if p.Host != p.Client {
+				Expect(p.Status).To(Equal(results.StatusExpectedRefusal), p.Label())
+				refused++
+			}
+		}
+		Expect(refused).To(Equal(2))
+	})
+
+	// Compatible changes: each switch on in the working tree as the history writes it (code
+	// and contract, history.yaml's worktree set), and the default plan (the working tree ×
+	// the newest release, both ways, every journey, plus the references) passes with no
+	// finding at all.
+	DescribeTable("compatible changes pass",
+		func(ctx SpecContext, feature string, exercised func(dir string, run *results.Run)) {
+			variant := variantRepo(feature)
+			code, out, run, dir := skewtestOn(ctx, variant, "run")
+			Expect(code).To(Equal(0), out)
+			Expect(run.Pairings).To(HaveLen(12))
+			for _, p := range run.Pairings {
+				Expect(p.Status).To(Equal(results.StatusPass), p.Label())
+				Expect(p.Findings).To(BeEmpty(), p.Label())
+			}
+			exercised(dir, run)
+		},
+		Entry("a new optional field (SnapshotStart.cursor)", "snapshotCursor", func(dir string, run *results.Run) {
+			Expect(framesCarrying(dir, run, "worktree", "v1.4.190", "desktop", "H>C", `"cursor":`)).NotTo(BeEmpty())
+		}),
+		Entry("a new gated frame (Title, 18, on capability title)", "titleFrame", func(dir string, run *results.Run) {
+			Expect(timelineNames(run, "worktree", "worktree", "desktop")).To(ContainElement("H>C Title@subscribe"))
+			Expect(timelineNames(run, "worktree", "v1.4.190", "desktop")).NotTo(ContainElement(HavePrefix("H>C Title")))
+		}),
+		Entry("a new command (review.comment)", "reviewComment", func(dir string, run *results.Run) {
+			Expect(framesCarrying(dir, run, "worktree", "v1.4.190", "session", "H>C", `"review.comment":[1]`)).NotTo(BeEmpty())
+		}),
+		Entry("a new feature (reviewLabels)", "reviewLabels", func(dir string, run *results.Run) {
+			Expect(framesCarrying(dir, run, "worktree", "v1.4.190", "session", "H>C", `"reviewLabels":true`)).NotTo(BeEmpty())
+		}),
+		Entry("a new ungated frame every release decodes, at a new moment (Metadata on resize)", "metadataOnResize", func(dir string, run *results.Run) {
+			for _, kind := range []string{"desktop", "mobile"} {
+				Expect(timelineNames(run, "worktree", "v1.4.190", kind)).To(ContainElement("H>C Metadata@resize"), kind)
+			}
+		}),
+	)
+
 	It("stops every driver when interrupted with Ctrl-C mid-pairing", func(ctx SpecContext) {
 		bin := filepath.Join(GinkgoT().TempDir(), "skewtest")
 		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput()
@@ -248,11 +424,12 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		stderr, err := cmd.StderrPipe()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cmd.Start()).To(Succeed())
+		// The plan is both builds' references and the skewed pairing: once two pairings
+		// are done (the references; the skewed one stalls for a minute), wait until the
+		// skewed pairing's drivers run, then interrupt.
 		lines := bufio.NewScanner(stderr)
 		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[2/3]") {
 		}
-		// The references are done and the skewed pairing is starting; wait until its
-		// drivers run, then interrupt.
 		Eventually(func() []int { return drivers(cache) }).ShouldNot(BeEmpty())
 		Expect(cmd.Process.Signal(os.Interrupt)).To(Succeed())
 		go func() { _, _ = io.Copy(io.Discard, stderr) }()
@@ -344,4 +521,94 @@ func drivers(cache string) []int {
 		}
 	}
 	return out
+}
+
+// negativeControl is one entry of the one-per-class negative controls: a pairing, the
+// working tree's switch, and the finding it must produce.
+type negativeControl struct {
+	host, client, kind, journey string
+	features                    string // REMOTETERM_FEATURES for the working tree
+	want                        results.Kind
+	step, dir                   string
+	check                       func(f results.Finding)
+}
+
+// findingAt returns p's first finding of kind k at step.
+func findingAt(p *results.Pairing, k results.Kind, step string) (results.Finding, bool) {
+	for _, f := range p.Findings {
+		if f.Kind == k && f.Step == step {
+			return f, true
+		}
+	}
+	return results.Finding{}, false
+}
+
+// variantRepo writes the reference subject's history with one more switch on in its working
+// tree (history.yaml's worktree set): code and contract together, as a change would ship.
+// The tags are the same commits as the subject's own, so their builds are cached.
+func variantRepo(feature string) string {
+	GinkgoHelper()
+	src, err := example.FindSource("")
+	Expect(err).NotTo(HaveOccurred())
+	dir := filepath.Join(GinkgoT().TempDir(), "source")
+	Expect(os.CopyFS(dir, os.DirFS(src.From))).To(Succeed())
+	history := filepath.Join(dir, "history.yaml")
+	data, err := os.ReadFile(history)
+	Expect(err).NotTo(HaveOccurred())
+	text := string(data)
+	at := strings.LastIndex(text, "\nworktree:")
+	Expect(at).To(BeNumerically(">=", 0))
+	set := strings.Index(text[at:], "set: {")
+	Expect(set).To(BeNumerically(">=", 0), "history.yaml's worktree set is a flow map")
+	cut := at + set + len("set: {")
+	Expect(os.WriteFile(history, []byte(text[:cut]+feature+": true, "+text[cut:]), 0o644)).To(Succeed())
+	variant, err := example.SourceDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+	_, err = example.Write(variant, repo)
+	Expect(err).NotTo(HaveOccurred())
+	return repo
+}
+
+// timelineNames lists a pairing's frames as "DIR Name@step".
+func timelineNames(run *results.Run, host, client, kind string) []string {
+	GinkgoHelper()
+	var out []string
+	for _, p := range run.Pairings {
+		if p.Host == host && p.Client == client && p.ClientKind == kind {
+			for _, f := range p.Timeline {
+				out = append(out, f.Dir+" "+f.Name+"@"+f.Step)
+			}
+			return out
+		}
+	}
+	Fail("no pairing " + host + " × " + kind + " " + client)
+	return nil
+}
+
+// framesCarrying returns the payloads of a pairing's frames in direction dir that contain
+// text, from its transcript.
+func framesCarrying(dir string, run *results.Run, host, client, kind, fdir, text string) []string {
+	GinkgoHelper()
+	for _, p := range run.Pairings {
+		if p.Host != host || p.Client != client || p.ClientKind != kind {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, p.Transcript))
+		Expect(err).NotTo(HaveOccurred())
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		Expect(err).NotTo(HaveOccurred())
+		var t transcript.Transcript
+		Expect(json.NewDecoder(zr).Decode(&t)).To(Succeed())
+		var out []string
+		for _, fr := range t.Frames {
+			if fr.Dir == fdir && bytes.Contains(fr.Data, []byte(text)) {
+				out = append(out, string(fr.Data))
+			}
+		}
+		return out
+	}
+	Fail("no pairing " + host + " × " + kind + " " + client)
+	return nil
 }

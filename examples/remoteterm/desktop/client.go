@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -129,6 +130,9 @@ func Capabilities(f release.Features) wire.Capabilities {
 	if f.WriteUnavailable {
 		caps[wire.CapWriteUnavailable] = 1
 	}
+	if f.TitleFrame {
+		caps[wire.CapTitle] = 1
+	}
 	return caps
 }
 
@@ -235,7 +239,24 @@ func (c *Client) Resize(ctx context.Context, terminal string, cols, rows int) er
 			return err
 		}
 	}
-	return cn.writeJSONFrame(wire.Header{Opcode: wire.OpResize, Stream: st.id}, v)
+	return cn.writeJSONFrame(c.resizeFrame(st.id, v))
+}
+
+// resizeFrame is the Resize frame for v, as this build writes it; the negative-control
+// switches break it in one way each.
+func (c *Client) resizeFrame(stream uint32, v wire.Viewport) (wire.Header, any) {
+	f := c.opts.Features
+	h := wire.Header{Opcode: wire.OpResize, Stream: stream}
+	if f.ResizeSentAsResized {
+		h.Opcode = wire.OpResized // a host-to-client opcode
+	}
+	if f.ResizeZeroRows {
+		v.Rows = 0
+	}
+	if f.ResizeColsAsString {
+		return h, map[string]any{"cols": strconv.Itoa(v.Cols), "rows": v.Rows}
+	}
+	return h, v
 }
 
 // Pause pauses or resumes terminal's output. It sends SetOutputPaused only after the host

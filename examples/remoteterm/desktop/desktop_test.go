@@ -156,6 +156,35 @@ var _ = Describe("actions", func() {
 		Entry("v1.4.156", v156, []wire.Opcode{wire.OpClaimViewport, wire.OpResize}, SpecTimeout(specTimeout)),
 	)
 
+	DescribeTable("resize, as the negative-control switches break it",
+		func(ctx SpecContext, set func(*release.Features), op wire.Opcode, payload string) {
+			f := v120
+			set(&f)
+			c, h, _ := connect(ctx, f)
+			Expect(c.Resize(ctx, "t1", 100, 30)).To(Succeed())
+			got := h.read()
+			Expect(got.Opcode).To(Equal(op))
+			Expect(string(got.Payload)).To(MatchJSON(payload))
+		},
+		Entry("no switch", func(*release.Features) {}, wire.OpResize, `{"cols":100,"rows":30}`, SpecTimeout(specTimeout)),
+		Entry("resizeColsAsString", func(f *release.Features) { f.ResizeColsAsString = true }, wire.OpResize, `{"cols":"100","rows":30}`, SpecTimeout(specTimeout)),
+		Entry("resizeZeroRows", func(f *release.Features) { f.ResizeZeroRows = true }, wire.OpResize, `{"cols":100,"rows":0}`, SpecTimeout(specTimeout)),
+		Entry("resizeSentAsResized", func(f *release.Features) { f.ResizeSentAsResized = true }, wire.OpResized, `{"cols":100,"rows":30}`, SpecTimeout(specTimeout)),
+	)
+
+	It("reports how much scrollback a snapshot it asked for holds", func(ctx SpecContext) {
+		c, h, rec := connect(ctx, v120)
+		Expect(c.RequestSnapshot(ctx, "t1", 2)).To(Succeed())
+		Expect(h.read().Opcode).To(Equal(wire.OpSnapshotRequest))
+		h.send(wire.OpSnapshotStart, 1, 0, wire.SnapshotStart{Kind: "scrollback", Cols: 120, Rows: 3, RequestID: 1, Source: "headless"})
+		h.send(wire.OpSnapshotChunk, 1, 0, "a\r\nb\r\nc\r\nd\r\ne")
+		h.send(wire.OpSnapshotEnd, 1, 0, nil)
+		Eventually(func() []observe.RenderedSnapshot { return observe.Of[observe.RenderedSnapshot](rec) }).Should(HaveLen(2))
+		first, second := observe.Of[observe.RenderedSnapshot](rec)[0], observe.Of[observe.RenderedSnapshot](rec)[1]
+		Expect([]any{first.Requested, first.ScrollbackRows}).To(Equal([]any{false, 0}))
+		Expect([]any{second.Requested, second.ScrollbackRows}).To(Equal([]any{true, 2}))
+	}, SpecTimeout(specTimeout))
+
 	It("reports a transport drop and resubscribes on a new connection", func(ctx SpecContext) {
 		fh := newFakeHost()
 		rec := &observe.Recorder{}

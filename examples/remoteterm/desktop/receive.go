@@ -73,6 +73,11 @@ func (c *Client) receive(cn *conn, typ int, data []byte) string {
 		// The desktop shows cwd elsewhere; nothing to render.
 	case wire.OpWriteUnavailable:
 		c.opts.Sink.Observe(observe.WriteUnavailable{Terminal: st.terminal})
+	case wire.OpTitle:
+		var t wire.Title
+		if err := wire.DecodeJSON(f, &t); err == nil {
+			st.title = t.Title
+		}
 	default:
 		c.opts.Logf("ignoring %v %v from the host", f.Opcode.Direction(), f.Opcode)
 	}
@@ -137,6 +142,9 @@ func (c *Client) renderSnapshot(st *stream) {
 		Rows:     s.start.Rows,
 		Start:    s.raw,
 		Screen:   append([]byte(nil), st.screen...),
+		// A snapshot that names a request answers one of this client's own.
+		Requested:      s.start.RequestID != 0,
+		ScrollbackRows: observe.ScrollbackRows(s.data, s.start.Rows),
 	})
 }
 

@@ -15,6 +15,7 @@ type stream struct {
 	generation string            // the subscribed event's streamGeneration
 
 	cols, rows   int
+	title        string // the terminal's title (Title, 18), where negotiated
 	screen       []byte
 	snap         *pendingSnapshot // a snapshot being received
 	haveSnapshot bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -184,8 +185,19 @@ func (c *conn) handle(m inbound) error {
 		return st.input(f.Payload)
 	case wire.OpResize:
 		var v wire.Viewport
-		if err := wire.DecodeJSON(f, &v); err != nil || v.Cols <= 0 || v.Rows <= 0 {
-			c.h.opts.Logf("%s: bad Resize %q", c.path, f.Payload)
+		if err := wire.DecodeJSON(f, &v); err != nil {
+			return c.reject(f, err)
+		}
+		if v.Cols <= 0 || v.Rows <= 0 {
+			ptr := "/rows"
+			if v.Cols <= 0 {
+				ptr = "/cols"
+			}
+			return c.rejectAt(f, ptr, fmt.Sprintf("Resize to %d×%d: cols and rows must be positive", v.Cols, v.Rows))
+		}
+		if c.h.opts.Features.ResizeFails {
+			// The negative control whose PTY refuses to resize: an internal error, reported.
+			c.h.opts.Sink.Observe(observe.Error{Message: fmt.Sprintf("resize %s to %d×%d: pty: set window size: operation not permitted", st.term.name, v.Cols, v.Rows)})
 			return nil
 		}
 		st.term.Resize(v.Cols, v.Rows)
@@ -193,8 +205,7 @@ func (c *conn) handle(m inbound) error {
 	case wire.OpClaimViewport:
 		var v wire.Viewport
 		if err := wire.DecodeJSON(f, &v); err != nil {
-			c.h.opts.Logf("%s: bad ClaimViewport %q", c.path, f.Payload)
-			return nil
+			return c.reject(f, err)
 		}
 		st.claimed = &v
 		return nil
@@ -202,30 +213,56 @@ func (c *conn) handle(m inbound) error {
 		var r wire.SnapshotRequest
 		if len(f.Payload) > 0 {
 			if err := wire.DecodeJSON(f, &r); err != nil {
-				c.h.opts.Logf("%s: bad SnapshotRequest %q", c.path, f.Payload)
-				return nil
+				return c.reject(f, err)
 			}
 		}
 		return st.requested(r)
 	case wire.OpAck:
 		var a wire.Ack
 		if err := wire.DecodeJSON(f, &a); err != nil {
-			c.h.opts.Logf("%s: bad Ack %q", c.path, f.Payload)
-			return nil
+			return c.reject(f, err)
 		}
 		return st.ack(a)
 	case wire.OpSetOutputPaused:
 		var p wire.SetOutputPaused
 		if err := wire.DecodeJSON(f, &p); err != nil {
-			c.h.opts.Logf("%s: bad SetOutputPaused %q", c.path, f.Payload)
-			return nil
+			return c.reject(f, err)
 		}
 		return st.setPaused(p.Paused)
 	case wire.OpUnsubscribe:
 		st.close()
 		return c.writeJSON(wire.End{Type: wire.EventEnd, StreamID: st.id, Reason: "unsubscribed"})
 	}
+	if f.Opcode.Direction() == wire.HostToClient {
+		// The shared table decodes every opcode; a host acts only on client-to-host ones and
+		// drops the rest, as the product does: the sender never learns.
+		c.h.opts.Sink.Observe(observe.Refused{
+			Direction: string(wire.ClientToHost),
+			Opcode:    int(f.Opcode),
+			Length:    len(f.Payload) + wire.HeaderLength,
+			Reason:    fmt.Sprintf("opcode %d (%v) travels host to client; a host does not accept it", uint8(f.Opcode), f.Opcode),
+			Silent:    true,
+		})
+	}
 	c.h.opts.Logf("%s: ignoring %v %v from the client", c.path, f.Opcode.Direction(), f.Opcode)
+	return nil
+}
+
+// reject drops a client's frame whose payload does not decode, and reports it: the
+// pointer names the field that broke decoding, where the decoder says which.
+func (c *conn) reject(f wire.Frame, err error) error {
+	ptr := ""
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		ptr = "/" + strings.ReplaceAll(te.Field, ".", "/")
+	}
+	return c.rejectAt(f, ptr, err.Error())
+}
+
+// rejectAt drops a client's frame for its shape and reports it (the rejected observation).
+func (c *conn) rejectAt(f wire.Frame, pointer, reason string) error {
+	c.h.opts.Logf("%s: reject %v %q: %s", c.path, f.Opcode, f.Payload, reason)
+	c.h.opts.Sink.Observe(observe.Rejected{Direction: string(wire.ClientToHost), Opcode: int(f.Opcode), Reason: reason, Pointer: pointer})
 	return nil
 }
 
@@ -264,6 +301,13 @@ func (c *conn) subscribe(f wire.Frame) error {
 	}
 	if err := c.writeJSON(ev); err != nil {
 		return err
+	}
+	if st.terms.Echo.Has(wire.CapTitle) {
+		// A compatible change: a new frame, sent only to a client that negotiated it (ahead
+		// of the snapshot, so it is part of what a subscribe shows).
+		if err := c.writeFrameJSON(wire.Header{Opcode: wire.OpTitle, Stream: st.id}, wire.Title{Title: term.name + ": " + s.cwd}); err != nil {
+			return err
+		}
 	}
 	return st.sendSnapshot(s, "subscribe", snapshotOptions{})
 }

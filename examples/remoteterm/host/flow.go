@@ -14,7 +14,7 @@ import (
 // behind it. If the queue then holds more than pendingLimit bytes, the stream is recovered
 // with a snapshot.
 func (st *stream) pump() error {
-	for len(st.queue) > 0 && !st.paused && !st.detached {
+	for len(st.queue) > 0 && !st.holding() && !st.detached {
 		it := st.queue[0]
 		f := it.frame
 		var adm *ledger.Admission
@@ -75,8 +75,7 @@ func sourceRanges(r *chunker.Range) []ledger.SourceRange {
 
 func (st *stream) ack(a wire.Ack) error {
 	if err := a.Validate(); err != nil {
-		st.c.h.opts.Logf("stream %d: %v", st.id, err)
-		return nil
+		return st.c.rejectAt(wire.Frame{Header: wire.Header{Opcode: wire.OpAck, Stream: st.id}}, "", err.Error())
 	}
 	if a.Bytes != nil {
 		if st.terms.Acks != AckBytes {
@@ -110,8 +109,15 @@ func (st *stream) setPaused(p bool) error {
 		return nil
 	}
 	st.paused = p
+	st.c.h.opts.Sink.Observe(observe.OutputPaused{Terminal: st.term.name, Paused: p})
 	if p {
 		return nil
 	}
 	return st.flush()
+}
+
+// holding reports whether the stream holds its output back: paused, unless the host is the
+// negative control whose pause does not pause.
+func (st *stream) holding() bool {
+	return st.paused && !st.c.h.opts.Features.PauseIgnored
 }

@@ -210,6 +210,112 @@ var _ = Describe("the host's decoder", func() {
 	})
 })
 
+var _ = Describe("what the host reports of a client's frames", func() {
+	It("reports a frame it rejects for its shape, with the field's pointer", func() {
+		s := startHost(wt)
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(nil)
+		p.send(wire.OpResize, 1, map[string]any{"cols": "100", "rows": 30})
+		p.send(wire.OpResize, 1, wire.Viewport{Cols: 100, Rows: 0})
+		p.send(wire.OpInput, 1, []byte("x")) // the host has read both once input arrives
+		t, _ := s.h.Terminal("t1")
+		Eventually(t.Input).Should(Equal([]byte("x")))
+		Expect(observe.Of[observe.Rejected](s.rec)).To(Equal([]observe.Rejected{
+			{Direction: "C>H", Opcode: 8, Pointer: "/cols",
+				Reason: "decode Resize payload: json: cannot unmarshal string into Go struct field Viewport.cols of type int"},
+			{Direction: "C>H", Opcode: 8, Pointer: "/rows", Reason: "Resize to 100×0: cols and rows must be positive"}}))
+	})
+
+	It("drops, and reports, a frame whose opcode travels host to client", func() {
+		s := startHost(wt)
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(nil)
+		p.send(wire.OpResized, 1, wire.Viewport{Cols: 100, Rows: 30})
+		p.send(wire.OpInput, 1, []byte("x"))
+		t, _ := s.h.Terminal("t1")
+		Eventually(t.Input).Should(Equal([]byte("x")))
+		Expect(observe.Of[observe.Refused](s.rec)).To(Equal([]observe.Refused{{Direction: "C>H", Opcode: 5,
+			Length: 16 + len(`{"cols":100,"rows":30}`), Reason: "opcode 5 (Resized) travels host to client; a host does not accept it", Silent: true}}))
+	})
+
+	It("reports each pause it acts on", func() {
+		s := startHost(wt)
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(wire.Capabilities{wire.CapOutputPause: 1})
+		p.send(wire.OpSetOutputPaused, 1, wire.SetOutputPaused{Paused: true})
+		p.send(wire.OpSetOutputPaused, 1, wire.SetOutputPaused{Paused: false})
+		Eventually(func() []observe.OutputPaused { return observe.Of[observe.OutputPaused](s.rec) }).Should(Equal([]observe.OutputPaused{
+			{Terminal: "t1", Paused: true}, {Terminal: "t1", Paused: false}}))
+	})
+})
+
+var _ = Describe("the switches no release turns on", func() {
+	with := func(set func(*release.Features)) release.Features {
+		f := wt
+		set(&f)
+		return f
+	}
+
+	It("pauseIgnored: a pause that does not hold output", func() {
+		s := startHost(with(func(f *release.Features) { f.PauseIgnored = true }))
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(wire.Capabilities{wire.CapOutputPause: 1})
+		p.send(wire.OpSetOutputPaused, 1, wire.SetOutputPaused{Paused: true})
+		Eventually(func() []observe.OutputPaused { return observe.Of[observe.OutputPaused](s.rec) }).Should(HaveLen(1))
+		s.emit("not held\r\n")
+		Expect(string(p.frame(wire.OpOutput).Payload)).To(Equal("not held\r\n"))
+	})
+
+	It("scrollbackRowsIgnored: a requested snapshot holds the whole buffer", func() {
+		for _, ignored := range []bool{false, true} {
+			s := startHost(with(func(f *release.Features) { f.ScrollbackRowsIgnored = ignored }))
+			p := dial(s, wire.PathMultiplex)
+			p.subscribe(nil)
+			s.emit(strings.Repeat("line\r\n", 50))
+			p.frame(wire.OpOutput)
+			rows := 2
+			p.send(wire.OpSnapshotRequest, 1, wire.SnapshotRequest{RequestID: 1, ScrollbackRows: &rows})
+			_, data := p.snapshot()
+			want := 42 // the 40 rows of the screen and 2 above
+			if ignored {
+				want = 51 // initial scrollback and 50 lines
+			}
+			Expect(strings.Count(data, "\n")).To(Equal(want), "ignored=%v", ignored)
+		}
+	})
+
+	It("resizedWrongGeometry and metadataOnResize: what follows a resize", func() {
+		s := startHost(with(func(f *release.Features) { f.ResizedWrongGeometry, f.MetadataOnResize = true, true }))
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(nil)
+		p.send(wire.OpResize, 1, wire.Viewport{Cols: 100, Rows: 30})
+		var m wire.Metadata
+		Expect(wire.DecodeJSON(p.frame(wire.OpMetadata), &m)).To(Succeed())
+		Expect(m.Cwd).To(Equal("/home/remoteterm"))
+		var r wire.Resized
+		Expect(wire.DecodeJSON(p.frame(wire.OpResized), &r)).To(Succeed())
+		Expect([]int{r.Cols, r.Rows}).To(Equal([]int{120, 40}))
+	})
+
+	It("titleFrame: Title only after the title echo; snapshotCursor: SnapshotStart's cursor", func() {
+		s := startHost(with(func(f *release.Features) { f.TitleFrame, f.SnapshotCursor = true, true }))
+		p := dial(s, wire.PathMultiplex)
+		p.send(wire.OpSubscribe, 0, wire.Subscribe{StreamID: 1, Terminal: "t1", Capabilities: wire.Capabilities{wire.CapTitle: 1}})
+		var sub wire.Subscribed
+		Expect(p.event().Decode(&sub)).To(Succeed())
+		Expect(sub.Capabilities).To(HaveKey(wire.CapTitle))
+		var t wire.Title
+		Expect(wire.DecodeJSON(p.frame(wire.OpTitle), &t)).To(Succeed())
+		Expect(t.Title).To(Equal("t1: /home/remoteterm"))
+		start, _ := p.snapshot()
+		Expect(start["cursor"]).To(Equal(map[string]any{"row": 1.0, "col": 0.0}))
+
+		q := dial(s, wire.PathMultiplex)
+		sub, _, _ = q.subscribe(nil) // a client that does not declare title gets none
+		Expect(sub.Capabilities).NotTo(HaveKey(wire.CapTitle))
+	})
+})
+
 var _ = Describe("write unavailable", func() {
 	It("is a WriteUnavailable frame where negotiated and an Error frame otherwise", func() {
 		s := startHost(wt)

@@ -10,8 +10,10 @@ type event struct {
 }
 
 type resizeEvent struct {
-	cols, rows   int
-	raw, display uint64
+	cols, rows         int
+	prevCols, prevRows int // the size before the resize
+	raw, display       uint64
+	cwd                string
 }
 
 // mailbox is an unbounded, ordered queue of events with a wake-up channel, so a terminal

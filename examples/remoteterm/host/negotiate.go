@@ -70,6 +70,9 @@ func Negotiate(f release.Features, path string, declared wire.Capabilities) Term
 	if declared.Has(wire.CapWriteUnavailable) && f.WriteUnavailable {
 		t.Echo[wire.CapWriteUnavailable] = 1
 	}
+	if declared.Has(wire.CapTitle) && f.TitleFrame {
+		t.Echo[wire.CapTitle] = 1
+	}
 	switch {
 	case declared.Has(wire.CapAckOutputSourceRanges) && f.HostLedger:
 		t.Echo[wire.CapAckOutputSourceRanges] = 1

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"bytes"
+
 	"github.com/skewtest/skewtest/examples/remoteterm/chunker"
 	"github.com/skewtest/skewtest/examples/remoteterm/observe"
 	"github.com/skewtest/skewtest/examples/remoteterm/wire"
@@ -15,7 +17,7 @@ type snapshotOptions struct {
 // requested answers a SnapshotRequest.
 func (st *stream) requested(r wire.SnapshotRequest) error {
 	rows := -1
-	if r.ScrollbackRows != nil {
+	if r.ScrollbackRows != nil && !st.c.h.opts.Features.ScrollbackRowsIgnored {
 		rows = min(max(*r.ScrollbackRows, 0), wire.MaxScrollbackRows)
 	}
 	reason := "request"
@@ -69,6 +71,13 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 		start.AlternateScreen = &alt
 		start.TerminalOwner = "shell"
 	}
+	if f.SnapshotCursor {
+		start.Cursor = cursorAfter(s.data, s.rows)
+	}
+	// Reported before the first frame is written: a client can act on the snapshot (and make
+	// the host send the next one) as soon as SnapshotEnd arrives, so reporting after it could
+	// put two snapshots' reports out of order.
+	st.c.h.opts.Sink.Observe(observe.SnapshotSent{Terminal: st.term.name, Reason: reason, Bytes: s.data})
 	if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpSnapshotStart, Stream: st.id, Seq: start.Seq}, start); err != nil {
 		return err
 	}
@@ -80,6 +89,12 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 	if err := st.c.writeFrame(wire.Header{Opcode: wire.OpSnapshotEnd, Stream: st.id}, nil); err != nil {
 		return err
 	}
-	st.c.h.opts.Sink.Observe(observe.SnapshotSent{Terminal: st.term.name, Reason: reason, Bytes: s.data})
 	return st.pump()
+}
+
+// cursorAfter is where the cursor stands after data is drawn on a screen of rows lines: at
+// the end of its last line, on the last row once data fills the screen.
+func cursorAfter(data []byte, rows int) *wire.Cursor {
+	line := bytes.LastIndexByte(data, '\n')
+	return &wire.Cursor{Row: min(bytes.Count(data, []byte("\n")), max(rows-1, 0)), Col: len(data) - line - 1}
 }

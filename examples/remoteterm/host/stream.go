@@ -112,6 +112,18 @@ func (st *stream) input(p []byte) error {
 }
 
 func (st *stream) resized(r resizeEvent) error {
+	f := st.c.h.opts.Features
+	cols, rows := r.cols, r.rows
+	if f.ResizedWrongGeometry {
+		cols, rows = r.prevCols, r.prevRows // the negative control: the size before the resize
+	}
+	if f.MetadataOnResize {
+		// A compatible change: Metadata (12), which every release decodes, at a new moment
+		// (ahead of Resized, so whoever waits for Resized has seen it too).
+		if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpMetadata, Stream: st.id}, wire.Metadata{Cwd: r.cwd}); err != nil {
+			return err
+		}
+	}
 	return st.c.writeFrameJSON(wire.Header{Opcode: wire.OpResized, Stream: st.id},
-		wire.Resized{Cols: r.cols, Rows: r.rows, Reason: "resize", Seq: st.seqOf(r.raw, r.display)})
+		wire.Resized{Cols: cols, Rows: rows, Reason: "resize", Seq: st.seqOf(r.raw, r.display)})
 }

@@ -137,9 +137,9 @@ func (t *Terminal) Input() []byte {
 func (t *Terminal) Resize(cols, rows int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	r := resizeEvent{cols: cols, rows: rows, prevCols: t.cols, prevRows: t.rows, raw: t.raw, display: t.display, cwd: t.cwd}
 	t.cols, t.rows = cols, rows
 	t.layoutSeq++
-	r := resizeEvent{cols: cols, rows: rows, raw: t.raw, display: t.display}
 	for l := range t.listeners {
 		l.c.post(event{stream: l.stream, resize: &r})
 	}

@@ -106,8 +106,9 @@ type snapshotRequest struct {
 }
 
 type snapshotStart struct {
-	Cols int `json:"cols"`
-	Rows int `json:"rows"`
+	Cols      int   `json:"cols"`
+	Rows      int   `json:"rows"`
+	RequestID int64 `json:"requestId"`
 }
 
 type event struct {

@@ -62,6 +62,9 @@ func (c *Client) receive(cn *conn, typ int, data []byte) {
 			Rows:     st.rows,
 			Start:    st.snapStart,
 			Screen:   append([]byte(nil), st.screen...),
+			// A snapshot that names a request answers one of this client's own.
+			Requested:      st.snapSize.RequestID != 0,
+			ScrollbackRows: observe.ScrollbackRows(st.snap, st.snapSize.Rows),
 		})
 		st.snap = nil
 	case opOutput:

@@ -1,6 +1,9 @@
 package observe
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Subscribed is the host's subscribed event exactly as the client received it.
 type Subscribed json.RawMessage
@@ -16,14 +19,28 @@ func (s Subscribed) MarshalJSON() ([]byte, error) {
 }
 
 // RenderedSnapshot is a snapshot the client rendered. Screen is the whole rendered buffer
-// after the render.
+// after the render. Requested says the snapshot answers a SnapshotRequest of the client's
+// own (it carries the request's id; subscribe and resync snapshots carry none), and
+// ScrollbackRows counts the lines it holds above the viewport (its lines less Rows).
 type RenderedSnapshot struct {
-	Terminal string          `json:"terminal"`
-	Bytes    []byte          `json:"bytes"`
-	Cols     int             `json:"cols"`
-	Rows     int             `json:"rows"`
-	Start    json.RawMessage `json:"start"`
-	Screen   []byte          `json:"screen"`
+	Terminal       string          `json:"terminal"`
+	Bytes          []byte          `json:"bytes"`
+	Cols           int             `json:"cols"`
+	Rows           int             `json:"rows"`
+	Start          json.RawMessage `json:"start"`
+	Screen         []byte          `json:"screen"`
+	Requested      bool            `json:"requested"`
+	ScrollbackRows int             `json:"scrollbackRows"`
+}
+
+// ScrollbackRows is how many of data's lines lie above a viewport of rows lines (a trailing
+// newline ends a line rather than starting one).
+func ScrollbackRows(data []byte, rows int) int {
+	lines := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		lines++
+	}
+	return max(lines-rows, 0)
 }
 
 func (RenderedSnapshot) What() string { return "rendered-snapshot" }

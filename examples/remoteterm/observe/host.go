@@ -25,3 +25,12 @@ type SnapshotSent struct {
 }
 
 func (SnapshotSent) What() string { return "snapshot-sent" }
+
+// OutputPaused is the host acting on SetOutputPaused: it holds (Paused) or resumes a
+// stream's output.
+type OutputPaused struct {
+	Terminal string `json:"terminal"`
+	Paused   bool   `json:"paused"`
+}
+
+func (OutputPaused) What() string { return "output-paused" }

@@ -11,3 +11,15 @@ type Refused struct {
 }
 
 func (Refused) What() string { return "refused" }
+
+// Rejected is a frame the product decoded but refused for its shape: a field missing, of
+// the wrong type or out of range. Pointer is the JSON pointer of the offending field, when
+// there is one. The frame was dropped; what the sender meant did not happen.
+type Rejected struct {
+	Direction string `json:"direction"` // "C>H" or "H>C"
+	Opcode    int    `json:"opcode"`
+	Reason    string `json:"reason"`
+	Pointer   string `json:"pointer,omitempty"`
+}
+
+func (Rejected) What() string { return "rejected" }

@@ -64,6 +64,29 @@ type Features struct {
 	CommandVersions map[string][]int `json:"commandVersions"`
 	// RoundProgressSeq: roundProgress events carry seq.
 	RoundProgressSeq bool `json:"roundProgressSeq"`
+
+	// Switches. No release turns these on: a harness turns one on in one build
+	// (REMOTETERM_FEATURES, see cmd/remoteterm-driver) to make a negative control, a build
+	// with one incompatibility skewtest must find, or to try a compatible change that
+	// skewtest must let pass (the history's working tree can also set one in history.yaml).
+
+	// Negative controls: each breaks one rule of the wire, on one side.
+	ResizeColsAsString      bool `json:"resizeColsAsString"`      // desktop: Resize's cols is a string ("100")
+	ResizeSentAsResized     bool `json:"resizeSentAsResized"`     // desktop: Resize goes out with opcode 5 (Resized, a host-to-client opcode)
+	ResizeZeroRows          bool `json:"resizeZeroRows"`          // desktop: Resize asks for 0 rows, which the host rejects
+	PauseIgnored            bool `json:"pauseIgnored"`            // host: SetOutputPaused is accepted but output keeps flowing
+	ScrollbackRowsIgnored   bool `json:"scrollbackRowsIgnored"`   // host: a SnapshotRequest's scrollbackRows is ignored (the whole buffer is sent)
+	ResizedWrongGeometry    bool `json:"resizedWrongGeometry"`    // host: Resized reports the size before the resize
+	ResizeFails             bool `json:"resizeFails"`             // host: the PTY refuses every resize (reported as an internal error)
+	RPCErrorWrongRequestID  bool `json:"rpcErrorWrongRequestId"`  // daemon: an unknown command's rpcError names the command, not the requestId
+	RoundProgressKeepsFirst bool `json:"roundProgressKeepsFirst"` // session client: folds only the first roundProgress event of a review
+
+	// Compatible changes: each adds to the wire without breaking a released peer.
+	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}
+	TitleFrame       bool `json:"titleFrame"`       // host and desktop: Title (18), gated on a new capability title
+	MetadataOnResize bool `json:"metadataOnResize"` // host: Metadata (12, every release decodes it) before each Resized
+	ReviewComment    bool `json:"reviewComment"`    // daemon: a new command review.comment v1
+	ReviewLabels     bool `json:"reviewLabels"`     // daemon: advertises a new feature reviewLabels
 }
 
 // Current is this build's release.

@@ -196,10 +196,14 @@ func (c *Client) onRoundProgress(f RoundProgress) {
 		l = &RoundLog{}
 		c.rounds[f.ReviewID] = l
 	}
-	merged := l.Add(f.Seq, f.Event)
+	merged := false
+	if !c.rel.RoundProgressKeepsFirst || l.Len() == 0 {
+		merged = l.Add(f.Seq, f.Event)
+	} // else the negative control: a client that keeps only a review's first event
 	st := l.State()
 	c.mu.Unlock()
-	data := map[string]any{"reviewId": f.ReviewID, "progress": f.Event, "state": st, "merged": merged}
+	// phase is the merged state's phase, at the top level so a barrier can wait for it.
+	data := map[string]any{"reviewId": f.ReviewID, "progress": f.Event, "state": st, "merged": merged, "phase": st.Phase}
 	if f.Seq != nil {
 		data["seq"] = *f.Seq
 	}

@@ -43,6 +43,11 @@ func Commands() Registry {
 				Migration: "v2 requires base (the ref the review compares against) and echoes it; v1 callers reviewed against the default branch, so pass base: the repository's default branch",
 			},
 		}},
+		// Spoken only by builds with the reviewComment switch (a compatible change: a new
+		// command).
+		{ID: "review.comment", Versions: map[int]CommandVersion{
+			1: {Input: Schema{"reviewId": str, "body": str}, Output: Schema{"commentId": str}},
+		}},
 	}
 	r := Registry{}
 	for _, c := range rows {

@@ -90,6 +90,17 @@ var _ = Describe("requests over a loopback WebSocket", func() {
 			Entry("a version the daemon lacks", session.Request{RequestID: "r3", Command: "review.start", Version: 3, Input: json.RawMessage(`{"repo":"r"}`)}, session.CodeUnsupportedVersion),
 		)
 
+		It("rpcErrorWrongRequestId: answers an unknown command naming the command, not the request", func(ctx SpecContext) {
+			rel := releaseOf("v1.4.157")
+			rel.RPCErrorWrongRequestID = true
+			p = startDaemon(rel)
+			ws := p.rawDial(ctx)
+			rawSend(ws, session.Hello{ClientID: "raw", ClientType: "desktop", ProtocolVersion: 1, MinCompatibleProtocolVersion: 1})
+			rawRead(ws)
+			rawSend(ws, session.Request{RequestID: "r1", Command: "board.read", Version: 1, Input: json.RawMessage(`{}`)})
+			Expect(rawRead(ws).(session.RPCErrorFrame).RequestID).To(Equal("board.read"))
+		}, SpecTimeout(5e9))
+
 		It("reads a single-version command without a version as that version", func(ctx SpecContext) {
 			p = startDaemon(releaseOf("v1.4.120"))
 			ws := p.rawDial(ctx)

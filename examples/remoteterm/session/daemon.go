@@ -87,6 +87,9 @@ func NewDaemon(rel release.Features, opts DaemonOptions) (*Daemon, error) {
 	if d.spoken == nil {
 		d.spoken = map[string][]int{}
 	}
+	if rel.ReviewComment {
+		d.spoken["review.comment"] = []int{1}
+	}
 	d.handle = d.handlers()
 	if err := d.reg.checkSpoken(d.spoken); err != nil {
 		return nil, fmt.Errorf("session daemon %s: %w", rel.Version, err)

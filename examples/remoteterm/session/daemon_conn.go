@@ -155,7 +155,11 @@ func (c *daemonConn) request(ctx context.Context, r Request) {
 	}})
 	versions, ok := c.d.spoken[r.Command]
 	if !ok {
-		c.fail(ctx, r.RequestID, CodeUnknownCommand, fmt.Sprintf("unknown command %q", r.Command), nil)
+		requestID := r.RequestID
+		if c.d.rel.RPCErrorWrongRequestID {
+			requestID = r.Command // the negative control: the reply names the command, not the request
+		}
+		c.fail(ctx, requestID, CodeUnknownCommand, fmt.Sprintf("unknown command %q", r.Command), nil)
 		return
 	}
 	version := r.Version

@@ -10,6 +10,9 @@ const (
 	// FeatureAttention: the daemon accepts presence and publishes attentionEvent. Advertised
 	// only when the attention system is composed.
 	FeatureAttention = "attention"
+	// FeatureReviewLabels: the daemon labels reviews. Advertised only by builds with the
+	// reviewLabels switch (a compatible change: a feature key no released client knows).
+	FeatureReviewLabels = "reviewLabels"
 )
 
 // Features is serverInfo.features: an open record of feature keys. A key that is absent or
@@ -28,6 +31,9 @@ func advertisedFeatures(rel release.Features) Features {
 	}
 	if rel.Attention {
 		f[FeatureAttention] = true
+	}
+	if rel.ReviewLabels {
+		f[FeatureReviewLabels] = true
 	}
 	return f
 }

@@ -59,8 +59,10 @@ type Response struct {
 	Output    json.RawMessage `json:"output"`
 }
 
-// RPCErrorFrame refuses a request, or the hello when RequestID is HelloRequestID
-// (daemon to client). RPCError is its Go error form.
+// RPCErrorFrame refuses a request, or the hello when RequestID is HelloRequestID, or a
+// frame that carries no requestId (an unknown frame, a stray serverResponse) when RequestID
+// is empty (daemon to client). RPCError is its Go error form. The contract's correlation
+// invariant reserves both: neither answers a request.
 type RPCErrorFrame struct {
 	RequestID string          `json:"requestId"`
 	Code      Code            `json:"code"`

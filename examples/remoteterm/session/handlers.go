@@ -47,6 +47,9 @@ func (d *Daemon) handlers() map[commandKey]handler {
 		{"review.start", 1}: func(_ context.Context, input json.RawMessage) (any, error) {
 			return map[string]string{"reviewId": d.newReviewID()}, nil
 		},
+		{"review.comment", 1}: func(_ context.Context, input json.RawMessage) (any, error) {
+			return map[string]string{"commentId": "c-" + d.newReviewID()}, nil
+		},
 		{"review.start", 2}: func(_ context.Context, input json.RawMessage) (any, error) {
 			var in struct {
 				Base string `json:"base"`

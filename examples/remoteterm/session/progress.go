@@ -93,6 +93,9 @@ func (l *RoundLog) Add(seq *uint64, event json.RawMessage) bool {
 	return true
 }
 
+// Len is how many events the log holds.
+func (l *RoundLog) Len() int { return len(l.sequenced) + len(l.unsequenced) }
+
 // State folds the merged log: everything before the newest dispatched belongs to a round
 // that is over and is discarded; the round now running moves forward only, and composed or
 // failed settle it.

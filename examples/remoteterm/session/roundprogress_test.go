@@ -52,6 +52,25 @@ var _ = Describe("roundProgress over a loopback WebSocket", func() {
 			Round: 1, Phase: "failed", Terminal: true, Phases: []string{"dispatched", "report", "failed"}, LastSeq: 3}))
 	}, SpecTimeout(5e9))
 
+	It("reports the merged state's phase with every event; roundProgressKeepsFirst folds only the first", func(ctx SpecContext) {
+		for _, keepsFirst := range []bool{false, true} {
+			p := startDaemon(releaseOf("v1.4.157"))
+			rel := releaseOf("v1.4.157")
+			rel.RoundProgressKeepsFirst = keepsFirst
+			c := p.dial(ctx, rel, session.ClientOptions{})
+			_, err := c.Hello(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.daemon.SendRoundProgress(ctx, "rv-1", []session.ProgressEvent{ev(0, "dispatched"), ev(0, "composed")})).To(Succeed())
+			Eventually(func() []map[string]any { return p.clientObs.Find(session.EventRoundProgress) }).Should(HaveLen(2))
+			last := p.clientObs.Find(session.EventRoundProgress)[1]
+			if keepsFirst {
+				Expect(last).To(SatisfyAll(HaveKeyWithValue("phase", "dispatched"), HaveKeyWithValue("merged", false)))
+			} else {
+				Expect(last).To(SatisfyAll(HaveKeyWithValue("phase", "composed"), HaveKeyWithValue("merged", true)))
+			}
+		}
+	}, SpecTimeout(5e9))
+
 	It("refuses an event without a phase before sending anything", func(ctx SpecContext) {
 		p := startDaemon(releaseOf("v1.4.157"))
 		err := p.daemon.SendRoundProgress(ctx, "rv-1", []session.ProgressEvent{{Event: json.RawMessage(`{}`)}})

@@ -25,6 +25,7 @@ const (
 	OpOutputSpan       Opcode = 15 // H>C JSON OutputSpan, never chunked
 	OpSetOutputPaused  Opcode = 16 // C>H JSON SetOutputPaused; negotiated (outputPause)
 	OpWriteUnavailable Opcode = 17 // H>C empty; negotiated (writeUnavailable)
+	OpTitle            Opcode = 18 // H>C JSON Title; negotiated (title); only builds with the titleFrame switch
 )
 
 var opcodeNames = map[Opcode]string{
@@ -45,6 +46,7 @@ var opcodeNames = map[Opcode]string{
 	OpOutputSpan:       "OutputSpan",
 	OpSetOutputPaused:  "SetOutputPaused",
 	OpWriteUnavailable: "WriteUnavailable",
+	OpTitle:            "Title",
 }
 
 // String is the opcode's name, or Opcode<n> for a number no release ever assigned.
@@ -69,7 +71,7 @@ const (
 func (o Opcode) Direction() Direction {
 	switch o {
 	case OpOutput, OpSnapshotStart, OpSnapshotChunk, OpSnapshotEnd, OpResized, OpError,
-		OpMetadata, OpOutputSpan, OpWriteUnavailable:
+		OpMetadata, OpOutputSpan, OpWriteUnavailable, OpTitle:
 		return HostToClient
 	case OpInput, OpResize, OpSubscribe, OpUnsubscribe, OpSnapshotRequest, OpAck,
 		OpClaimViewport, OpSetOutputPaused:
@@ -81,7 +83,7 @@ func (o Opcode) Direction() Direction {
 // All lists every assigned opcode in numeric order.
 func All() []Opcode {
 	out := make([]Opcode, 0, len(opcodeNames))
-	for o := OpOutput; o <= OpWriteUnavailable; o++ {
+	for o := OpOutput; o <= OpTitle; o++ {
 		out = append(out, o)
 	}
 	return out

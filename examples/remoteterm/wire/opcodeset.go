@@ -64,5 +64,8 @@ func Opcodes(f release.Features) OpcodeSet {
 	if f.WriteUnavailable {
 		s = s.With(OpWriteUnavailable)
 	}
+	if f.TitleFrame {
+		s = s.With(OpTitle)
+	}
 	return s
 }

@@ -13,6 +13,8 @@ const (
 	CapAckOutputSourceRanges = "ackOutputSourceRanges"
 	CapOutputSpan            = "outputSpan"
 	CapWriteUnavailable      = "writeUnavailable"
+	// CapTitle: the client renders Title (18). Only builds with the titleFrame switch.
+	CapTitle = "title"
 )
 
 // Capabilities maps a capability name to 1 (declared or accepted).
@@ -37,6 +39,19 @@ type SnapshotStart struct {
 	// AlternateScreen and TerminalOwner are published by releases with SnapshotOwnerFields.
 	AlternateScreen *bool  `json:"alternateScreen,omitempty"`
 	TerminalOwner   string `json:"terminalOwner,omitempty"`
+	// Cursor is published by builds with the snapshotCursor switch.
+	Cursor *Cursor `json:"cursor,omitempty"`
+}
+
+// Cursor is a cell position, from 0.
+type Cursor struct {
+	Row int `json:"row"`
+	Col int `json:"col"`
+}
+
+// Title is the terminal's title (opcode 18).
+type Title struct {
+	Title string `json:"title"`
 }
 
 // Resized reports the terminal's new size (opcode 5).

@@ -11,7 +11,8 @@ import (
 	"github.com/skewtest/skewtest/examples/remoteterm/wire"
 )
 
-var everything = release.Features{Ack: true, ClaimViewport: true, OutputSpan: true, OutputPause: true, WriteUnavailable: true}
+// everything is every opcode any build may know (titleFrame is a switch no release turns on).
+var everything = release.Features{Ack: true, ClaimViewport: true, OutputSpan: true, OutputPause: true, WriteUnavailable: true, TitleFrame: true}
 
 var _ = Describe("the frame header", func() {
 	It("lays out kind, version, opcode, stream and seq as documented", func() {
@@ -62,12 +63,13 @@ var _ = Describe("the frame header", func() {
 		Entry(nil, wire.OpOutputSpan, "OutputSpan", wire.HostToClient),
 		Entry(nil, wire.OpSetOutputPaused, "SetOutputPaused", wire.ClientToHost),
 		Entry(nil, wire.OpWriteUnavailable, "WriteUnavailable", wire.HostToClient),
+		Entry(nil, wire.OpTitle, "Title", wire.HostToClient),
 	)
 
 	It("names an opcode nobody assigned", func() {
 		Expect(wire.Opcode(200).String()).To(Equal("Opcode200"))
 		Expect(wire.Opcode(200).Direction()).To(BeEmpty())
-		Expect(wire.All()).To(HaveLen(17))
+		Expect(wire.All()).To(HaveLen(18))
 	})
 })
 
@@ -126,7 +128,8 @@ var _ = Describe("the decoder", func() {
 		Entry("v1.4.146", release.Features{Ack: true, ClaimViewport: true}, []wire.Opcode{13, 14}),
 		Entry("v1.4.147", release.Features{Ack: true, ClaimViewport: true, OutputSpan: true}, []wire.Opcode{13, 14, 15}),
 		Entry("v1.4.173", release.Features{Ack: true, ClaimViewport: true, OutputSpan: true, OutputPause: true}, []wire.Opcode{13, 14, 15, 16}),
-		Entry("worktree", everything, []wire.Opcode{13, 14, 15, 16, 17}),
+		Entry("worktree", release.Features{Ack: true, ClaimViewport: true, OutputSpan: true, OutputPause: true, WriteUnavailable: true}, []wire.Opcode{13, 14, 15, 16, 17}),
+		Entry("the titleFrame switch", everything, []wire.Opcode{13, 14, 15, 16, 17, 18}),
 	)
 
 	It("can be built without an opcode, as a negative control", func() {

@@ -128,8 +128,9 @@ const decoderWithoutEnv = "REMOTETERM_DECODER_WITHOUT"
 // release, so a harness can build a negative control from a real build: a host that stops
 // publishing a field ({"publishCwd":false}), skips an echo ({"outputPause":false}), a client
 // that sends a gated frame anyway ({"presenceUngated":true}), a daemon that accepts peers
-// outside its window ({"sessionMinCompatible":1}). The build's contract is not changed: it
-// still says what the release should do.
+// outside its window ({"sessionMinCompatible":1}), or turn on one of the switches no release
+// ships (the README's table: {"pauseIgnored":true}, {"metadataOnResize":true} …). The build's
+// contract is not changed: it still says what the release should do.
 const featuresEnv = "REMOTETERM_FEATURES"
 
 func overrideFeatures(f release.Features, override string) (release.Features, error) {
