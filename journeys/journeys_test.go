@@ -203,7 +203,6 @@ var _ = Describe("Parse", func() {
 		Expect(set.Names()).To(ContainElements("terminal", "terminal-mobile", "session"))
 		for _, j := range set.All() {
 			Expect(j.Steps).NotTo(BeEmpty())
-			Expect(j.Frames).NotTo(BeEmpty())
 		}
 	})
 })

@@ -22,7 +22,10 @@ func DataLoss(in *Input) []results.Finding {
 	for _, s := range Streams(in) {
 		sent, delivered := Values(t, s.sent), Values(t, s.delivered)
 		dir := "H>C"
-		if s.sent.Role == contract.RoleClient {
+		switch {
+		case s.sent.Role == s.delivered.Role:
+			dir = "" // both ends in one process: no direction on the wire
+		case s.sent.Role == contract.RoleClient:
 			dir = "C>H"
 		}
 		add := func(step, msg, detail string) {

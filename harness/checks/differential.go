@@ -24,9 +24,10 @@ import (
 // depends on timing and chunking). Steps after a stall are not compared.
 func Differential(in *Input) []results.Finding {
 	t := in.Transcript
-	// Peers outside each other's protocol window meet only to refuse: no reference shows
-	// that, and the window check judges it.
-	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label || !InWindow(in) || t.End != nil {
+	// Peers that meet their protocol window and are outside it meet only to refuse: no
+	// reference shows that, and the window check judges it. A journey that never reaches a
+	// handshake is compared whatever the windows say.
+	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label || t.End != nil || refusing(in) {
 		return nil
 	}
 	negotiated := Negotiated(in)
@@ -80,6 +81,12 @@ func Differential(in *Input) []results.Finding {
 	return []results.Finding{{Kind: results.SequenceDrift, Step: firstStep,
 		Message: "frames differ from both builds' references from step " + firstStep + " (no negotiated capability explains it)",
 		Detail:  strings.Join(details, "\n")}}
+}
+
+// refusing reports whether the pairing's peers meet their protocol window outside it (as
+// the window check judges: the journey meets the window, or a refusal was reported).
+func refusing(in *Input) bool {
+	return !InWindow(in) && (exercisesWindow(in.Journey) || len(refusals(in)) > 0)
 }
 
 type stepDir struct{ step, dir string }
@@ -157,7 +164,7 @@ func runsString(r []string) string {
 // outside the protocol window, and journeys that did not complete, are not compared.
 func FinalState(in *Input) []results.Finding {
 	t := in.Transcript
-	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label || !InWindow(in) ||
+	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label || refusing(in) ||
 		t.End != nil || t.Stall != nil || len(t.CompletedSteps()) < len(in.Journey.Steps) {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -44,6 +45,15 @@ func flatten(prefix string, obj map[string]any, out map[string]string) {
 	}
 }
 
+// listed records the pointers of a contract's fields, at any depth of nested fields.
+func listed(prefix string, fields map[string]contract.Field, out map[string]bool) {
+	for k, f := range fields {
+		ptr := prefix + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+		out[ptr] = true
+		listed(ptr, f.Fields, out)
+	}
+}
+
 // published lists the JSON frames a host published, keyed by name and step, in order.
 func published(in *Input) map[string][]occurrence {
 	out := map[string][]occurrence{}
@@ -56,6 +66,17 @@ func published(in *Input) map[string][]occurrence {
 		}
 		o := occurrence{name: n.Name, step: n.Step, fields: map[string]string{}}
 		flatten("", n.Decoded.JSON, o.fields)
+		if n.Def != nil && len(n.Def.Fields) > 0 {
+			// The receiver's contract lists what it reads: only those fields count (an
+			// object keyed by names, such as a capability echo, is judged elsewhere).
+			want := map[string]bool{}
+			listed("", n.Def.Fields, want)
+			for ptr := range o.fields {
+				if !want[ptr] {
+					delete(o.fields, ptr)
+				}
+			}
+		}
 		out[n.Name+"@"+n.Step] = append(out[n.Name+"@"+n.Step], o)
 	}
 	return out

@@ -11,37 +11,43 @@ import (
 
 // Invariants checks the relations the contracts declare between frames (correlation, echo,
 // order; see contract.Invariant) on every pairing. Each broken relation is a finding that
-// names both frames. The invariants of both builds' contracts apply, each once.
+// names both frames. A relation holds between two builds when both contracts declare it: a
+// newer release's new promise is not one an older peer ever made.
 func Invariants(in *Input) []results.Finding {
 	var out []results.Finding
-	seen := map[string]bool{}
 	frames := NameFrames(in)
 	for _, ch := range usedChannels(in) {
-		for _, c := range []*contract.Contract{in.Host, in.Client} {
-			if c == nil {
+		host, client := channelNamed(in.Host, ch.Name), channelNamed(in.Client, ch.Name)
+		if host == nil || client == nil {
+			continue
+		}
+		for _, inv := range host.Invariants {
+			if !slices.ContainsFunc(client.Invariants, func(o contract.Invariant) bool { return sameInvariant(o, inv) }) {
 				continue
 			}
-			own := c.ChannelNamed(ch.Name)
-			if own == nil {
-				continue
-			}
-			for _, inv := range own.Invariants {
-				key, _ := json.Marshal(inv)
-				if seen[ch.Name+string(key)] {
-					continue
+			var onChannel []Named
+			for _, n := range frames {
+				if !n.Teardown && n.Err == nil && n.Control == "" && slices.Contains(host.Paths, stripQuery(n.Path)) {
+					onChannel = append(onChannel, n)
 				}
-				seen[ch.Name+string(key)] = true
-				var onChannel []Named
-				for _, n := range frames {
-					if !n.Teardown && n.Err == nil && n.Control == "" && slices.Contains(own.Paths, stripQuery(n.Path)) {
-						onChannel = append(onChannel, n)
-					}
-				}
-				out = append(out, checkInvariant(inv, onChannel)...)
 			}
+			out = append(out, checkInvariant(inv, onChannel)...)
 		}
 	}
 	return out
+}
+
+func channelNamed(c *contract.Contract, name string) *contract.Channel {
+	if c == nil {
+		return nil
+	}
+	return c.ChannelNamed(name)
+}
+
+func sameInvariant(a, b contract.Invariant) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
 }
 
 func stripQuery(p string) string {
@@ -105,6 +111,7 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 					broke(n, fmt.Sprintf("%s #%d reports %s %s, but %s #%d asked for %s", n.Label(), n.Index, replyPtr, orMissing(got, okg),
 						last.Label(), last.Index, want), "")
 				}
+				last = nil // a request is answered once; a later reply echoes a later request
 			}
 		}
 	case contract.InvariantOrder:

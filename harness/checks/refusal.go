@@ -102,7 +102,7 @@ func DecoderRefusal(in *Input) []results.Finding {
 			receiver = "host " + in.Transcript.Host.Label
 		}
 		what := a.name
-		if k.opcode != 0 {
+		if k.opcode != 0 && a.name != fmt.Sprintf("Opcode%d", k.opcode) {
 			what = fmt.Sprintf("%s (opcode %d)", a.name, k.opcode)
 		}
 		var msg string

@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/skewtest/skewtest/results"
@@ -108,7 +109,7 @@ func Unexpected(in *Input) []results.Finding {
 		out = append(out, results.Finding{
 			Kind:    results.UnexpectedEvent,
 			Step:    u.Step,
-			Message: fmt.Sprintf("%s:%d: %s, but it arrived", in.Journey.File, u.Line, strings.Replace(u.Expect, "expect ", "expected no ", 1)),
+			Message: fmt.Sprintf("%s:%d: %s, but it arrived", filepath.Base(in.Journey.File), u.Line, strings.Replace(u.Expect, "expect ", "expected no ", 1)),
 			Detail:  "arrived: " + u.Got,
 		})
 	}
