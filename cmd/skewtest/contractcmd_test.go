@@ -199,34 +199,40 @@ var _ = Describe("skewtest contract", func() {
 		_, err = example.Write(src, repo)
 		Expect(err).NotTo(HaveOccurred())
 
+		// The reference subject declares its session protocol cut in its support policy, so
+		// the cut is allowed; the gate removed in v1.4.190 is its one real skew bug.
 		code, out := cli(ctx, "contract", "check", "--repo", repo)
 		Expect(code).To(Equal(exitFindings))
 		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: compatible\n"), "gating OutputSpan on subscribe was the fix")
-		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: 1 violation\n"))
-		Expect(out).To(ContainSubstring(": protocol-cut: minCompatible 2 is above the older build's protocol version 1"))
+		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: compatible\n"), "the cut is declared in skewtest.yaml")
+		Expect(out).To(ContainSubstring("v1.4.185 → v1.4.190: 1 violation\n"))
 		Expect(out).To(MatchRegexp(`v1\.4\.185:skewtest-contract\.json:\d+: gate-removed: terminal: H>C OutputSpan \(opcode 15\) was sent on /terminal\.multiplex only once outputSpan was negotiated`))
 		Expect(out).To(ContainSubstring("v1.4.190 → worktree: compatible\n"))
 
-		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut",
-			"--allow", "v1.4.185..v1.4.190:gate-removed")
+		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.185..v1.4.190:gate-removed")
 		Expect(code).To(Equal(exitOK))
 
-		// A cut declared in the support policy is allowed, in the history and for run.
 		sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", "v1.4.180", "v1.4.185")})
 		Expect(err).NotTo(HaveOccurred())
 		fs, err := contractCheck(ctx, repo, sel.Pins, nil)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(fs).To(HaveLen(1))
-		Expect(fs[0].Message).To(HavePrefix("v1.4.180 → worktree: protocol-cut: "))
+		Expect(fs).To(BeEmpty())
 
+		// Without the declared cut, the same history shows it, in the history and for run.
 		cfg := filepath.Join(repo, "skewtest.yaml")
-		Expect(os.WriteFile(cfg, []byte(readFile(cfg)+"support:\n  clients: {last: 2}\n  cuts:\n    - {role: client, range: \"<v1.4.185\", reason: session protocol 2}\n"), 0o644)).To(Succeed())
-		code, out = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.185..v1.4.190:gate-removed")
-		Expect(code).To(Equal(exitOK))
-		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: compatible\n"))
+		text := readFile(cfg)
+		Expect(os.WriteFile(cfg, []byte(text[:strings.Index(text, "\n# The working tree's support policy")+1]), 0o644)).To(Succeed())
+		code, out = cli(ctx, "contract", "check", "--repo", repo)
+		Expect(code).To(Equal(exitFindings))
+		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: 1 violation\n"))
+		Expect(out).To(ContainSubstring(": protocol-cut: minCompatible 2 is above the older build's protocol version 1"))
 		fs, err = contractCheck(ctx, repo, sel.Pins, nil)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(fs).To(BeEmpty())
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Message).To(HavePrefix("v1.4.180 → worktree: protocol-cut: "))
+		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut",
+			"--allow", "v1.4.185..v1.4.190:gate-removed")
+		Expect(code).To(Equal(exitOK))
 	})
 
 	Describe("verify", func() {
