@@ -119,7 +119,8 @@ func (r *recorder) Frame(f tap.Frame) {
 			r.active = time.Now()
 		}
 		fr := transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
-			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown}
+			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown,
+			Original: f.Original, Rewrite: f.Rewrite}
 		t.Frames = append(t.Frames, fr)
 		if r.decoder != nil && !r.teardown && r.decoder.needs(fr) {
 			r.decoder.enqueue(fr)

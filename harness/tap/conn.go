@@ -83,7 +83,7 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 			c.end(readError(from, err), nil)
 			return
 		}
-		p.frame(c, dir, mt, data, "")
+		data = p.message(c, dir, mt, data)
 		if err := dst.WriteMessage(mt, data); err != nil {
 			c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
 			return

@@ -47,8 +47,12 @@ type Frame struct {
 	// Control is set for a control frame (ControlPing, ControlPong or
 	// ControlClose); Binary is then false and Data its payload.
 	Control string
-	At      time.Time
-	Seq     int // global order of frames across connections, from 1
+	// Original is the message as its sender wrote it, when a Rewriter replaced it (Data is
+	// what was forwarded); nil otherwise. Rewrite says what the rewriter did.
+	Original []byte
+	Rewrite  string
+	At       time.Time
+	Seq      int // global order of frames across connections, from 1
 }
 
 // ConnEvent is something that happened to a connection.

@@ -35,6 +35,7 @@ const (
 type Proxy struct {
 	upstream string // ws://host:port, no trailing slash
 	rec      Recorder
+	rewrite  Rewriter // nil: every message is forwarded unchanged
 	ln       net.Listener
 	srv      *http.Server
 	upgrader websocket.Upgrader
@@ -62,7 +63,7 @@ type Proxy struct {
 // Start listens on 127.0.0.1 port 0 and proxies to upstream
 // ("ws://127.0.0.1:PORT", optionally with a base path). The proxy closes
 // when ctx is done or Close is called. rec may be nil.
-func Start(ctx context.Context, upstream string, rec Recorder) (*Proxy, error) {
+func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, fmt.Errorf("tap upstream %q: %w", upstream, err)
@@ -94,6 +95,9 @@ func Start(ctx context.Context, upstream string, rec Recorder) (*Proxy, error) {
 		},
 		serveDone: make(chan struct{}),
 		live:      make(map[int]*conn),
+	}
+	for _, o := range opts {
+		o(p)
 	}
 	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: dialTimeout}
@@ -246,11 +250,30 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Proxy) frame(c *conn, dir Direction, mt int, data []byte, control string) {
+	p.record(Frame{Conn: c.id, Path: c.path, Dir: dir, Binary: mt == websocket.BinaryMessage, Data: data,
+		Control: control, At: time.Now()})
+}
+
+// message records a data message and returns the bytes to forward: the rewriter's, when it
+// rewrote the message (the frame then records both).
+func (p *Proxy) message(c *conn, dir Direction, mt int, data []byte) []byte {
+	f := Frame{Conn: c.id, Path: c.path, Dir: dir, Binary: mt == websocket.BinaryMessage, Data: data}
+	if p.rewrite != nil {
+		if out, what, ok := p.rewrite.Rewrite(f); ok {
+			f.Original, f.Data, f.Rewrite = data, out, what
+		}
+	}
+	f.At = time.Now()
+	p.record(f)
+	return f.Data
+}
+
+func (p *Proxy) record(f Frame) {
 	p.recMu.Lock()
 	defer p.recMu.Unlock()
 	p.seq++
-	p.rec.Frame(Frame{Conn: c.id, Path: c.path, Dir: dir, Binary: mt == websocket.BinaryMessage, Data: data,
-		Control: control, At: time.Now(), Seq: p.seq})
+	f.Seq = p.seq
+	p.rec.Frame(f)
 }
 
 func (p *Proxy) event(c *conn, event, detail string) {

@@ -75,6 +75,10 @@ type Frame struct {
 	// Decoded is what the receiving build's driver said about the frame, for a channel whose
 	// contract leaves naming to the driver (decode action); nil until it answered.
 	Decoded *DriverDecode `json:"decoded,omitempty"`
+	// Original is the message as its sender wrote it when the tap rewrote it on the way (the
+	// future-peer pass: Data is what the receiver got); Rewrite says what was changed.
+	Original []byte `json:"original,omitempty"`
+	Rewrite  string `json:"rewrite,omitempty"`
 }
 
 // DriverDecode is a receiving driver's verdict on one frame (the decode action): the frames
