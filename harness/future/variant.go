@@ -1,0 +1,401 @@
+package future
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/skewtest/skewtest/contract"
+)
+
+// The rules a variant follows, by their stable ids (only ever added).
+const (
+	RuleOptionalField  = "optional-field"
+	RuleNestedField    = "nested-field"
+	RuleFeatureKey     = "feature-key"
+	RuleCapabilityKey  = "capability-key"
+	RuleCommandVersion = "command-version"
+)
+
+// Rules lists every rule, in the order variants of one frame are listed.
+var Rules = []string{RuleOptionalField, RuleNestedField, RuleFeatureKey, RuleCapabilityKey, RuleCommandVersion}
+
+// Marker starts every name a variant adds: a check can tell what the rewrite added from what
+// the receiver did with it.
+const Marker = "skewtestFuture"
+
+// Variant is one future form of a frame.
+type Variant struct {
+	Rule string
+	// Pointer is the RFC 6901 pointer of the object the variant adds to ("" the frame).
+	Pointer string
+	// What says what was added: `added optional field /skewtestFutureK3 = "x"`.
+	What string
+	// Data is the whole message as the future sender writes it.
+	Data []byte
+}
+
+// Frame is one message to rewrite and what its sender's contract says of it.
+type Frame struct {
+	Sender *contract.Contract // the sending build's contract
+	Path   string             // the connection's request path
+	Dir    string             // contract.HostToClient or contract.ClientToHost
+	Kind   string             // the client kind of the pairing
+	Binary bool
+	Data   []byte
+}
+
+// Variants returns every future form of f that the rules allow, in a stable order (by rule,
+// then pointer); rng picks the names and values added. It returns nil for a frame that cannot
+// carry one (see the package documentation).
+func Variants(rng *rand.Rand, f Frame) []Variant {
+	prefix, obj, def, ok := open(f)
+	if !ok {
+		return nil
+	}
+	ch := f.Sender.Channel(f.Path)
+	var out []Variant
+	add := func(rule, ptr string, apply func(v map[string]any) string) {
+		c := deepCopy(obj).(map[string]any)
+		target := at(c, ptr)
+		if target == nil {
+			return
+		}
+		what := apply(target)
+		out = append(out, Variant{Rule: rule, Pointer: ptr, What: what, Data: encode(prefix, c)})
+	}
+	fields := map[string]contract.Field{}
+	if def != nil {
+		fields = def.Fields
+	}
+	// optional-field: a new key at the top.
+	add(RuleOptionalField, "", func(v map[string]any) string { return addField(rng, v, fields, "") })
+	// nested-field: inside objects the contract lists fields for.
+	for _, s := range structs(obj, fields, "") {
+		add(RuleNestedField, s.ptr, func(v map[string]any) string { return addField(rng, v, s.fields, s.ptr) })
+	}
+	// Maps of names the channel declares.
+	for _, m := range maps(obj, "") {
+		keys := m.keys()
+		switch {
+		case f.Dir == contract.HostToClient && overlaps(keys, featureNames(ch)):
+			add(RuleFeatureKey, m.ptr, func(v map[string]any) string { return addKey(rng, v, m.ptr, "Feature") })
+		case f.Dir == contract.ClientToHost && overlaps(keys, capabilityNames(ch)):
+			add(RuleCapabilityKey, m.ptr, func(v map[string]any) string { return addKey(rng, v, m.ptr, "Capability") })
+		case overlaps(keys, commandIDs(ch)) && versionLists(m.obj):
+			add(RuleCommandVersion, m.ptr, func(v map[string]any) string { return addVersions(v, m.ptr) })
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Variant) int {
+		if d := slices.Index(Rules, a.Rule) - slices.Index(Rules, b.Rule); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Pointer, b.Pointer)
+	})
+	return out
+}
+
+// open decodes f into the bytes before its JSON object (a binary header), the object and
+// its frame in the sender's contract, when f can carry an added field.
+func open(f Frame) ([]byte, map[string]any, *contract.Frame, bool) {
+	if f.Sender == nil {
+		return nil, nil, nil, false
+	}
+	ch := f.Sender.Channel(f.Path)
+	if ch == nil {
+		return nil, nil, nil, false
+	}
+	c := ch.Codec(f.Binary)
+	if c == nil || c.Stream || (c.Batch != "" && c.Batch != contract.BatchNone) || (c.JSON == nil && c.Header == nil) {
+		return nil, nil, nil, false
+	}
+	if c.Header != nil && slices.ContainsFunc(c.Header.Fields, func(h contract.HeaderField) bool { return h.Name == contract.FieldLength }) {
+		return nil, nil, nil, false
+	}
+	ps := ch.NewStream(f.Dir).Feed(f.Binary, f.Data)
+	if len(ps) != 1 || ps[0].Err != nil {
+		return nil, nil, nil, false
+	}
+	d := ps[0].Decoded
+	def := ch.Lookup(d, f.Dir, f.Kind)
+	if c.Header != nil && (def == nil || def.Payload != contract.PayloadJSON) {
+		return nil, nil, nil, false // a text payload may look like JSON by chance
+	}
+	if !bytes.HasSuffix(f.Data, d.Payload) {
+		return nil, nil, nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(d.Payload))
+	dec.UseNumber()
+	var obj map[string]any
+	if dec.Decode(&obj) != nil || obj == nil || dec.More() {
+		return nil, nil, nil, false
+	}
+	prefix := f.Data[:len(f.Data)-len(d.Payload)]
+	return prefix, obj, def, true
+}
+
+func encode(prefix []byte, v any) []byte {
+	var b bytes.Buffer
+	b.Write(prefix)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // a value decoded from JSON encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// structObj is an object of the value whose fields the contract lists.
+type structObj struct {
+	ptr    string
+	fields map[string]contract.Field
+}
+
+// structs lists the objects inside v (not v itself) whose fields the contract lists, by
+// pointer.
+func structs(v map[string]any, fields map[string]contract.Field, ptr string) []structObj {
+	var out []structObj
+	for _, name := range sortedKeys(fields) {
+		fd := fields[name]
+		out = append(out, structsIn(v[name], &fd, child(ptr, name))...)
+	}
+	return out
+}
+
+func structsIn(v any, fd *contract.Field, ptr string) []structObj {
+	var out []structObj
+	switch v := v.(type) {
+	case map[string]any:
+		if len(fd.Fields) > 0 {
+			out = append(out, structObj{ptr, fd.Fields})
+			out = append(out, structs(v, fd.Fields, ptr)...)
+		}
+	case []any:
+		if fd.Items != nil {
+			for i, e := range v {
+				out = append(out, structsIn(e, fd.Items, child(ptr, strconv.Itoa(i)))...)
+			}
+		}
+	}
+	return out
+}
+
+// mapObj is a non-empty object anywhere in the value.
+type mapObj struct {
+	ptr string
+	obj map[string]any
+}
+
+func (m mapObj) keys() []string { return sortedKeys(m.obj) }
+
+func maps(v map[string]any, ptr string) []mapObj {
+	var out []mapObj
+	for _, k := range sortedKeys(v) {
+		out = append(out, mapsIn(v[k], child(ptr, k))...)
+	}
+	return out
+}
+
+func mapsIn(v any, ptr string) []mapObj {
+	var out []mapObj
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) > 0 {
+			out = append(out, mapObj{ptr, v})
+		}
+		out = append(out, maps(v, ptr)...)
+	case []any:
+		for i, e := range v {
+			out = append(out, mapsIn(e, child(ptr, strconv.Itoa(i)))...)
+		}
+	}
+	return out
+}
+
+func featureNames(ch *contract.Channel) []string {
+	var out []string
+	for _, f := range ch.Features {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
+func capabilityNames(ch *contract.Channel) []string {
+	var out []string
+	for _, c := range ch.Capabilities {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func commandIDs(ch *contract.Channel) []string {
+	var out []string
+	for _, c := range ch.Commands {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+func overlaps(keys, names []string) bool {
+	return slices.ContainsFunc(keys, func(k string) bool { return slices.Contains(names, k) })
+}
+
+// versionLists reports whether every value of obj is a list of integers.
+func versionLists(obj map[string]any) bool {
+	for _, v := range obj {
+		arr, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range arr {
+			if _, ok := integer(e); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func integer(v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	return i, err == nil
+}
+
+// addField adds a new optional field with a value of a random type to v.
+func addField(rng *rand.Rand, v map[string]any, fields map[string]contract.Field, ptr string) string {
+	name := freshName(rng, v, fields, "")
+	val := randomValue(rng)
+	v[name] = val
+	return fmt.Sprintf("added optional field %s = %s", child(ptr, name), show(val))
+}
+
+// addKey adds a new name to a map of names, valued like its first entry.
+func addKey(rng *rand.Rand, v map[string]any, ptr, what string) string {
+	name := freshName(rng, v, nil, what)
+	first := sortedKeys(v)[0]
+	v[name] = deepCopy(v[first])
+	return fmt.Sprintf("added %s key %s = %s", strings.ToLower(what), child(ptr, name), show(v[name]))
+}
+
+// addVersions gives every command a version above those it lists, and adds a new command.
+func addVersions(v map[string]any, ptr string) string {
+	var parts []string
+	for _, id := range sortedKeys(v) {
+		arr := v[id].([]any)
+		top := int64(0)
+		for _, e := range arr {
+			n, _ := integer(e)
+			top = max(top, n)
+		}
+		v[id] = append(slices.Clone(arr), json.Number(strconv.FormatInt(top+1, 10)))
+		parts = append(parts, fmt.Sprintf("%s v%d", id, top+1))
+	}
+	name := Marker + "Command"
+	v[name] = []any{json.Number("1")}
+	return fmt.Sprintf("added command versions at %s: %s, and command %s v1", orRoot(ptr), strings.Join(parts, ", "), name)
+}
+
+func freshName(rng *rand.Rand, v map[string]any, fields map[string]contract.Field, what string) string {
+	for {
+		name := fmt.Sprintf("%s%s%03x", Marker, what, rng.IntN(0x1000))
+		if _, taken := v[name]; taken {
+			continue
+		}
+		if _, taken := fields[name]; taken {
+			continue
+		}
+		return name
+	}
+}
+
+// randomValue is a JSON value of a random type: what a new optional field may hold.
+func randomValue(rng *rand.Rand) any {
+	switch rng.IntN(6) {
+	case 0:
+		return fmt.Sprintf("future-%d", rng.IntN(1000))
+	case 1:
+		return json.Number(strconv.Itoa(rng.IntN(1 << 20)))
+	case 2:
+		return rng.IntN(2) == 1
+	case 3:
+		return map[string]any{Marker + "Inner": json.Number(strconv.Itoa(rng.IntN(100)))}
+	case 4:
+		return []any{json.Number("1"), "two"}
+	}
+	return json.Number(strconv.FormatFloat(float64(rng.IntN(1000))/8, 'f', -1, 64))
+}
+
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(v))
+		for k, e := range v {
+			c[k] = deepCopy(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = deepCopy(e)
+		}
+		return c
+	}
+	return v
+}
+
+// at returns the object at ptr inside v ("" is v), or nil.
+func at(v map[string]any, ptr string) map[string]any {
+	if ptr == "" {
+		return v
+	}
+	var cur any = v
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			cur = c[i]
+		default:
+			return nil
+		}
+	}
+	m, _ := cur.(map[string]any)
+	return m
+}
+
+func child(ptr, name string) string {
+	return ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
+
+func orRoot(ptr string) string {
+	if ptr == "" {
+		return "the frame"
+	}
+	return ptr
+}
