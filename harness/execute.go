@@ -29,6 +29,12 @@ type ExecuteOptions struct {
 	// Retries reruns a pairing that failed or errored up to this many times; a pairing
 	// whose attempts disagree is flaky.
 	Retries int
+	// Future, when set, runs the future-peer pass (RunFuture) of every pairing that involves
+	// the build under test, right after the pairing itself; those results are recorded
+	// after every pairing of the plan, marked Future.
+	Future *FutureOptions
+	// FutureRepro returns the command that reruns one pairing's future-peer pass.
+	FutureRepro func(p Pairing) string
 }
 
 // DefaultParallel is how many pairings run at once by default: two per core. A pairing
@@ -135,6 +141,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	}()
 
 	out := make([]*results.Pairing, len(plan))
+	futures := make([]*results.Pairing, len(plan))
 	finished := make([]bool, len(plan))
 	var mu sync.Mutex // guards ended and progress
 	ended := 0
@@ -200,13 +207,34 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			for k, l := range res.Logs {
 				res.Logs[k] = relTo(opts.ReportDir, po.Dir, l)
 			}
+			status := res.Status
+			if !p.Helper && opts.Future != nil && opts.Future.Involves(p) && ctx.Err() == nil {
+				fo := po
+				fo.Dir = futureDir(po.Dir)
+				if opts.FutureRepro != nil {
+					fo.Repro = opts.FutureRepro(p)
+				}
+				fstart := time.Now()
+				if fres, _ := RunFuture(ctx, p, fo, res, t, *opts.Future); fres != nil {
+					if fres.Transcript != "" {
+						fres.Transcript = relTo(opts.ReportDir, fo.Dir, fres.Transcript)
+					}
+					for k, l := range fres.Logs {
+						fres.Logs[k] = relTo(opts.ReportDir, fo.Dir, l)
+					}
+					futures[i] = fres
+					mu.Lock()
+					fmt.Fprintf(progress, "[future] %-5s %s (%s)\n", fres.Status, p.Label(), time.Since(fstart).Round(time.Millisecond))
+					mu.Unlock()
+				}
+			}
 			if p.Helper {
 				res = nil // another shard records it
 			}
 			out[i], finished[i] = res, true
 			mu.Lock()
 			ended++
-			fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", ended, len(plan), res.Status, p.Label(), time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", ended, len(plan), status, p.Label(), time.Since(start).Round(time.Millisecond))
 			mu.Unlock()
 		}()
 	}
@@ -216,6 +244,11 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		case !finished[i]:
 			notRun++
 		case res != nil:
+			run.Pairings = append(run.Pairings, res)
+		}
+	}
+	for _, res := range futures {
+		if res != nil {
 			run.Pairings = append(run.Pairings, res)
 		}
 	}

@@ -91,6 +91,9 @@ type Options struct {
 	Support func(host, client string) checks.Support
 	// Checks turns the pairing into findings; nil means checks.Run (every check).
 	Checks func(in *checks.Input) []results.Finding
+	// Rewriter, when set, rewrites messages on their way through the wire tap (the
+	// future-peer pass, RunFuture).
+	Rewriter tap.Rewriter
 }
 
 func (o *Options) validate() error {
@@ -288,7 +291,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		dec.attach(transcript.Host, host)
 	}
 
-	proxy, err := tap.Start(ctx, hostURL, rec)
+	proxy, err := tap.Start(ctx, hostURL, rec, tap.WithRewriter(opts.Rewriter))
 	if err != nil {
 		return fmt.Errorf("start wire tap: %w", err)
 	}

@@ -83,14 +83,27 @@ func Merge(shards ...*Run) (*Run, error) {
 			if p.Index <= 0 {
 				return nil, fmt.Errorf("%w: %s in %s (results.json written before skewtest recorded plan positions?)", ErrNoIndex, p.Label(), name)
 			}
-			if other, dup := seen[p.Index]; dup {
+			key := p.Index
+			if p.Future { // a pairing's future-peer run shares its index
+				key = -key
+			}
+			if other, dup := seen[key]; dup {
 				return nil, fmt.Errorf("%w: pairing %d (%s) is in %s and in %s", ErrShardConflict, p.Index, p.Label(), other, name)
 			}
-			seen[p.Index] = name
+			seen[key] = name
 			out.Pairings = append(out.Pairings, p)
 		}
 	}
-	slices.SortStableFunc(out.Pairings, func(a, b *Pairing) int { return a.Index - b.Index })
+	// Plan order, then the future-peer runs in plan order (as Execute records them).
+	slices.SortStableFunc(out.Pairings, func(a, b *Pairing) int {
+		if a.Future != b.Future {
+			if a.Future {
+				return 1
+			}
+			return -1
+		}
+		return a.Index - b.Index
+	})
 	return out, nil
 }
 

@@ -60,6 +60,12 @@ const (
 	// comes from the contracts alone, before anything is built, so it names no pairing,
 	// step, direction or frame.
 	ContractViolation Kind = "contract-violation"
+	// IntolerantDecoder: the working tree refused, rejected or behaved differently on frames a
+	// later release of its peer is allowed to send (new optional fields, new feature or
+	// capability keys, new command versions: the future-peer pass, run --future-peers). It
+	// compares the pairing run with those frames rewritten against the same pairing
+	// unmodified; Detail shows the difference and the rewrites.
+	IntolerantDecoder Kind = "intolerant-decoder"
 )
 
 // Run is one invocation of skewtest run or repro.
@@ -123,6 +129,10 @@ type Pairing struct {
 	// Attempts is the verdict of each attempt when the pairing was retried, in order;
 	// Status is flaky when they disagree.
 	Attempts []Status `json:"attempts,omitempty"`
+	// Future marks the future-peer run of a pairing (run --future-peers): the same pairing
+	// with the frames bound for the working tree rewritten as a later release may send
+	// them, compared with its unmodified run; its findings are intolerant-decoder findings.
+	Future bool `json:"future,omitempty"`
 }
 
 // FrameEvent is one tapped frame as the report shows it.
@@ -163,7 +173,11 @@ type Finding struct {
 
 // Label is the pairing's human name: "host v1.4.190 × desktop client v1.4.120 · terminal".
 func (p *Pairing) Label() string {
-	return PairingLabel(p.Host, p.ClientKind, p.Client, p.Journey)
+	l := PairingLabel(p.Host, p.ClientKind, p.Client, p.Journey)
+	if p.Future {
+		l += " · future peers"
+	}
+	return l
 }
 
 // PairingLabel is the one format of a pairing's name in every report and progress line.

@@ -123,6 +123,11 @@ func (o *runOptions) check() error {
 	return o.common.check()
 }
 
+// registerFuture registers --future-peers (run and repro).
+func (o *runOptions) registerFuture(fs *flag.FlagSet) {
+	fs.BoolVar(&o.FuturePeers, "future-peers", false, "after each pairing that involves the working tree, run it again with the frames bound for the working tree rewritten as a later release may send them (docs/contract.md, Future peers); a difference is an intolerant-decoder finding")
+}
+
 func (o *runOptions) registerParallel(fs *flag.FlagSet) {
 	fs.IntVar(&o.Parallel, "j", harness.DefaultParallel(), "how many pairings run at once (default: two per core; pairings mostly wait)")
 }

@@ -16,6 +16,7 @@ func parseRepro(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&journey, "journey", "", "journey name (from the subject's skewtest.yaml) or file (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
+	o.registerFuture(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}

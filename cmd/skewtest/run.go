@@ -38,6 +38,9 @@ type runOptions struct {
 	LastFailed bool
 	// Host and Client are set by repro: exactly one pairing of builds.
 	Host, Client string
+	// FuturePeers is --future-peers: run the future-peer pass after the pairings that
+	// involve the working tree.
+	FuturePeers bool
 }
 
 func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
@@ -51,6 +54,7 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
+	o.registerFuture(fs)
 	fs.IntVar(&o.Retries, "retries", 0, "rerun a pairing that failed or errored up to N times; one whose attempts disagree is flaky")
 	fs.BoolVar(&o.LastFailed, "last-failed", false, "run only the pairings that failed, errored or were flaky in --report-dir's previous results.json (and the references they need)")
 	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need); merge the shards' reports with skewtest merge-reports")
@@ -232,14 +236,20 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if o.Verbose {
 		harness.PrintPlan(stderr, plan, 1)
 	}
+	var future *harness.FutureOptions
+	if o.FuturePeers {
+		future = &harness.FutureOptions{Seed: o.Seed}
+	}
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
-		ReportDir: o.ReportDir,
-		Pairing:   harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
-		Repro:     func(p harness.Pairing) string { return reproLine(o, p) },
-		Progress:  stderr,
-		Verbose:   o.Verbose,
-		Parallel:  o.Parallel,
-		Retries:   o.Retries,
+		ReportDir:   o.ReportDir,
+		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
+		Repro:       func(p harness.Pairing) string { return reproLine(o, p) },
+		Progress:    stderr,
+		Verbose:     o.Verbose,
+		Parallel:    o.Parallel,
+		Retries:     o.Retries,
+		Future:      future,
+		FutureRepro: func(p harness.Pairing) string { return reproLine(o, p) + " --future-peers" },
 	})
 	run.Finished = time.Now()
 	if err := reports.Write(o.ReportDir, run); err != nil {

@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/future"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/results"
+)
+
+// FutureOptions say how the future-peer pass rewrites a pairing.
+type FutureOptions struct {
+	// Seed drives the rewrites (future.Config.Seed).
+	Seed int64
+	// Under is the label of the build under test: frames bound for it are rewritten as a
+	// later release of their sender may send them. Empty: results.WorktreeLabel.
+	Under string
+	// Rules limits the rewrite rules (nil: every rule, future.Rules).
+	Rules []string
+}
+
+func (fo FutureOptions) under() string {
+	if fo.Under == "" {
+		return results.WorktreeLabel
+	}
+	return fo.Under
+}
+
+// Involves reports whether the future-peer pass has anything to rewrite in p: one of its
+// builds is the build under test.
+func (fo FutureOptions) Involves(p Pairing) bool {
+	return p.Host.Label == fo.under() || p.Client.Label == fo.under()
+}
+
+// Rewriter returns the tap rewriter of the future-peer pass for p: frames whose receiver is
+// the build under test are rewritten from their sender's contract. It returns nil when
+// neither build of p is under test.
+func (fo FutureOptions) Rewriter(p Pairing) *future.Rewriter {
+	senders := map[string]*contract.Contract{}
+	if p.Client.Label == fo.under() && p.Host.Contract != nil {
+		senders[contract.HostToClient] = p.Host.Contract
+	}
+	if p.Host.Label == fo.under() && p.Client.Contract != nil {
+		senders[contract.ClientToHost] = p.Client.Contract
+	}
+	if len(senders) == 0 {
+		return nil
+	}
+	return future.New(future.Config{Seed: fo.Seed, Kind: p.Kind, Senders: senders, Rules: fo.Rules})
+}
+
+// RunFuture is the future-peer pass of one pairing: it runs p again with the frames bound for
+// the build under test rewritten as a later release may send them (FutureOptions.Rewriter),
+// and compares it with base and baseT, the result and transcript of p run unmodified with the
+// same opts (checks.Intolerance). The returned result is marked Future; its findings are
+// intolerant-decoder findings only. It returns nil when p does not involve the build under
+// test or base could not be tested. The pairing's directory is opts.Dir.
+//
+// The fuzz campaign calls it per case with the case's pairing and unmodified run.
+func RunFuture(ctx context.Context, p Pairing, opts Options, base *results.Pairing, baseT *transcript.Transcript,
+	fo FutureOptions) (*results.Pairing, *transcript.Transcript) {
+	rw := fo.Rewriter(p)
+	if rw == nil || base == nil || baseT == nil || base.Status == results.StatusError {
+		return nil, nil
+	}
+	opts.Rewriter = rw
+	check := opts.Checks
+	if check == nil {
+		check = checks.Run
+	}
+	opts.Checks = func(in *checks.Input) []results.Finding {
+		fut := check(in)
+		baseIn := *in
+		baseIn.Transcript = baseT
+		return checks.Intolerance(&baseIn, in, base.Findings, fut)
+	}
+	res, t := Run(ctx, p, opts)
+	res.Future = true
+	return res, t
+}
+
+// futureDir is where a pairing's future-peer run keeps its transcript and logs, inside the
+// pairing's own directory.
+func futureDir(dir string) string { return filepath.Join(dir, "future") }
