@@ -8,9 +8,9 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
-// FutureMarker starts every name the future-peer rewrites add (future.Marker): a finding
-// that names one is about the rewrite itself (a checker reading the rewritten frame), not
-// about what the receiver did with it.
+// FutureMarker starts every name the future-peer rewrites add (future.Marker): a finding of
+// a check that reads frames and names one is about the rewrite itself, not about what the
+// receiver did with it (aboutRewrite).
 const FutureMarker = "skewtestFuture"
 
 // Intolerance is the future-peer oracle: fut is the pairing run again with the frames bound
@@ -43,7 +43,7 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 		seen[findingKey(f)] = true
 	}
 	for _, f := range futFindings {
-		if seen[findingKey(f)] || strings.Contains(f.Message+f.Detail, FutureMarker) {
+		if seen[findingKey(f)] || aboutRewrite(f) {
 			continue
 		}
 		seen[findingKey(f)] = true
@@ -96,6 +96,18 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 	return out
 }
 
+// aboutRewrite reports whether a finding judges what the rewrite added rather than what the
+// receiver did: a check that reads the frames (capabilities echoed, invariants between
+// frames, fields published) naming an added name. What a receiver reports (a refusal that
+// names the added key) is never about the rewrite.
+func aboutRewrite(f results.Finding) bool {
+	switch f.Kind {
+	case results.CapabilityMismatch, results.InvariantViolation, results.PublishedFieldRemoved:
+		return strings.Contains(f.Message+f.Detail, FutureMarker)
+	}
+	return false
+}
+
 func findingKey(f results.Finding) string {
 	k := string(f.Kind) + "|" + f.Step + "|" + f.Direction
 	if f.Frame != nil {
@@ -146,8 +158,8 @@ func orNoneList(s []string) string {
 // maxRewrites bounds the rewrites a finding shows.
 const maxRewrites = 5
 
-// rewrites lists the rewritten frames of a step ("" any) travelling in dir ("" any), those
-// of the named frame first, as evidence.
+// rewrites lists the rewritten frames of a step ("" any, and every step when the step had
+// none) travelling in dir ("" any), those of the named frame first, as evidence.
 func rewrites(in *Input, step, dir, name string) string {
 	var first, rest []string
 	for _, n := range Sequence(in) {
@@ -164,6 +176,9 @@ func rewrites(in *Input, step, dir, name string) string {
 	}
 	all := append(first, rest...)
 	if len(all) == 0 {
+		if step != "" { // the step had none: what was rewritten before it made the difference
+			return rewrites(in, "", dir, name)
+		}
 		return ""
 	}
 	more := ""
