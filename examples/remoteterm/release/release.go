@@ -80,6 +80,10 @@ type Features struct {
 	ResizeFails             bool `json:"resizeFails"`             // host: the PTY refuses every resize (reported as an internal error)
 	RPCErrorWrongRequestID  bool `json:"rpcErrorWrongRequestId"`  // daemon: an unknown command's rpcError names the command, not the requestId
 	RoundProgressKeepsFirst bool `json:"roundProgressKeepsFirst"` // session client: folds only the first roundProgress event of a review
+	// StrictSessionDecoder: the session client refuses every frame that carries a key its
+	// frame type does not define, breaking the rule that a newer peer may add optional fields
+	// (found only by the future-peer pass: no release sends such a frame yet).
+	StrictSessionDecoder bool `json:"strictSessionDecoder"`
 
 	// Compatible changes: each adds to the wire without breaking a released peer.
 	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}

@@ -23,7 +23,11 @@ func (c *Client) read() {
 			c.refuse(len(b), "", "binary message on the session channel")
 			continue
 		}
-		f, err := Decode(b)
+		decode := Decode
+		if c.rel.StrictSessionDecoder {
+			decode = DecodeStrict
+		}
+		f, err := decode(b)
 		if err != nil {
 			var de *DecodeError
 			errors.As(err, &de)
