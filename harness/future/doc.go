@@ -23,7 +23,8 @@
 // length field, batches, streams) are left alone.
 //
 // A Rewriter is a tap.Rewriter: it rewrites the frames travelling in the directions it was
-// given (those bound for the working-tree build), every one it can, each with one variant
-// chosen by a generator seeded from (seed, connection, direction, message number), so the
-// same seed gives the same rewrites whatever the timing.
+// given (those bound for the working-tree build), every one it can, with all of its variants
+// at once (All; or one of them, Config.One), the names and values added chosen by a generator
+// seeded from (seed, connection, direction, message number), so the same seed gives the same
+// rewrites whatever the timing.
 package future

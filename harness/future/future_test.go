@@ -148,6 +148,23 @@ var _ = Describe("Variants", func() {
 	})
 })
 
+var _ = Describe("All", func() {
+	It("applies every variant at once and says each", func() {
+		c := sampleContract()
+		v, ok := future.All(future.Rand(1, 1, "H>C", 1), future.Frame{Sender: c, Path: "/rpc", Dir: "H>C", Data: []byte(info)}, nil)
+		Expect(ok).To(BeTrue())
+		got := decode(v.Data)
+		Expect(got).To(HaveLen(len(decode([]byte(info))) + 1))
+		Expect(got["features"]).To(HaveLen(2))
+		Expect(got["commands"]).To(HaveKey(future.Marker + "Command"))
+		Expect(got["where"].(map[string]any)["inner"]).To(HaveLen(2))
+		Expect(strings.Split(v.What, "; ")).To(HaveLen(6))
+
+		_, ok = future.All(future.Rand(1, 1, "H>C", 1), future.Frame{Sender: c, Path: "/rpc", Dir: "H>C", Data: []byte(info)}, []string{"no-such-rule"})
+		Expect(ok).To(BeFalse())
+	})
+})
+
 var _ = Describe("Rewriter", func() {
 	It("rewrites only the directions it is given, each message with one variant, the same for the same seed", func() {
 		c := sampleContract()
@@ -167,6 +184,15 @@ var _ = Describe("Rewriter", func() {
 		a := run(3)
 		Expect(run(3)).To(Equal(a))
 		Expect(strings.Join(run(4), "")).NotTo(Equal(strings.Join(a, "")))
+	})
+
+	It("with One, gives each message one variant", func() {
+		rw := future.New(future.Config{Seed: 1, Senders: map[string]*contract.Contract{"H>C": sampleContract()}, One: true})
+		for range 5 {
+			_, what, ok := rw.Rewrite(tap.Frame{Conn: 1, Path: "/rpc", Dir: tap.HostToClient, Data: []byte(info)})
+			Expect(ok).To(BeTrue())
+			Expect(what).NotTo(ContainSubstring("; "))
+		}
 	})
 
 	It("uses only the rules it is given", func() {

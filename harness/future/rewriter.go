@@ -22,6 +22,9 @@ type Config struct {
 	Senders map[string]*contract.Contract
 	// Rules limits the rules used (nil: every rule).
 	Rules []string
+	// One makes each frame carry one variant, picked by the generator, instead of every
+	// variant at once (All).
+	One bool
 }
 
 // Rewriter rewrites frames into future variants; it implements tap.Rewriter.
@@ -43,7 +46,8 @@ func New(cfg Config) *Rewriter {
 }
 
 // Rewrite implements tap.Rewriter: every frame travelling in a direction of Config.Senders
-// that can carry a future variant is replaced by one of its variants.
+// that can carry a future variant is replaced by all of its variants at once (or, with
+// Config.One, by one of them).
 func (r *Rewriter) Rewrite(f tap.Frame) ([]byte, string, bool) {
 	sender := r.cfg.Senders[string(f.Dir)]
 	if sender == nil || f.Control != "" {
@@ -55,7 +59,12 @@ func (r *Rewriter) Rewrite(f tap.Frame) ([]byte, string, bool) {
 	n := r.n[k]
 	r.mu.Unlock()
 	rng := Rand(r.cfg.Seed, f.Conn, string(f.Dir), n)
-	vs := Variants(rng, Frame{Sender: sender, Path: f.Path, Dir: string(f.Dir), Kind: r.cfg.Kind, Binary: f.Binary, Data: f.Data})
+	fr := Frame{Sender: sender, Path: f.Path, Dir: string(f.Dir), Kind: r.cfg.Kind, Binary: f.Binary, Data: f.Data}
+	if !r.cfg.One {
+		v, ok := All(rng, fr, r.cfg.Rules)
+		return v.Data, v.What, ok
+	}
+	vs := Variants(rng, fr)
 	if r.cfg.Rules != nil {
 		vs = slices.DeleteFunc(vs, func(v Variant) bool { return !slices.Contains(r.cfg.Rules, v.Rule) })
 	}

@@ -50,54 +50,83 @@ type Frame struct {
 	Data   []byte
 }
 
-// Variants returns every future form of f that the rules allow, in a stable order (by rule,
-// then pointer); rng picks the names and values added. It returns nil for a frame that cannot
-// carry one (see the package documentation).
+// Variants returns every future form of f that the rules allow, one per place a rule applies,
+// in a stable order (by rule, then pointer); rng picks the names and values added. It returns
+// nil for a frame that cannot carry one (see the package documentation).
 func Variants(rng *rand.Rand, f Frame) []Variant {
+	prefix, obj, es := edits(f)
+	var out []Variant
+	for _, e := range es {
+		c := deepCopy(obj).(map[string]any)
+		what := e.apply(rng, at(c, e.ptr))
+		out = append(out, Variant{Rule: e.rule, Pointer: e.ptr, What: what, Data: encode(prefix, c)})
+	}
+	return out
+}
+
+// All returns f with every variant of Variants applied at once (the frame as a later release
+// that made every allowed change would send it), limited to rules (nil: every rule). Rule
+// and Pointer are those of the first change, What lists them all. It reports false when no
+// rule applies.
+func All(rng *rand.Rand, f Frame, rules []string) (Variant, bool) {
+	prefix, obj, es := edits(f)
+	if rules != nil {
+		es = slices.DeleteFunc(es, func(e edit) bool { return !slices.Contains(rules, e.rule) })
+	}
+	if len(es) == 0 {
+		return Variant{}, false
+	}
+	c := deepCopy(obj).(map[string]any)
+	var whats []string
+	for _, e := range es {
+		whats = append(whats, e.rule+": "+e.apply(rng, at(c, e.ptr)))
+	}
+	return Variant{Rule: es[0].rule, Pointer: es[0].ptr, What: strings.Join(whats, "; "), Data: encode(prefix, c)}, true
+}
+
+// edit is one change a rule allows at one place of a frame.
+type edit struct {
+	rule, ptr string
+	apply     func(rng *rand.Rand, v map[string]any) string
+}
+
+// edits lists the changes the rules allow in f, in the order Variants lists them, with the
+// bytes before f's JSON object and the object.
+func edits(f Frame) ([]byte, map[string]any, []edit) {
 	prefix, obj, def, ok := open(f)
 	if !ok {
-		return nil
+		return nil, nil, nil
 	}
 	ch := f.Sender.Channel(f.Path)
-	var out []Variant
-	add := func(rule, ptr string, apply func(v map[string]any) string) {
-		c := deepCopy(obj).(map[string]any)
-		target := at(c, ptr)
-		if target == nil {
-			return
-		}
-		what := apply(target)
-		out = append(out, Variant{Rule: rule, Pointer: ptr, What: what, Data: encode(prefix, c)})
-	}
 	fields := map[string]contract.Field{}
 	if def != nil {
 		fields = def.Fields
 	}
 	// optional-field: a new key at the top.
-	add(RuleOptionalField, "", func(v map[string]any) string { return addField(rng, v, fields, "") })
+	out := []edit{{RuleOptionalField, "", func(rng *rand.Rand, v map[string]any) string { return addField(rng, v, fields, "") }}}
 	// nested-field: inside objects the contract lists fields for.
 	for _, s := range structs(obj, fields, "") {
-		add(RuleNestedField, s.ptr, func(v map[string]any) string { return addField(rng, v, s.fields, s.ptr) })
+		out = append(out, edit{RuleNestedField, s.ptr, func(rng *rand.Rand, v map[string]any) string { return addField(rng, v, s.fields, s.ptr) }})
 	}
 	// Maps of names the channel declares.
 	for _, m := range maps(obj, "") {
 		keys := m.keys()
 		switch {
 		case f.Dir == contract.HostToClient && overlaps(keys, featureNames(ch)):
-			add(RuleFeatureKey, m.ptr, func(v map[string]any) string { return addKey(rng, v, m.ptr, "Feature") })
+			out = append(out, edit{RuleFeatureKey, m.ptr, func(rng *rand.Rand, v map[string]any) string { return addKey(rng, v, m.ptr, "Feature") }})
 		case f.Dir == contract.ClientToHost && overlaps(keys, capabilityNames(ch)):
-			add(RuleCapabilityKey, m.ptr, func(v map[string]any) string { return addKey(rng, v, m.ptr, "Capability") })
+			out = append(out, edit{RuleCapabilityKey, m.ptr, func(rng *rand.Rand, v map[string]any) string { return addKey(rng, v, m.ptr, "Capability") }})
 		case overlaps(keys, commandIDs(ch)) && versionLists(m.obj):
-			add(RuleCommandVersion, m.ptr, func(v map[string]any) string { return addVersions(v, m.ptr) })
+			out = append(out, edit{RuleCommandVersion, m.ptr, func(_ *rand.Rand, v map[string]any) string { return addVersions(v, m.ptr) }})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Variant) int {
-		if d := slices.Index(Rules, a.Rule) - slices.Index(Rules, b.Rule); d != 0 {
+	slices.SortStableFunc(out, func(a, b edit) int {
+		if d := slices.Index(Rules, a.rule) - slices.Index(Rules, b.rule); d != 0 {
 			return d
 		}
-		return strings.Compare(a.Pointer, b.Pointer)
+		return strings.Compare(a.ptr, b.ptr)
 	})
-	return out
+	return prefix, obj, out
 }
 
 // open decodes f into the bytes before its JSON object (a binary header), the object and
