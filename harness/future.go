@@ -20,6 +20,9 @@ type FutureOptions struct {
 	Under string
 	// Rules limits the rewrite rules (nil: every rule, future.Rules).
 	Rules []string
+	// Dir, when set (contract.HostToClient or contract.ClientToHost), rewrites only the frames
+	// travelling that way.
+	Dir string
 }
 
 func (fo FutureOptions) under() string {
@@ -40,10 +43,10 @@ func (fo FutureOptions) Involves(p Pairing) bool {
 // neither build of p is under test.
 func (fo FutureOptions) Rewriter(p Pairing) *future.Rewriter {
 	senders := map[string]*contract.Contract{}
-	if p.Client.Label == fo.under() && p.Host.Contract != nil {
+	if p.Client.Label == fo.under() && p.Host.Contract != nil && fo.Dir != contract.ClientToHost {
 		senders[contract.HostToClient] = p.Host.Contract
 	}
-	if p.Host.Label == fo.under() && p.Client.Contract != nil {
+	if p.Host.Label == fo.under() && p.Client.Contract != nil && fo.Dir != contract.HostToClient {
 		senders[contract.ClientToHost] = p.Client.Contract
 	}
 	if len(senders) == 0 {
@@ -57,16 +60,66 @@ func (fo FutureOptions) Rewriter(p Pairing) *future.Rewriter {
 // and compares it with base and baseT, the result and transcript of p run unmodified with the
 // same opts (checks.Intolerance). The returned result is marked Future; its findings are
 // intolerant-decoder findings only. It returns nil when p does not involve the build under
-// test or base could not be tested. The pairing's directory is opts.Dir.
+// test or base could not be tested. The run's files go in opts.Dir.
+//
+// When both builds are under test (a reference), each direction is rewritten in a run of its
+// own (opts.Dir/C_H and opts.Dir/H_C), so each run has one receiver under test and one
+// sender; the result joins both runs' findings, and links the transcript of the first run
+// that failed (else the first).
 //
 // The fuzz campaign calls it per case with the case's pairing and unmodified run.
 func RunFuture(ctx context.Context, p Pairing, opts Options, base *results.Pairing, baseT *transcript.Transcript,
 	fo FutureOptions) (*results.Pairing, *transcript.Transcript) {
-	rw := fo.Rewriter(p)
-	if rw == nil || base == nil || baseT == nil || base.Status == results.StatusError {
+	if fo.Rewriter(p) == nil || base == nil || baseT == nil || base.Status == results.StatusError {
 		return nil, nil
 	}
-	opts.Rewriter = rw
+	if fo.Dir != "" || p.Host.Label != p.Client.Label {
+		return runFuture(ctx, p, opts, base, baseT, fo)
+	}
+	var res *results.Pairing
+	var t *transcript.Transcript
+	root := opts.Dir
+	for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
+		fo.Dir = dir
+		opts.Dir = filepath.Join(root, unsafeName.ReplaceAllString(dir, "_"))
+		r, rt := runFuture(ctx, p, opts, base, baseT, fo)
+		r.Transcript = relTo(root, opts.Dir, r.Transcript)
+		for k, l := range r.Logs {
+			r.Logs[k] = relTo(root, opts.Dir, l)
+		}
+		if res == nil {
+			res, t = r, rt
+			continue
+		}
+		res.Findings = append(res.Findings, r.Findings...)
+		res.Logs = append(res.Logs, r.Logs...)
+		res.Duration += r.Duration
+		if worse(r.Status, res.Status) {
+			logs, findings, d := res.Logs, res.Findings, res.Duration
+			res, t = r, rt
+			res.Logs, res.Findings, res.Duration = logs, findings, d
+		}
+	}
+	return res, t
+}
+
+// worse reports whether status a outranks b: error, then fail, then the rest.
+func worse(a, b results.Status) bool {
+	rank := func(s results.Status) int {
+		switch s {
+		case results.StatusError:
+			return 2
+		case results.StatusFail:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+func runFuture(ctx context.Context, p Pairing, opts Options, base *results.Pairing, baseT *transcript.Transcript,
+	fo FutureOptions) (*results.Pairing, *transcript.Transcript) {
+	opts.Rewriter = fo.Rewriter(p)
 	check := opts.Checks
 	if check == nil {
 		check = checks.Run
@@ -75,7 +128,7 @@ func RunFuture(ctx context.Context, p Pairing, opts Options, base *results.Pairi
 		fut := check(in)
 		baseIn := *in
 		baseIn.Transcript = baseT
-		return checks.Intolerance(&baseIn, in, base.Findings, fut)
+		return append([]results.Finding{}, checks.Intolerance(&baseIn, in, base.Findings, fut)...)
 	}
 	res, t := Run(ctx, p, opts)
 	res.Future = true

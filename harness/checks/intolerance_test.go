@@ -95,4 +95,20 @@ var _ = Describe("Intolerance (the future-peer oracle)", func() {
 			Message: "the host echoed capability skewtestFutureCapability001 that the client never declared"})
 		Expect(checks.Intolerance(base, fut, bf, ff)).To(BeEmpty())
 	})
+
+	It("leaves out what the driver of a build that only sent rewritten frames reports, not what a receiver's reports", func() {
+		base, bf := same()
+		hostErr := results.Finding{Kind: results.DriverError, Step: "output", Message: "host driver reported an error: ack to byte 121: excessive"}
+		b := compatible(true)
+		rewrite(b, 3, []byte(`{"type":"subscribed","capabilities":{},"skewtestFuture0a1":"x"}`), "optional-field")
+		fut := input(b, host, client)
+		Expect(checks.Intolerance(base, fut, bf, append(checks.Run(fut), hostErr))).To(BeEmpty(), "the host only sent (H>C rewritten)")
+
+		b = compatible(true)
+		rewrite(b, 2, bin(9, 0, `{"streamId":1,"skewtestFuture0c3":true}`), "optional-field")
+		fut = input(b, host, client)
+		fs := checks.Intolerance(base, fut, bf, append(checks.Run(fut), hostErr))
+		Expect(fs).To(HaveLen(1), "the host received (C>H rewritten)")
+		Expect(fs[0].Message).To(ContainSubstring("driver-error: host driver reported an error"))
+	})
 })
