@@ -164,7 +164,7 @@ func matrices(run *results.Run) []matrix {
 	byKey := map[key]map[[2]string]cell{}
 	ids := pairingIDs(run)
 	for i, p := range run.Pairings {
-		k := key{p.Journey, p.ClientKind}
+		k := key{p.JourneyLabel(), p.ClientKind}
 		if byKey[k] == nil {
 			order = append(order, k)
 			byKey[k] = map[[2]string]cell{}
@@ -294,7 +294,7 @@ func pageDataOf(run *results.Run) pageData {
 	ids := pairingIDs(run)
 	d.P = make([]pagePairing, 0, len(run.Pairings))
 	for i, p := range run.Pairings {
-		pp := pagePairing{ID: ids[i], Host: p.Host, Client: p.Client, Kind: p.ClientKind, Journey: p.Journey,
+		pp := pagePairing{ID: ids[i], Host: p.Host, Client: p.Client, Kind: p.ClientKind, Journey: p.JourneyLabel(),
 			Status: p.Status, Attempts: p.Attempts, Micros: p.Duration.Microseconds(), Completed: len(p.CompletedSteps),
 			Total: p.StepsTotal, Repro: p.Repro, Error: p.Error, Transcript: p.Transcript, Logs: p.Logs}
 		for _, s := range p.Steps {

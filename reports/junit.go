@@ -63,10 +63,10 @@ func JUnit(run *results.Run) ([]byte, error) {
 		return &out.Suites[i]
 	}
 	for _, p := range run.Pairings {
-		s := suite(p.Journey)
+		s := suite(p.JourneyLabel())
 		c := junitCase{
 			Name:      fmt.Sprintf("host %s × %s %s", p.Host, p.ClientKind, p.Client),
-			Classname: "skewtest." + p.Journey,
+			Classname: "skewtest." + p.JourneyLabel(),
 			Time:      fmt.Sprintf("%.3f", p.Duration.Seconds()),
 			SystemOut: "repro: " + p.Repro,
 		}

@@ -82,7 +82,7 @@ func Matrix(w io.Writer, run *results.Run) {
 	fmt.Fprintln(tw, "HOST\tCLIENT\tKIND\tJOURNEY\tSTATUS\tSTEPS\tFINDINGS")
 	for _, p := range run.Pairings {
 		steps := fmt.Sprintf("%d/%d", len(p.CompletedSteps), p.StepsTotal)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Host, p.Client, p.ClientKind, p.Journey,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Host, p.Client, p.ClientKind, p.JourneyLabel(),
 			statusMark[p.Status], steps, summarize(p))
 	}
 	tw.Flush()
@@ -148,7 +148,7 @@ func Markdown(run *results.Run) string {
 	}
 	b.WriteString("\n## Pairings\n\n| host | client | kind | journey | status | findings |\n|---|---|---|---|---|---|\n")
 	for _, p := range run.Pairings {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.Journey, statusMark[p.Status], summarize(p))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.JourneyLabel(), statusMark[p.Status], summarize(p))
 	}
 	if len(run.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n| host | client | kind | journey | why |\n|---|---|---|---|---|\n")

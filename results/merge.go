@@ -94,6 +94,11 @@ func Merge(shards ...*Run) (*Run, error) {
 			out.Pairings = append(out.Pairings, p)
 		}
 	}
+	var covs []*Coverage
+	for _, s := range shards {
+		covs = append(covs, s.Coverage)
+	}
+	out.Coverage = MergeCoverage(covs...)
 	// Plan order, then the future-peer runs in plan order (as Execute records them).
 	slices.SortStableFunc(out.Pairings, func(a, b *Pairing) int {
 		if a.Future != b.Future {

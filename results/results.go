@@ -90,6 +90,10 @@ type Run struct {
 	// every pairing of its plan ran; NotRun counts the pairings left out.
 	Interrupted bool `json:"interrupted,omitempty"`
 	NotRun      int  `json:"notRun,omitempty"`
+	// Coverage says which parts of the builds' contracts the run exercised (frames per
+	// direction and client kind, fields, enum values, capabilities, driver actions) and
+	// which it never did; nil when not computed.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // Build is one version of the subject that took part.
@@ -178,6 +182,15 @@ func (p *Pairing) Label() string {
 		l += " · future peers"
 	}
 	return l
+}
+
+// JourneyLabel is the journey's name as a report's journey column shows it: the name, and
+// " · future peers" for a future-peer run, which reports keep apart from the pairing's own.
+func (p *Pairing) JourneyLabel() string {
+	if p.Future {
+		return p.Journey + " · future peers"
+	}
+	return p.Journey
 }
 
 // PairingLabel is the one format of a pairing's name in every report and progress line.
