@@ -1,0 +1,349 @@
+// Package coverage says which parts of the builds' contracts a run exercised: frames per
+// direction and client kind, fields (JSON pointers), enum values, capabilities and features
+// negotiated, and driver actions announced in hello, and which never were. Everything comes
+// from the contracts and the transcripts: it knows no product.
+//
+// A Tally adds pairings as they end; Coverage returns the run's results.Coverage. The fuzz
+// campaign steers with the same Tally: Add returns how many parts a case exercised for the
+// first time (a case worth keeping), and Missing lists what no case reached yet.
+package coverage
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/results"
+)
+
+// Tally accumulates coverage over pairings. It is safe for concurrent use.
+type Tally struct {
+	mu        sync.Mutex
+	items     map[string]*results.CoverageItem
+	contracts []*contract.Contract
+	// kinds are the client kinds seen on each channel (by name): a frame is owed once per
+	// kind that used its channel.
+	kinds map[string][]string
+}
+
+// New returns an empty Tally.
+func New() *Tally {
+	return &Tally{items: map[string]*results.CoverageItem{}, kinds: map[string][]string{}}
+}
+
+// Add counts what one pairing exercised (its transcript, journey and the two builds'
+// contracts; references included) and returns how many parts it exercised that no pairing
+// added before had. The parts of both contracts join the tally's universe.
+func (t *Tally) Add(in *checks.Input) (newly int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range []*contract.Contract{in.Host, in.Client} {
+		if c != nil && !slices.Contains(t.contracts, c) {
+			t.contracts = append(t.contracts, c)
+			t.universe(c)
+		}
+	}
+	seen := map[string]results.CoverageItem{}
+	mark := func(it results.CoverageItem) { seen[it.Key()] = it }
+	tr := in.Transcript
+	for _, n := range checks.NameFrames(in) {
+		if n.Control != "" || n.Err != nil || n.Undecoded || n.Def == nil {
+			continue
+		}
+		ch := channelOf(in, n.Path)
+		if ch == "" {
+			continue
+		}
+		kind := tr.Kind
+		t.addKind(ch, kind)
+		mark(frameItem(ch, n.Dir, n.Name, kind))
+		if n.Decoded.Value == nil {
+			continue
+		}
+		for _, p := range present(n.Def.Fields, n.Decoded.Value, "") {
+			mark(fieldItem(ch, n.Dir, n.Name, p.ptr))
+			if p.enum {
+				mark(enumItem(ch, n.Dir, n.Name, p.ptr, p.value))
+			}
+		}
+	}
+	for name := range checks.Negotiated(in) {
+		for _, c := range []*contract.Contract{in.Host, in.Client} {
+			if c == nil {
+				continue
+			}
+			for i := range c.Channels {
+				ch := &c.Channels[i]
+				if ch.Capability(name) != nil {
+					mark(capItem(ch.Name, "capability", name))
+				}
+				if slices.ContainsFunc(ch.Features, func(f contract.Feature) bool { return f.Name == name }) {
+					mark(capItem(ch.Name, "feature", name))
+				}
+			}
+		}
+	}
+	for role, h := range tr.Hello {
+		kind := ""
+		if role == transcript.Client {
+			kind = tr.Kind
+		}
+		for _, a := range h.Actions {
+			t.ensure(actionItem(string(role), kind, a))
+		}
+	}
+	for _, a := range tr.Actions {
+		kind := ""
+		if a.Role == transcript.Client {
+			kind = tr.Kind
+		}
+		mark(actionItem(string(a.Role), kind, a.Name))
+	}
+	for k, it := range seen {
+		cur, ok := t.items[k]
+		if !ok {
+			it := it
+			t.items[k] = &it
+			cur = t.items[k]
+		}
+		if cur.Seen == 0 {
+			newly++
+		}
+		cur.Seen++
+	}
+	return newly
+}
+
+// Coverage returns what the tally holds, in a stable order.
+func (t *Tally) Coverage() *results.Coverage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := &results.Coverage{Items: make([]results.CoverageItem, 0, len(t.items))}
+	for _, it := range t.items {
+		out.Items = append(out.Items, *it)
+	}
+	results.SortCoverage(out.Items)
+	return out
+}
+
+// Missing lists the parts no pairing exercised yet, of the categories given (none: every
+// category), in a stable order: what a fuzz campaign should aim its next cases at.
+func (t *Tally) Missing(categories ...string) []results.CoverageItem {
+	var out []results.CoverageItem
+	for _, it := range t.Coverage().Items {
+		if it.Seen == 0 && (len(categories) == 0 || slices.Contains(categories, it.Category)) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// universe adds every part of c to the tally, unseen.
+func (t *Tally) universe(c *contract.Contract) {
+	for i := range c.Channels {
+		ch := &c.Channels[i]
+		for j := range ch.Frames {
+			f := &ch.Frames[j]
+			for _, dir := range dirs(f) {
+				for _, kind := range t.kinds[ch.Name] {
+					if f.KnownBy(kind) {
+						t.ensure(frameItem(ch.Name, dir, f.Name, kind))
+					}
+				}
+				if len(t.kinds[ch.Name]) == 0 {
+					t.ensure(frameItem(ch.Name, dir, f.Name, ""))
+				}
+				for _, p := range pointers(f.Fields, "") {
+					t.ensure(fieldItem(ch.Name, dir, f.Name, p.ptr))
+					for _, v := range p.enum {
+						t.ensure(enumItem(ch.Name, dir, f.Name, p.ptr, v))
+					}
+				}
+			}
+		}
+		for _, cp := range ch.Capabilities {
+			t.ensure(capItem(ch.Name, "capability", cp.Name))
+		}
+		for _, fe := range ch.Features {
+			t.ensure(capItem(ch.Name, "feature", fe.Name))
+		}
+	}
+}
+
+// addKind records that kind used channel ch: its frames are owed per kind from now on (the
+// kind-less placeholders give way).
+func (t *Tally) addKind(ch, kind string) {
+	if kind == "" || slices.Contains(t.kinds[ch], kind) {
+		return
+	}
+	t.kinds[ch] = append(t.kinds[ch], kind)
+	for _, c := range t.contracts {
+		c := c.ChannelNamed(ch)
+		if c == nil {
+			continue
+		}
+		for j := range c.Frames {
+			f := &c.Frames[j]
+			for _, dir := range dirs(f) {
+				if it, ok := t.items[frameItem(ch, dir, f.Name, "").Key()]; ok && it.Seen == 0 {
+					delete(t.items, it.Key())
+				}
+				if f.KnownBy(kind) {
+					t.ensure(frameItem(ch, dir, f.Name, kind))
+				}
+			}
+		}
+	}
+}
+
+func (t *Tally) ensure(it results.CoverageItem) {
+	if _, ok := t.items[it.Key()]; !ok {
+		t.items[it.Key()] = &it
+	}
+}
+
+func dirs(f *contract.Frame) []string {
+	if f.Direction == contract.Both {
+		return []string{contract.HostToClient, contract.ClientToHost}
+	}
+	return []string{f.Direction}
+}
+
+func channelOf(in *checks.Input, path string) string {
+	for _, c := range []*contract.Contract{in.Host, in.Client} {
+		if c == nil {
+			continue
+		}
+		if ch := c.Channel(path); ch != nil {
+			return ch.Name
+		}
+	}
+	return ""
+}
+
+func frameItem(ch, dir, name, kind string) results.CoverageItem {
+	item := dir + " " + name
+	if kind != "" {
+		item += " (" + kind + ")"
+	}
+	return results.CoverageItem{Category: results.CoverFrame, Item: item, Channel: ch, Dir: dir, Frame: name, Kind: kind}
+}
+
+func fieldItem(ch, dir, name, ptr string) results.CoverageItem {
+	return results.CoverageItem{Category: results.CoverField, Item: dir + " " + name + " " + ptr, Channel: ch, Dir: dir, Frame: name, Pointer: ptr}
+}
+
+func enumItem(ch, dir, name, ptr, value string) results.CoverageItem {
+	return results.CoverageItem{Category: results.CoverEnum, Item: dir + " " + name + " " + ptr + " = " + value, Channel: ch,
+		Dir: dir, Frame: name, Pointer: ptr, Value: value}
+}
+
+func capItem(ch, what, name string) results.CoverageItem {
+	return results.CoverageItem{Category: results.CoverCapability, Item: ch + " " + what + " " + name, Channel: ch, Value: name}
+}
+
+func actionItem(role, kind, action string) results.CoverageItem {
+	who := role
+	if kind != "" {
+		who += " " + kind
+	}
+	return results.CoverageItem{Category: results.CoverAction, Item: who + ": " + action, Kind: kind, Value: action}
+}
+
+// pointer is one field of a contract: its pointer ("/*" for array elements) and enum values
+// as JSON text.
+type pointer struct {
+	ptr  string
+	enum []string
+}
+
+func pointers(fields map[string]contract.Field, ptr string) []pointer {
+	var out []pointer
+	for _, name := range sortedKeys(fields) {
+		fd := fields[name]
+		out = append(out, fieldPointers(&fd, child(ptr, name))...)
+	}
+	return out
+}
+
+func fieldPointers(fd *contract.Field, ptr string) []pointer {
+	p := pointer{ptr: ptr}
+	for _, v := range fd.Enum {
+		p.enum = append(p.enum, jsonText(v))
+	}
+	out := []pointer{p}
+	out = append(out, pointers(fd.Fields, ptr)...)
+	if fd.Items != nil {
+		out = append(out, fieldPointers(fd.Items, ptr+"/*")...)
+	}
+	return out
+}
+
+// seenField is a field present in a value, and its value as JSON text when it has an enum.
+type seenField struct {
+	ptr   string
+	enum  bool
+	value string
+}
+
+func present(fields map[string]contract.Field, v any, ptr string) []seenField {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []seenField
+	for _, name := range sortedKeys(fields) {
+		val, ok := obj[name]
+		if !ok {
+			continue
+		}
+		fd := fields[name]
+		out = append(out, presentField(&fd, val, child(ptr, name))...)
+	}
+	return out
+}
+
+func presentField(fd *contract.Field, v any, ptr string) []seenField {
+	text := jsonText(v)
+	// A value outside the enum is the field check's business, not a part of the contract.
+	inEnum := slices.ContainsFunc(fd.Enum, func(e any) bool { return jsonText(e) == text })
+	out := []seenField{{ptr: ptr, enum: inEnum, value: text}}
+	out = append(out, present(fd.Fields, v, ptr)...)
+	if arr, ok := v.([]any); ok && fd.Items != nil {
+		for _, e := range arr {
+			out = append(out, presentField(fd.Items, e, ptr+"/*")...)
+		}
+	}
+	return out
+}
+
+// jsonText is a JSON value as canonical text: numbers without a trailing .0.
+func jsonText(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func child(ptr, name string) string {
+	return ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

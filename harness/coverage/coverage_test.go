@@ -1,0 +1,112 @@
+package coverage_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/coverage"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+const doc = `{"contractVersion":2,"product":"p","protocol":{"version":1,"minCompatible":1},
+  "channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"discriminator":"type"}},
+    "capabilities":[{"name":"zoom"},{"name":"pan"}],
+    "negotiation":[{"frame":"info","dir":"H>C","pointer":"/caps"}],
+    "frames":[
+      {"type":"hello","name":"hello","direction":"C>H","payload":"json","fields":{"mode":{"type":"string","enum":["a","b"]}}},
+      {"type":"info","name":"info","direction":"H>C","payload":"json","fields":{"n":{"type":"integer"},
+        "caps":{"type":"object"},"nested":{"type":"object","fields":{"x":{"type":"integer"}}}}},
+      {"type":"never","name":"never","direction":"H>C","payload":"json"}]}]}`
+
+func pairing() *checks.Input {
+	GinkgoHelper()
+	c, err := contract.Parse("p.json", []byte(doc))
+	Expect(err).NotTo(HaveOccurred())
+	j, err := journeys.Parse("j.txtar", []byte("kind k\n-- script --\nstep one\nclient hello\n"))
+	Expect(err).NotTo(HaveOccurred())
+	t := &transcript.Transcript{Kind: "k", Host: transcript.Build{Label: "a"}, Client: transcript.Build{Label: "a"},
+		Steps: []transcript.Step{{Name: "one", Done: true}},
+		Frames: []transcript.Frame{
+			{Index: 1, Conn: 1, Path: "/rpc", Dir: "C>H", Data: []byte(`{"type":"hello","mode":"a"}`), Step: "one"},
+			{Index: 2, Conn: 1, Path: "/rpc", Dir: "H>C", Data: []byte(`{"type":"info","n":1,"caps":{"zoom":true}}`), Step: "one"},
+			{Index: 3, Conn: 1, Path: "/rpc", Dir: "C>H", Data: []byte(`{"type":"hello","mode":"zzz"}`), Step: "one"},
+		},
+		Hello: map[transcript.Role]transcript.Hello{
+			transcript.Client: {Protocol: 1, Actions: []string{"hello", "call"}},
+			transcript.Host:   {Protocol: 1, Actions: []string{"emit"}},
+		},
+		Actions: []transcript.Action{{Role: transcript.Client, Name: "hello", Step: "one", OK: true}},
+	}
+	return &checks.Input{Transcript: t, Journey: j, Host: c, Client: c}
+}
+
+func seen(cov *results.Coverage) map[string]int {
+	out := map[string]int{}
+	for _, it := range cov.Items {
+		out[it.Category+" "+it.Item] = it.Seen
+	}
+	return out
+}
+
+var _ = Describe("Tally", func() {
+	It("lists every part of the contract, covered or not", func() {
+		t := coverage.New()
+		Expect(t.Add(pairing())).To(BeNumerically(">", 0))
+		Expect(seen(t.Coverage())).To(Equal(map[string]int{
+			"frame C>H hello (k)":            2,
+			"frame H>C info (k)":             1,
+			"frame H>C never (k)":            0,
+			"field C>H hello /mode":          2,
+			"field H>C info /n":              1,
+			"field H>C info /caps":           1,
+			"field H>C info /nested":         0,
+			"field H>C info /nested/x":       0,
+			`enum C>H hello /mode = "a"`:     1,
+			`enum C>H hello /mode = "b"`:     0,
+			"capability rpc capability zoom": 1,
+			"capability rpc capability pan":  0,
+			"action client k: hello":         1,
+			"action client k: call":          0,
+			"action host: emit":              0,
+		}), "a value outside the enum (zzz) is no part of the contract; frames and fields count per pairing")
+	})
+
+	It("counts pairings, says what a pairing covered first, and lists what is missing", func() {
+		t := coverage.New()
+		first := t.Add(pairing())
+		Expect(first).To(BeNumerically(">", 0))
+		Expect(t.Add(pairing())).To(Equal(0), "nothing new the second time")
+		Expect(seen(t.Coverage())).To(HaveKeyWithValue("frame H>C info (k)", 2))
+		var missing []string
+		for _, it := range t.Missing(results.CoverFrame, results.CoverEnum) {
+			missing = append(missing, it.Item)
+		}
+		Expect(missing).To(Equal([]string{"H>C never (k)", `C>H hello /mode = "b"`}))
+	})
+
+	It("summarizes what never was, per category", func() {
+		t := coverage.New()
+		t.Add(pairing())
+		Expect(t.Coverage().Summary(1)).To(Equal([]string{
+			"frames 2/3 covered; frames never sent: H>C never (k)",
+			"fields 3/5 covered; fields never sent: H>C info /nested, … 1 more",
+			`enum values 1/2 covered; enum values never sent: C>H hello /mode = "b"`,
+			"capabilities 1/2 covered; never negotiated: rpc capability pan",
+			"actions 1/3 covered; never used: client k: call, … 1 more",
+		}))
+	})
+
+	It("merges the coverage of shards by adding what each saw", func() {
+		a, b := coverage.New(), coverage.New()
+		a.Add(pairing())
+		b.Add(pairing())
+		m := results.MergeCoverage(a.Coverage(), nil, b.Coverage())
+		Expect(seen(m)).To(HaveKeyWithValue("frame H>C info (k)", 2))
+		Expect(seen(m)).To(HaveKeyWithValue("frame H>C never (k)", 0))
+		Expect(results.MergeCoverage(nil, nil)).To(BeNil())
+	})
+})
