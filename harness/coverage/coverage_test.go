@@ -57,10 +57,10 @@ var _ = Describe("Tally", func() {
 		t := coverage.New()
 		Expect(t.Add(pairing())).To(BeNumerically(">", 0))
 		Expect(seen(t.Coverage())).To(Equal(map[string]int{
-			"frame C>H hello (k)":            2,
+			"frame C>H hello (k)":            1,
 			"frame H>C info (k)":             1,
 			"frame H>C never (k)":            0,
-			"field C>H hello /mode":          2,
+			"field C>H hello /mode":          1,
 			"field H>C info /n":              1,
 			"field H>C info /caps":           1,
 			"field H>C info /nested":         0,
