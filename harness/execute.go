@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/coverage"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
@@ -35,6 +37,9 @@ type ExecuteOptions struct {
 	Future *FutureOptions
 	// FutureRepro returns the command that reruns one pairing's future-peer pass.
 	FutureRepro func(p Pairing) string
+	// Coverage, when set, is the tally the pairings recorded in run are added to (a
+	// campaign keeps one across runs); nil: a new one. Either way run.Coverage is set.
+	Coverage *coverage.Tally
 }
 
 // DefaultParallel is how many pairings run at once by default: two per core. A pairing
@@ -140,6 +145,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		}
 	}()
 
+	tally := opts.Coverage
+	if tally == nil {
+		tally = coverage.New()
+	}
 	out := make([]*results.Pairing, len(plan))
 	futures := make([]*results.Pairing, len(plan))
 	finished := make([]bool, len(plan))
@@ -208,6 +217,9 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 				res.Logs[k] = relTo(opts.ReportDir, po.Dir, l)
 			}
 			status := res.Status
+			if t != nil && !p.Helper {
+				tally.Add(&checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract})
+			}
 			if !p.Helper && opts.Future != nil && opts.Future.Involves(p) && ctx.Err() == nil {
 				fo := po
 				fo.Dir = futureDir(po.Dir)
@@ -252,6 +264,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			run.Pairings = append(run.Pairings, res)
 		}
 	}
+	run.Coverage = tally.Coverage()
 	if notRun > 0 {
 		fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", notRun, len(plan))
 		run.NotRun += notRun

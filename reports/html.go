@@ -54,13 +54,14 @@ func HTML(w io.Writer, run *results.Run) error {
 		return err
 	}
 	v := pageView{
-		Run:    run,
-		Exit:   run.ExitCode(),
-		Kinds:  findingKinds(run),
-		Groups: matrices(run),
-		CSS:    template.CSS(pageCSS),
-		JS:     template.JS(pageJS),
-		Data:   template.JS(data),
+		Coverage: coverageView(run.Coverage),
+		Run:      run,
+		Exit:     run.ExitCode(),
+		Kinds:    findingKinds(run),
+		Groups:   matrices(run),
+		CSS:      template.CSS(pageCSS),
+		JS:       template.JS(pageJS),
+		Data:     template.JS(data),
 	}
 	c := run.Counts()
 	for _, s := range results.Statuses {
@@ -70,14 +71,41 @@ func HTML(w io.Writer, run *results.Run) error {
 }
 
 type pageView struct {
-	Run    *results.Run
-	Exit   int
-	Counts []statusCount
-	Kinds  []results.Kind
-	Groups []matrix
-	CSS    template.CSS
-	JS     template.JS
-	Data   template.JS
+	Coverage []coverageGroup
+	Run      *results.Run
+	Exit     int
+	Counts   []statusCount
+	Kinds    []results.Kind
+	Groups   []matrix
+	CSS      template.CSS
+	JS       template.JS
+	Data     template.JS
+}
+
+// coverageGroup is one category of the run's contract coverage, as the page shows it.
+type coverageGroup struct {
+	Category       string
+	Covered, Total int
+	Never          []string
+}
+
+func coverageView(c *results.Coverage) []coverageGroup {
+	if c == nil {
+		return nil
+	}
+	var out []coverageGroup
+	for _, cat := range results.CoverageCategories {
+		covered, total := c.Count(cat)
+		if total == 0 {
+			continue
+		}
+		g := coverageGroup{Category: cat, Covered: covered, Total: total}
+		for _, it := range c.Missing(cat) {
+			g.Never = append(g.Never, it.Item)
+		}
+		out = append(out, g)
+	}
+	return out
 }
 
 type statusCount struct {

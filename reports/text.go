@@ -111,6 +111,12 @@ func Matrix(w io.Writer, run *results.Run) {
 	for _, sk := range run.Skipped {
 		fmt.Fprintf(w, "SKIPPED %s: %s\n", skipLabel(sk), sk.Reason)
 	}
+	if run.Coverage != nil && len(run.Coverage.Items) > 0 {
+		fmt.Fprintln(w, "\nCONTRACT COVERAGE")
+		for _, l := range run.Coverage.Summary(coverageLimit) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+	}
 	fmt.Fprintf(w, "\n%s (seed %d)\n", totals(run, plain), run.Seed)
 	if s := incomplete(run); s != "" {
 		fmt.Fprintln(w, s)
@@ -118,6 +124,10 @@ func Matrix(w io.Writer, run *results.Run) {
 }
 
 func plain(s string) string { return s }
+
+// coverageLimit is how many parts never exercised the terminal names per category; the
+// Markdown summary and the HTML report name them all.
+const coverageLimit = 6
 
 func skipLabel(sk results.Skip) string {
 	return results.PairingLabel(sk.Host, sk.ClientKind, sk.Client, sk.Journey)
@@ -149,6 +159,12 @@ func Markdown(run *results.Run) string {
 	b.WriteString("\n## Pairings\n\n| host | client | kind | journey | status | findings |\n|---|---|---|---|---|---|\n")
 	for _, p := range run.Pairings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.JourneyLabel(), statusMark[p.Status], summarize(p))
+	}
+	if run.Coverage != nil && len(run.Coverage.Items) > 0 {
+		b.WriteString("\n## Contract coverage\n\n")
+		for _, l := range run.Coverage.Summary(0) {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
 	}
 	if len(run.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n| host | client | kind | journey | why |\n|---|---|---|---|---|\n")
