@@ -95,7 +95,9 @@ func (t *Tally) Add(in *checks.Input) (newly int) {
 			kind = tr.Kind
 		}
 		for _, a := range h.Actions {
-			t.ensure(actionItem(string(role), kind, a))
+			if !slices.Contains(protocolActions, a) {
+				t.ensure(actionItem(string(role), kind, a))
+			}
 		}
 	}
 	for _, a := range tr.Actions {
@@ -119,6 +121,10 @@ func (t *Tally) Add(in *checks.Input) (newly int) {
 	}
 	return newly
 }
+
+// protocolActions are the driver protocol's own actions, which skewtest sends itself (every
+// driver stops; a decode action answers the harness): no journey is owed them.
+var protocolActions = []string{"stop", "decode"}
 
 // Coverage returns what the tally holds, in a stable order.
 func (t *Tally) Coverage() *results.Coverage {
