@@ -102,3 +102,15 @@ func (p *Protobuf) decode(dir string, b []byte) (string, map[string]any, error) 
 	}
 	return string(fd.Name()), value, nil
 }
+
+// Descriptor returns the message that carries frames travelling in dir (H>C or C>H), once
+// Parse loaded the descriptor set; nil otherwise.
+func (p *Protobuf) Descriptor(dir string) protoreflect.MessageDescriptor {
+	if p == nil || p.set == nil {
+		return nil
+	}
+	if md, ok := p.set.msgs[""]; ok {
+		return md
+	}
+	return p.set.msgs[dir]
+}

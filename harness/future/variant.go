@@ -2,6 +2,7 @@ package future
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/skewtest/skewtest/contract"
 )
@@ -54,12 +58,21 @@ type Frame struct {
 // in a stable order (by rule, then pointer); rng picks the names and values added. It returns
 // nil for a frame that cannot carry one (see the package documentation).
 func Variants(rng *rand.Rand, f Frame) []Variant {
-	prefix, obj, es := edits(f)
+	o, es := edits(f)
 	var out []Variant
 	for _, e := range es {
-		c := deepCopy(obj).(map[string]any)
+		if o.proto != nil {
+			body, what := addUnknown(rng, o.proto, o.body)
+			if data := o.wrap(body); data != nil {
+				out = append(out, Variant{Rule: e.rule, What: what, Data: data})
+			}
+			continue
+		}
+		c := deepCopy(o.obj).(map[string]any)
 		what := e.apply(rng, at(c, e.ptr))
-		out = append(out, Variant{Rule: e.rule, Pointer: e.ptr, What: what, Data: encode(prefix, c)})
+		if data := o.rebuild(c); data != nil {
+			out = append(out, Variant{Rule: e.rule, Pointer: e.ptr, What: what, Data: data})
+		}
 	}
 	return out
 }
@@ -69,19 +82,31 @@ func Variants(rng *rand.Rand, f Frame) []Variant {
 // and Pointer are those of the first change, What lists them all. It reports false when no
 // rule applies.
 func All(rng *rand.Rand, f Frame, rules []string) (Variant, bool) {
-	prefix, obj, es := edits(f)
+	o, es := edits(f)
 	if rules != nil {
 		es = slices.DeleteFunc(es, func(e edit) bool { return !slices.Contains(rules, e.rule) })
 	}
 	if len(es) == 0 {
 		return Variant{}, false
 	}
-	c := deepCopy(obj).(map[string]any)
+	if o.proto != nil {
+		vs := Variants(rng, f)
+		if len(vs) == 0 {
+			return Variant{}, false
+		}
+		vs[0].What = vs[0].Rule + ": " + vs[0].What
+		return vs[0], true
+	}
+	c := deepCopy(o.obj).(map[string]any)
 	var whats []string
 	for _, e := range es {
 		whats = append(whats, e.rule+": "+e.apply(rng, at(c, e.ptr)))
 	}
-	return Variant{Rule: es[0].rule, Pointer: es[0].ptr, What: strings.Join(whats, "; "), Data: encode(prefix, c)}, true
+	data := o.rebuild(c)
+	if data == nil {
+		return Variant{}, false
+	}
+	return Variant{Rule: es[0].rule, Pointer: es[0].ptr, What: strings.Join(whats, "; "), Data: data}, true
 }
 
 // edit is one change a rule allows at one place of a frame.
@@ -91,17 +116,23 @@ type edit struct {
 }
 
 // edits lists the changes the rules allow in f, in the order Variants lists them, with the
-// bytes before f's JSON object and the object.
-func edits(f Frame) ([]byte, map[string]any, []edit) {
-	prefix, obj, def, ok := open(f)
+// opened frame they apply to.
+func edits(f Frame) (*opened, []edit) {
+	o, ok := open(f)
 	if !ok {
-		return nil, nil, nil
+		return nil, nil
+	}
+	if o.proto != nil {
+		// A protobuf message takes a field number it does not define (an unknown field,
+		// which receivers keep or skip) at its top level.
+		return o, []edit{{RuleOptionalField, "", nil}}
 	}
 	ch := f.Sender.Channel(f.Path)
 	fields := map[string]contract.Field{}
-	if def != nil {
-		fields = def.Fields
+	if o.def != nil {
+		fields = o.def.Fields
 	}
+	obj := o.obj
 	// optional-field: a new key at the top.
 	out := []edit{{RuleOptionalField, "", func(rng *rand.Rand, v map[string]any) string { return addField(rng, v, fields, "") }}}
 	// nested-field: inside objects the contract lists fields for.
@@ -126,46 +157,138 @@ func edits(f Frame) ([]byte, map[string]any, []edit) {
 		}
 		return strings.Compare(a.ptr, b.ptr)
 	})
-	return prefix, obj, out
+	return o, out
 }
 
-// open decodes f into the bytes before its JSON object (a binary header), the object and
-// its frame in the sender's contract, when f can carry an added field.
-func open(f Frame) ([]byte, map[string]any, *contract.Frame, bool) {
+// opened is a frame taken apart for rewriting: a JSON object (with the bytes before it, a
+// binary header) or a protobuf message, and how to put a rewritten one back in the message.
+type opened struct {
+	prefix []byte         // bytes before the JSON object (a binary header)
+	obj    map[string]any // the JSON object (nil for protobuf)
+	def    *contract.Frame
+	proto  protoreflect.MessageDescriptor // set for a protobuf message
+	body   []byte                         // the protobuf message's bytes
+	wrap   func([]byte) []byte            // the batch item back into a message
+}
+
+// rebuild returns the whole message for a rewritten object.
+func (o *opened) rebuild(v map[string]any) []byte {
+	return o.wrap(encode(o.prefix, v))
+}
+
+// open takes f apart, when f can carry an added field.
+func open(f Frame) (*opened, bool) {
 	if f.Sender == nil {
-		return nil, nil, nil, false
+		return nil, false
 	}
 	ch := f.Sender.Channel(f.Path)
 	if ch == nil {
-		return nil, nil, nil, false
+		return nil, false
 	}
 	c := ch.Codec(f.Binary)
-	if c == nil || c.Stream || (c.Batch != "" && c.Batch != contract.BatchNone) || (c.JSON == nil && c.Header == nil) {
-		return nil, nil, nil, false
+	if c == nil || c.Stream || c.Driver {
+		return nil, false
 	}
 	if c.Header != nil && slices.ContainsFunc(c.Header.Fields, func(h contract.HeaderField) bool { return h.Name == contract.FieldLength }) {
-		return nil, nil, nil, false
+		return nil, false
+	}
+	body, wrap, ok := unwrap(c.Batch, f.Data)
+	if !ok {
+		return nil, false
 	}
 	ps := ch.NewStream(f.Dir).Feed(f.Binary, f.Data)
 	if len(ps) != 1 || ps[0].Err != nil {
-		return nil, nil, nil, false
+		return nil, false
 	}
 	d := ps[0].Decoded
 	def := ch.Lookup(d, f.Dir, f.Kind)
-	if c.Header != nil && (def == nil || def.Payload != contract.PayloadJSON) {
-		return nil, nil, nil, false // a text payload may look like JSON by chance
+	if c.Protobuf != nil {
+		md := c.Protobuf.Descriptor(f.Dir)
+		if md == nil {
+			return nil, false
+		}
+		return &opened{def: def, proto: md, body: body, wrap: wrap}, true
 	}
-	if !bytes.HasSuffix(f.Data, d.Payload) {
-		return nil, nil, nil, false
+	if c.Header != nil && (def == nil || def.Payload != contract.PayloadJSON) {
+		return nil, false // a text payload may look like JSON by chance
+	}
+	if !bytes.HasSuffix(body, d.Payload) {
+		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(d.Payload))
 	dec.UseNumber()
 	var obj map[string]any
 	if dec.Decode(&obj) != nil || obj == nil || dec.More() {
-		return nil, nil, nil, false
+		return nil, false
 	}
-	prefix := f.Data[:len(f.Data)-len(d.Payload)]
-	return prefix, obj, def, true
+	return &opened{prefix: body[:len(body)-len(d.Payload)], obj: obj, def: def, wrap: wrap}, true
+}
+
+// unwrap returns the one frame a message of batch kind carries, and how to put a rewritten
+// frame back; false for a message of several frames, or a batch kind it cannot rebuild.
+func unwrap(batch string, data []byte) ([]byte, func([]byte) []byte, bool) {
+	same := func(b []byte) []byte { return b }
+	switch batch {
+	case "", contract.BatchNone:
+		return data, same, true
+	case contract.BatchNewline:
+		line := bytes.TrimRight(data, "\r\n")
+		if bytes.ContainsAny(line, "\n") {
+			return nil, nil, false
+		}
+		tail := data[len(line):]
+		return line, func(b []byte) []byte { return append(b, tail...) }, true
+	case contract.BatchVarint:
+		n, k := binary.Uvarint(data)
+		if k <= 0 || uint64(len(data)-k) != n {
+			return nil, nil, false
+		}
+		return data[k:], func(b []byte) []byte { return append(binary.AppendUvarint(nil, uint64(len(b))), b...) }, true
+	case contract.BatchU16BE:
+		if len(data) < 2 || int(binary.BigEndian.Uint16(data)) != len(data)-2 {
+			return nil, nil, false
+		}
+		return data[2:], func(b []byte) []byte {
+			if len(b) > 0xffff {
+				return nil
+			}
+			return append(binary.BigEndian.AppendUint16(nil, uint16(len(b))), b...)
+		}, true
+	case contract.BatchU32BE:
+		if len(data) < 4 || int(binary.BigEndian.Uint32(data)) != len(data)-4 {
+			return nil, nil, false
+		}
+		return data[4:], func(b []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...) }, true
+	}
+	return nil, nil, false
+}
+
+// addUnknown appends a field the message does not define to a protobuf message: a field
+// number above those it uses, of a random wire type.
+func addUnknown(rng *rand.Rand, md protoreflect.MessageDescriptor, body []byte) ([]byte, string) {
+	top := 0
+	for i := range md.Fields().Len() {
+		top = max(top, int(md.Fields().Get(i).Number()))
+	}
+	n := protowire.Number(top + 1 + rng.IntN(64))
+	for md.Fields().ByNumber(n) != nil || md.ReservedRanges().Has(n) || md.ExtensionRanges().Has(n) ||
+		(n >= protowire.FirstReservedNumber && n <= protowire.LastReservedNumber) {
+		n++
+	}
+	out := slices.Clone(body)
+	switch rng.IntN(3) {
+	case 0:
+		v := uint64(rng.IntN(1 << 20))
+		out = protowire.AppendVarint(protowire.AppendTag(out, n, protowire.VarintType), v)
+		return out, fmt.Sprintf("added unknown field %d (varint %d)", n, v)
+	case 1:
+		v := fmt.Sprintf("future-%d", rng.IntN(1000))
+		out = protowire.AppendBytes(protowire.AppendTag(out, n, protowire.BytesType), []byte(v))
+		return out, fmt.Sprintf("added unknown field %d (bytes %q)", n, v)
+	}
+	v := rng.Uint32()
+	out = protowire.AppendFixed32(protowire.AppendTag(out, n, protowire.Fixed32Type), v)
+	return out, fmt.Sprintf("added unknown field %d (fixed32 %d)", n, v)
 }
 
 func encode(prefix []byte, v any) []byte {
