@@ -341,8 +341,14 @@ func jsonText(v any) string {
 	return string(b)
 }
 
+// escape is RFC 6901's pointer token rule (read-only once built).
+var escape = strings.NewReplacer("~", "~0", "/", "~1")
+
 func child(ptr, name string) string {
-	return ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	if !strings.ContainsAny(name, "~/") {
+		return ptr + "/" + name
+	}
+	return ptr + "/" + escape.Replace(name)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

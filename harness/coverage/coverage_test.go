@@ -22,12 +22,16 @@ const doc = `{"contractVersion":2,"product":"p","protocol":{"version":1,"minComp
         "caps":{"type":"object"},"nested":{"type":"object","fields":{"x":{"type":"integer"}}}}},
       {"type":"never","name":"never","direction":"H>C","payload":"json"}]}]}`
 
+// pairing is a small pairing's input (it panics on a broken fixture, so benchmarks use it too).
 func pairing() *checks.Input {
-	GinkgoHelper()
 	c, err := contract.Parse("p.json", []byte(doc))
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		panic(err)
+	}
 	j, err := journeys.Parse("j.txtar", []byte("kind k\n-- script --\nstep one\nclient hello\n"))
-	Expect(err).NotTo(HaveOccurred())
+	if err != nil {
+		panic(err)
+	}
 	t := &transcript.Transcript{Kind: "k", Host: transcript.Build{Label: "a"}, Client: transcript.Build{Label: "a"},
 		Steps: []transcript.Step{{Name: "one", Done: true}},
 		Frames: []transcript.Frame{

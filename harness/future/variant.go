@@ -523,7 +523,7 @@ func at(v map[string]any, ptr string) map[string]any {
 	}
 	var cur any = v
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = unescape.Replace(tok)
 		switch c := cur.(type) {
 		case map[string]any:
 			cur = c[tok]
@@ -541,8 +541,17 @@ func at(v map[string]any, ptr string) map[string]any {
 	return m
 }
 
+// escape and unescape are RFC 6901's pointer token rules (read-only once built).
+var (
+	escape   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescape = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 func child(ptr, name string) string {
-	return ptr + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)
+	if !strings.ContainsAny(name, "~/") {
+		return ptr + "/" + name
+	}
+	return ptr + "/" + escape.Replace(name)
 }
 
 func orRoot(ptr string) string {
