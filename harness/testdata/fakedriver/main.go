@@ -276,6 +276,14 @@ func client() func(a action, x args) error {
 						return
 					}
 					if t == websocket.TextMessage {
+						if mode == "strict-text" { // refuses keys it does not know (the future-peer specs)
+							var obj map[string]any
+							json.Unmarshal(msg, &obj)
+							if k := unknownKey(obj); k != "" {
+								observe("refused", map[string]any{"direction": "H>C", "type": obj["type"], "reason": "unknown key " + k})
+								continue
+							}
+						}
 						if strings.Contains(string(msg), "subscribed") {
 							observe("subscribed", json.RawMessage(msg))
 						}
@@ -310,4 +318,16 @@ func client() func(a action, x args) error {
 		}
 		return fmt.Errorf("no action %q", a.Action)
 	}
+}
+
+// unknownKey returns a key of a text frame that the fake client does not know, or "".
+func unknownKey(obj map[string]any) string {
+	for k := range obj {
+		switch k {
+		case "type", "capabilities":
+		default:
+			return k
+		}
+	}
+	return ""
 }

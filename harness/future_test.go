@@ -1,0 +1,75 @@
+package harness_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+var _ = Describe("RunFuture (the future-peer pass)", func() {
+	var j *journeys.Journey
+	var pids string
+	BeforeEach(func() {
+		var err error
+		j, err = journeys.Parse("fake.txtar", []byte(fakeJourney))
+		Expect(err).NotTo(HaveOccurred())
+		pids = pidDir()
+	})
+	AfterEach(func() {
+		Eventually(func() []int { return alive(pids) }).WithTimeout(3*time.Second).Should(BeEmpty(), "no process may outlive its pairing")
+	})
+
+	// pass runs p unmodified, then its future-peer pass.
+	pass := func(ctx SpecContext, p harness.Pairing) (*results.Pairing, *results.Pairing, *transcript.Transcript) {
+		opts := harness.Options{Timeout: 5 * time.Second}
+		opts.Dir = GinkgoT().TempDir()
+		base, baseT := harness.Run(ctx, p, opts)
+		opts.Dir = GinkgoT().TempDir()
+		fut, t := harness.RunFuture(ctx, p, opts, base, baseT, harness.FutureOptions{Seed: 7})
+		return base, fut, t
+	}
+
+	It("rewrites the frames bound for the working tree and finds nothing on a tolerant receiver", func(ctx SpecContext) {
+		p := harness.Pairing{Host: build("v1", "ok", false), Client: build(results.WorktreeLabel, "ok", false), Kind: "desktop", Journey: j}
+		base, fut, t := pass(ctx, p)
+		Expect(base.Status).To(Equal(results.StatusPass))
+		Expect(fut).NotTo(BeNil())
+		Expect(fut.Future).To(BeTrue())
+		Expect(fut.Status).To(Equal(results.StatusPass), "%v", fut.Findings)
+		Expect(fut.Findings).To(BeEmpty())
+		var rewritten []string
+		for _, f := range t.Frames {
+			if f.Original != nil {
+				Expect(f.Dir).To(Equal("H>C"), "only frames bound for the working tree")
+				rewritten = append(rewritten, f.Rewrite)
+			}
+		}
+		Expect(rewritten).To(HaveLen(2), "ready and subscribed, the JSON frames")
+		Expect(rewritten[0]).To(HavePrefix("optional-field: added optional field /skewtestFuture"))
+	}, NodeTimeout(60*time.Second))
+
+	It("finds a working-tree receiver that refuses what a later release may send", func(ctx SpecContext) {
+		p := harness.Pairing{Host: build("v1", "ok", false), Client: build(results.WorktreeLabel, "strict-text", false), Kind: "desktop", Journey: j}
+		base, fut, _ := pass(ctx, p)
+		Expect(base.Status).To(Equal(results.StatusPass), "the unmodified run is clean: %v", base.Findings)
+		Expect(fut.Status).To(Equal(results.StatusFail))
+		Expect(kinds(fut)).To(HaveEach(results.IntolerantDecoder))
+		Expect(fut.Findings[0].Message).To(HavePrefix("with frames rewritten as a later release may send them: decoder-refusal: "))
+		Expect(fut.Findings[0].Detail).To(MatchRegexp(`rewrites:\n  #\d+ H>C ready \(step subscribe\): optional-field: added optional field /skewtestFuture`))
+	}, NodeTimeout(60*time.Second))
+
+	It("has nothing to do when no build is under test, or the unmodified run could not be tested", func(ctx SpecContext) {
+		p := harness.Pairing{Host: build("v1", "ok", false), Client: build("v2", "ok", false), Kind: "desktop", Journey: j}
+		fut, _ := harness.RunFuture(ctx, p, harness.Options{Dir: GinkgoT().TempDir()}, &results.Pairing{}, &transcript.Transcript{}, harness.FutureOptions{})
+		Expect(fut).To(BeNil())
+		p.Client.Label = results.WorktreeLabel
+		fut, _ = harness.RunFuture(ctx, p, harness.Options{Dir: GinkgoT().TempDir()}, &results.Pairing{Status: results.StatusError}, &transcript.Transcript{}, harness.FutureOptions{})
+		Expect(fut).To(BeNil())
+	})
+})
