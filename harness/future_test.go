@@ -1,6 +1,7 @@
 package harness_test
 
 import (
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -72,4 +73,34 @@ var _ = Describe("RunFuture (the future-peer pass)", func() {
 		fut, _ = harness.RunFuture(ctx, p, harness.Options{Dir: GinkgoT().TempDir()}, &results.Pairing{Status: results.StatusError}, &transcript.Transcript{}, harness.FutureOptions{})
 		Expect(fut).To(BeNil())
 	})
+
+	It("runs in Execute after each pairing of the working tree, recorded after the plan, and the run says its coverage", func(ctx SpecContext) {
+		wt := build(results.WorktreeLabel, "ok", false)
+		rel := build("v1", "ok", false)
+		plan := harness.Number(harness.WithReferences([]harness.Pairing{{Host: rel, Client: wt, Kind: "desktop", Journey: j}}))
+		run := &results.Run{}
+		dir := GinkgoT().TempDir()
+		harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: dir, Future: &harness.FutureOptions{Seed: 1},
+			FutureRepro: func(harness.Pairing) string { return "repro --future-peers" }})
+		var labels []string
+		for _, p := range run.Pairings {
+			labels = append(labels, p.Label())
+			Expect(p.Findings).To(BeEmpty(), p.Label())
+		}
+		Expect(labels).To(Equal([]string{
+			"host worktree × desktop client worktree · fake",
+			"host v1 × desktop client v1 · fake",
+			"host v1 × desktop client worktree · fake",
+			"host worktree × desktop client worktree · fake · future peers",
+			"host v1 × desktop client worktree · fake · future peers",
+		}), "the release's own reference has nothing under test")
+		last := run.Pairings[len(run.Pairings)-1]
+		Expect(last.Repro).To(Equal("repro --future-peers"))
+		Expect(last.Index).To(Equal(run.Pairings[2].Index))
+		Expect(filepath.Join(dir, last.Transcript)).To(BeAnExistingFile())
+		Expect(run.Coverage).NotTo(BeNil())
+		covered, total := run.Coverage.Count(results.CoverFrame)
+		Expect(covered).To(BeNumerically(">", 0))
+		Expect(total).To(BeNumerically(">=", covered))
+	}, NodeTimeout(90*time.Second))
 })
