@@ -1,6 +1,7 @@
 package results_test
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -132,4 +133,30 @@ var _ = Describe("ExitCode", func() {
 		Entry("an interrupted run is incomplete", &results.Run{Interrupted: true, Pairings: run(results.StatusFail).Pairings}, 3),
 		Entry("pairings not run make it incomplete", &results.Run{NotRun: 2}, 3),
 	)
+})
+
+var _ = Describe("Merge of future-peer runs and coverage", func() {
+	It("keeps a pairing's future-peer run beside it (same index), after the plan, and adds up coverage", func() {
+		cov := func(seen int) *results.Coverage {
+			return &results.Coverage{Items: []results.CoverageItem{
+				{Category: results.CoverFrame, Item: "H>C a (k)", Seen: seen},
+				{Category: results.CoverFrame, Item: "H>C b (k)"}}}
+		}
+		one := &results.Run{Shard: "1/2", Pairings: []*results.Pairing{{Index: 1}, {Index: 1, Future: true}}, Coverage: cov(1)}
+		two := &results.Run{Shard: "2/2", Pairings: []*results.Pairing{{Index: 2}}, Coverage: cov(2)}
+		merged, err := results.Merge(two, one)
+		Expect(err).NotTo(HaveOccurred())
+		var order []string
+		for _, p := range merged.Pairings {
+			order = append(order, fmt.Sprint(p.Index, p.Future))
+		}
+		Expect(order).To(Equal([]string{"1 false", "2 false", "1 true"}))
+		Expect(merged.Coverage.Items).To(Equal([]results.CoverageItem{
+			{Category: results.CoverFrame, Item: "H>C a (k)", Seen: 3},
+			{Category: results.CoverFrame, Item: "H>C b (k)"}}))
+
+		dup := &results.Run{Shard: "2/2", Pairings: []*results.Pairing{{Index: 1, Future: true}}}
+		_, err = results.Merge(one, dup)
+		Expect(err).To(MatchError(results.ErrShardConflict), "one future-peer run per pairing")
+	})
 })
