@@ -59,6 +59,8 @@ var _ = Describe("contract coverage in the reports", func() {
 		Expect(text.String()).To(MatchRegexp(`worktree\s+worktree\s+desktop\s+terminal · future peers\s+PASS`))
 		page, _ := renderHTML(run)
 		Expect(page).To(ContainSubstring(`<section class="matrix" data-journey="terminal · future peers" data-kind="desktop">`))
+		Expect(page).To(ContainSubstring(`href="#p1" data-id="1"`), "the plan keeps its numbers")
+		Expect(page).To(ContainSubstring(`href="#p4" data-id="4"`), "the future-peer run is numbered after the plan")
 		Expect(fut.Label()).To(HaveSuffix(" · terminal · future peers"))
 	})
 })

@@ -148,18 +148,30 @@ func (c cell) Text() string {
 
 // pairingIDs names each pairing in the page (anchors #p<ID>) by its plan index, so links
 // survive a merge; a run without indexes (older results.json) uses positions.
+// A pairing's future-peer run (same index) is numbered after the plan: the plan's largest
+// index plus its pairing's.
 func pairingIDs(run *results.Run) []int {
 	ids := make([]int, len(run.Pairings))
+	top := 0
+	for _, p := range run.Pairings {
+		if !p.Future {
+			top = max(top, p.Index)
+		}
+	}
 	seen := map[int]bool{}
 	for i, p := range run.Pairings {
-		if p.Index <= 0 || seen[p.Index] {
+		id := p.Index
+		if p.Future {
+			id += top
+		}
+		if p.Index <= 0 || seen[id] {
 			for i := range ids {
 				ids[i] = i + 1
 			}
 			return ids
 		}
-		seen[p.Index] = true
-		ids[i] = p.Index
+		seen[id] = true
+		ids[i] = id
 	}
 	return ids
 }
