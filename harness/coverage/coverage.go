@@ -174,7 +174,9 @@ func (t *Tally) universe(c *contract.Contract) {
 			}
 		}
 		for _, cp := range ch.Capabilities {
-			t.ensure(capItem(ch.Name, "capability", cp.Name))
+			if cp.Echoed { // one the host does not echo is never seen negotiated
+				t.ensure(capItem(ch.Name, "capability", cp.Name))
+			}
 		}
 		for _, fe := range ch.Features {
 			t.ensure(capItem(ch.Name, "feature", fe.Name))

@@ -14,7 +14,7 @@ import (
 
 const doc = `{"contractVersion":2,"product":"p","protocol":{"version":1,"minCompatible":1},
   "channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"discriminator":"type"}},
-    "capabilities":[{"name":"zoom"},{"name":"pan"}],
+    "capabilities":[{"name":"zoom","echoed":true},{"name":"pan","echoed":true},{"name":"quiet"}],
     "negotiation":[{"frame":"info","dir":"H>C","pointer":"/caps"}],
     "frames":[
       {"type":"hello","name":"hello","direction":"C>H","payload":"json","fields":{"mode":{"type":"string","enum":["a","b"]}}},
