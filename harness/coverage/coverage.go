@@ -5,7 +5,8 @@
 //
 // A Tally adds pairings as they end; Coverage returns the run's results.Coverage. The fuzz
 // campaign steers with the same Tally: Add returns how many parts a case exercised for the
-// first time (a case worth keeping), and Missing lists what no case reached yet.
+// first time (a case worth keeping), Novel lists them without adding the case, and Missing
+// lists what no case reached yet.
 package coverage
 
 import (
@@ -43,6 +44,40 @@ func New() *Tally {
 func (t *Tally) Add(in *checks.Input) (newly int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for k, it := range t.exercised(in) {
+		cur, ok := t.items[k]
+		if !ok {
+			it := it
+			t.items[k] = &it
+			cur = t.items[k]
+		}
+		if cur.Seen == 0 {
+			newly++
+		}
+		cur.Seen++
+	}
+	return newly
+}
+
+// Novel lists the parts a pairing exercised that no pairing added to the tally has, in a
+// stable order, without adding it (its contracts join the universe): a fuzz campaign keeps
+// the cases that reach something new.
+func (t *Tally) Novel(in *checks.Input) []results.CoverageItem {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []results.CoverageItem
+	for k, it := range t.exercised(in) {
+		if cur, ok := t.items[k]; !ok || cur.Seen == 0 {
+			it.Seen = 0
+			out = append(out, it)
+		}
+	}
+	results.SortCoverage(out)
+	return out
+}
+
+// exercised returns the parts a pairing exercised, by key; t.mu is held.
+func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
 	for _, c := range []*contract.Contract{in.Host, in.Client} {
 		if c != nil && !slices.Contains(t.contracts, c) {
 			t.contracts = append(t.contracts, c)
@@ -107,19 +142,7 @@ func (t *Tally) Add(in *checks.Input) (newly int) {
 		}
 		mark(actionItem(string(a.Role), kind, a.Name))
 	}
-	for k, it := range seen {
-		cur, ok := t.items[k]
-		if !ok {
-			it := it
-			t.items[k] = &it
-			cur = t.items[k]
-		}
-		if cur.Seen == 0 {
-			newly++
-		}
-		cur.Seen++
-	}
-	return newly
+	return seen
 }
 
 // protocolActions are the driver protocol's own actions, which skewtest sends itself (every

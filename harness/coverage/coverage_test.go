@@ -81,8 +81,12 @@ var _ = Describe("Tally", func() {
 
 	It("counts pairings, says what a pairing covered first, and lists what is missing", func() {
 		t := coverage.New()
+		novel := t.Novel(pairing())
+		Expect(novel).To(ContainElement(HaveField("Item", "H>C info (k)")))
+		Expect(t.Coverage().Missing(results.CoverFrame)).To(HaveLen(3), "Novel adds nothing")
 		first := t.Add(pairing())
-		Expect(first).To(BeNumerically(">", 0))
+		Expect(first).To(Equal(len(novel)))
+		Expect(t.Novel(pairing())).To(BeEmpty())
 		Expect(t.Add(pairing())).To(Equal(0), "nothing new the second time")
 		Expect(seen(t.Coverage())).To(HaveKeyWithValue("frame H>C info (k)", 2))
 		var missing []string
