@@ -29,6 +29,18 @@ var _ = Describe("flags", func() {
 		Expect(o.ReportDir).To(Equal("out"))
 	})
 
+	It("parses --future-peers for run and repro, off by default", func() {
+		o, err := parseRun([]string{"--repo", "/r"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.FuturePeers).To(BeFalse())
+		o, err = parseRun([]string{"--repo", "/r", "--future-peers"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.FuturePeers).To(BeTrue())
+		o, err = parseRepro([]string{"--repo", "/r", "--host", "v1", "--client", "worktree", "--future-peers"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.FuturePeers).To(BeTrue())
+	})
+
 	It("draws a seed when none is given", func() {
 		o, err := parseRun([]string{"--repo", "/r"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
