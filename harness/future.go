@@ -23,6 +23,9 @@ type FutureOptions struct {
 	// Dir, when set (contract.HostToClient or contract.ClientToHost), rewrites only the frames
 	// travelling that way.
 	Dir string
+	// One gives each frame one variant, picked by the seed, instead of every variant at once
+	// (future.Config.One): a campaign that wants each rule on its own.
+	One bool
 }
 
 func (fo FutureOptions) under() string {
@@ -52,7 +55,7 @@ func (fo FutureOptions) Rewriter(p Pairing) *future.Rewriter {
 	if len(senders) == 0 {
 		return nil
 	}
-	return future.New(future.Config{Seed: fo.Seed, Kind: p.Kind, Senders: senders, Rules: fo.Rules})
+	return future.New(future.Config{Seed: fo.Seed, Kind: p.Kind, Senders: senders, Rules: fo.Rules, One: fo.One})
 }
 
 // RunFuture is the future-peer pass of one pairing: it runs p again with the frames bound for
