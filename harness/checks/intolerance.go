@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
@@ -79,7 +80,7 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 			continue
 		}
 		b, r := namesByStep(base, back), namesByStep(fut, back)
-		for _, step := range fut.Journey.StepNames() {
+		for _, step := range comparedSteps(base.Transcript, fut.Transcript, fut.Journey.StepNames()) {
 			gone, added := diffSets(b[step], r[step])
 			if len(gone) == 0 && len(added) == 0 {
 				continue
@@ -93,11 +94,16 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 		}
 	}
 	// The final state.
-	if fut.Transcript.Stall == nil && base.Transcript.Stall == nil {
+	if complete(base) && complete(fut) {
 		for _, name := range stateNames(fut) {
-			s := fut.Host.StateNamed(name)
+			var s *contract.StateSpec
+			for _, c := range []*contract.Contract{fut.Host, fut.Client} {
+				if s == nil && c != nil {
+					s = c.StateNamed(name)
+				}
+			}
 			if s == nil {
-				s = fut.Client.StateNamed(name)
+				continue
 			}
 			b, bok := finalValue(base.Transcript, s)
 			r, rok := finalValue(fut.Transcript, s)
@@ -123,6 +129,30 @@ func aboutRewrite(f results.Finding) bool {
 		return strings.Contains(f.Message+f.Detail, FutureMarker)
 	}
 	return false
+}
+
+// comparedSteps are the steps whose frames both runs can be compared on: those both
+// completed, and the step where the rewritten run stopped (what the receiver did there is the
+// difference). Steps after it did not run.
+func comparedSteps(base, fut *transcript.Transcript, steps []string) []string {
+	bdone, fdone := base.CompletedSteps(), fut.CompletedSteps()
+	var out []string
+	for _, step := range steps {
+		if !slices.Contains(bdone, step) {
+			break
+		}
+		out = append(out, step)
+		if !slices.Contains(fdone, step) {
+			break
+		}
+	}
+	return out
+}
+
+// complete reports whether a pairing ran every step of its journey.
+func complete(in *Input) bool {
+	t := in.Transcript
+	return t.Stall == nil && t.End == nil && len(t.CompletedSteps()) == len(in.Journey.Steps)
 }
 
 func findingKey(f results.Finding) string {
