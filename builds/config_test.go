@@ -53,6 +53,7 @@ var _ = Describe("ParseConfig", func() {
 			var ce *builds.ConfigError
 			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(ContainSubstring(want))
+			Expect(err.Error()).NotTo(MatchRegexp(`!!\w|unmarshal|\[\]string|map\[`), "no YAML tags or Go types")
 		},
 		Entry("support: a cut without a reason", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nsupport:\n  clients: {last: 3}\n  cuts:\n    - {role: client, range: \"<v2.0.0\"}\n",
 			"skewtest.yaml:8: support.cuts[0] has no reason"),
@@ -81,7 +82,22 @@ var _ = Describe("ParseConfig", func() {
 			`skewtest.yaml:2: contract "../c.json" is not a path inside the checkout`),
 		Entry("argv given as a string",
 			"product: p\ncontract: c.json\nbuild:\n  steps: [make]\ndrivers:\n  host: ./d host\n",
-			"skewtest.yaml:6: cannot unmarshal"),
+			`skewtest.yaml:6: drivers.host is a string ("./d host"), want a list of strings, the command's argv, such as ["./driver", "host"]`),
+		Entry("a long string where a list belongs is shown whole (B11)",
+			"product: p\ncontract: c.json\nbuild:\n  steps: [make]\ndrivers:\n  host: \"remoteterm-driver host --with many arguments\"\n",
+			`drivers.host is a string ("remoteterm-driver host --with many arguments"), want a list of strings`),
+		Entry("a number where a list belongs (B09)",
+			"product: p\ncontract: c.json\nbuild:\n  steps: 42\n",
+			`skewtest.yaml:4: build.steps is a number ("42"), want a list of strings`),
+		Entry("a list where a mapping belongs",
+			"product: p\ncontract: c.json\nbuild:\n  steps: [make]\ndrivers:\n  host: [./d]\n  clients: [a, b]\n",
+			`skewtest.yaml:7: drivers.clients is a list, want a mapping of names to lists of strings`),
+		Entry("a string where a number belongs",
+			"product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nsupport:\n  clients: {last: three}\n",
+			`skewtest.yaml:6: support.clients.last is a string ("three"), want a whole number`),
+		Entry("a scalar where a section belongs",
+			"product: p\ncontract: c.json\nbuild: 7\n",
+			`skewtest.yaml:3: build is a number ("7"), want a mapping of steps`),
 		Entry("bad indentation",
 			"product: p\ncontract: c.json\nbuild:\n  steps: [make]\n   oops: 1\n",
 			"skewtest.yaml:3: did not find expected key"),

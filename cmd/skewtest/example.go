@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/skewtest/skewtest/example"
@@ -85,18 +84,4 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return execute(ctx, o, stdout, stderr)
-}
-
-func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v = bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v += " " + s.Value
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "skewtest %s (driver protocol 1, contract 1, results schema 1)\n", v)
-	return nil
 }
