@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +106,8 @@ func (c *common) check() error {
 			return usagef("no user cache directory (%v): give --cache-dir", err)
 		}
 		c.CacheDir = dir
+	} else if fi, err := os.Stat(c.CacheDir); err == nil && !fi.IsDir() {
+		return usagef("--cache-dir %s is a file, not a directory: give a directory (skewtest creates it if it is missing)", c.CacheDir)
 	}
 	if c.Timeout < 0 {
 		return usagef("--timeout must be positive")
@@ -213,7 +216,12 @@ func parse(fs *flag.FlagSet, args []string, positional int) error {
 	}
 	if fs.NArg() != positional {
 		if positional == 0 {
-			return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+			hint := ""
+			if repo := fs.Lookup("repo"); repo != nil && repo.Value.String() == "" {
+				// "run EX --pins v1": flags stop at the first argument that is not one.
+				hint = fmt.Sprintf(" (the repository is given as --repo %s; flags come before any other argument)", fs.Arg(0))
+			}
+			return usagef("%s: unexpected argument %q%s", fs.Name(), fs.Arg(0), hint)
 		}
 		return usagef("%s: want %d argument(s), got %d", fs.Name(), positional, fs.NArg())
 	}
