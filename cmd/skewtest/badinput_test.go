@@ -619,7 +619,9 @@ var _ = Describe("the bad-input corpus (hard-a)", func() {
 
 	It("B13: a missing driver binary is named by its skewtest.yaml line, not its path in the build cache", func(ctx SpecContext) {
 		s := newShellSubject()
-		s.edit("skewtest.yaml", func(y string) string { return strings.Replace(y, "host: [./driver, host]", "host: [./no-such-driver, host]", 1) })
+		s.edit("skewtest.yaml", func(y string) string {
+			return strings.Replace(y, "host: [./driver, host]", "host: [./no-such-driver, host]", 1)
+		})
 		cache := GinkgoT().TempDir()
 		code, out := cli(ctx, "run", "--repo", s.dir, "--cache-dir", cache, "--report-dir", GinkgoT().TempDir(), "--pins", "v1.0.0")
 		Expect(code).To(Equal(exitInfra), out)
