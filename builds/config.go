@@ -95,7 +95,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, yamlError(name, err, nil)
 	}
-	if len(root.Content) == 0 {
+	if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") { // nothing, or only "---" and comments
 		return nil, &ConfigError{File: name, Line: 1, Msg: "empty file: set product, contract, build.steps and drivers (see docs/subject.md)"}
 	}
 	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
@@ -227,7 +227,7 @@ func lineOf(n *yaml.Node, path ...string) int {
 }
 
 var (
-	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlLine     = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	unknownField = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
 )
 
