@@ -38,5 +38,20 @@ lint:
 	GOOS=darwin $(GO) build ./...
 	GOOS=darwin $(GO) vet ./...
 
+# Go's native fuzzing of skewtest's own parsers and decoders, each target for FUZZTIME. A
+# failing input is written to the package's testdata/fuzz/<target>/: go test replays it
+# from then on (keep it, named for what it shows, with the fix).
+# Minimizing each new input bounded: the example skewtest.yaml seeds are long, and minimizing
+# them unbounded stalls a short run.
+FUZZTIME ?= 20s
+FUZZMINIMIZETIME ?= 2s
+FUZZ_TARGETS := contract:FuzzParse contract:FuzzFeed contract:FuzzDiff journeys:FuzzParse \
+	builds:FuzzParseConfig pins:FuzzParseLock harness/driver:FuzzDecodeLine
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME); done
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
