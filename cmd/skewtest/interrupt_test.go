@@ -27,9 +27,10 @@ import (
 // once (go build) and run as a child in its own process group; every process it starts
 // inherits a marker in its environment, which is how the spec finds them in /proc.
 //
-// Run it 20 times in a row with
+// Run it 20 times in a row (Ginkgo's --repeat is a flag of the ginkgo command, not of go
+// test, and RunSpecs runs once per process) with one test binary, from cmd/skewtest:
 //
-//	go test ./cmd/skewtest -count=1 -args -ginkgo.focus='SIGKILLed' -ginkgo.repeat=19
+//	go test -c -o /tmp/skewtest.test . && for i in $(seq 20); do /tmp/skewtest.test -ginkgo.focus=SIGKILLed || break; done
 var _ = Describe("skewtest SIGKILLed during a cold build", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
 	var bin, repo string
 
