@@ -544,7 +544,7 @@ var _ = Describe("the bad-input corpus (hard-a)", func() {
 			code: exitUsage, want: []string{"cond.txtar:4:", `frame "pnog"`}, before: true}),
 		Entry("B27: a frame name no contract knows, in the frames section", badCase{
 			args: withJourney("golden.txtar", "kind desktop\n-- script --\nstep a\nclient noop\n-- frames --\nC>H ping\nH>C pnog\n"),
-			code: exitUsage, want: []string{"golden.txtar:", `frame "pnog"`}, not: []string{`"ping"`}, before: true}),
+			code: exitUsage, want: []string{"golden.txtar:7:", `frame "pnog"`}, not: []string{`frame "ping"`}, before: true}),
 		Entry("B37: --report-dir is a file, whose content is kept", badCase{
 			args: func(s *tinySubject, cache, report string) []string {
 				f := filepath.Join(GinkgoT().TempDir(), "afile")
