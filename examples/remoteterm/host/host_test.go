@@ -284,6 +284,25 @@ var _ = Describe("the switches no release turns on", func() {
 		}
 	})
 
+	It("snapshotRowsCapped: a reveal keeps 50 rows of scrollback however many it asks for", func() {
+		for _, capped := range []bool{false, true} {
+			s := startHost(with(func(f *release.Features) { f.SnapshotRowsCapped = capped }))
+			p := dial(s, wire.PathMultiplex)
+			p.subscribe(nil)
+			s.emit(strings.Repeat("line\r\n", 200))
+			p.frame(wire.OpOutput)
+			for _, rows := range []int{50, 100} {
+				p.send(wire.OpSnapshotRequest, 1, wire.SnapshotRequest{RequestID: int64(rows), ScrollbackRows: &rows})
+				_, data := p.snapshot()
+				want := rows + 40 // the 40 rows of the screen and those above
+				if capped {
+					want = 50 + 40
+				}
+				Expect(strings.Count(data, "\n")).To(Equal(want), "capped=%v rows=%d", capped, rows)
+			}
+		}
+	})
+
 	It("resizedWrongGeometry and metadataOnResize: what follows a resize", func() {
 		s := startHost(with(func(f *release.Features) { f.ResizedWrongGeometry, f.MetadataOnResize = true, true }))
 		p := dial(s, wire.PathMultiplex)
