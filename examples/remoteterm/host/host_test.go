@@ -350,6 +350,26 @@ var _ = Describe("write unavailable", func() {
 		q.send(wire.OpInput, 1, []byte("x"))
 		Expect(string(q.frame(wire.OpError).Payload)).To(Equal("terminal_write_unavailable"))
 		Expect(t.Input()).To(BeEmpty())
+		// The refused input reached the host, never the process: the host says so.
+		Expect(observe.Of[observe.InputRefused](s.rec)).To(HaveLen(2))
+		Expect(observe.Of[observe.Input](s.rec)).To(BeEmpty())
+	})
+})
+
+var _ = Describe("a working directory change", func() {
+	It("is a Metadata frame with the new cwd on every stream of the terminal", func() {
+		s := startHost(wt)
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(nil)
+		q := dial(s, wire.PathSubscribe)
+		q.subscribe(nil)
+		t, _ := s.h.Terminal("t1")
+		t.SetCwd("/srv")
+		for _, c := range []*peer{p, q} {
+			var m wire.Metadata
+			Expect(wire.DecodeJSON(c.frame(wire.OpMetadata), &m)).To(Succeed())
+			Expect(m.Cwd).To(Equal("/srv"))
+		}
 	})
 })
 

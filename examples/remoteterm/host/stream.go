@@ -114,7 +114,13 @@ func (st *stream) input(p []byte) error {
 	if st.terms.Echo.Has(wire.CapWriteUnavailable) {
 		return st.c.writeFrame(wire.Header{Opcode: wire.OpWriteUnavailable, Stream: st.id}, nil)
 	}
-	return st.c.writeFrame(wire.Header{Opcode: wire.OpError, Stream: st.id}, []byte("terminal_write_unavailable"))
+	return st.c.writeFrame(wire.Header{Opcode: wire.OpError, Stream: st.id}, []byte(wire.ErrorWriteUnavailable))
+}
+
+// cwdChanged tells the client the process's new working directory (Metadata, which every
+// release decodes).
+func (st *stream) cwdChanged(cwd string) error {
+	return st.c.writeFrameJSON(wire.Header{Opcode: wire.OpMetadata, Stream: st.id}, wire.Metadata{Cwd: cwd})
 }
 
 func (st *stream) resized(r resizeEvent) error {
