@@ -49,6 +49,24 @@ type Config struct {
 	// Support is the working tree's support policy: which releases, per role, it must
 	// still work with (see docs/subject.md). Only the working tree's is used.
 	Support pins.Support `yaml:"support"`
+
+	// file and doc are where the configuration was read from, for DriverAt.
+	file string
+	doc  *yaml.Node
+}
+
+// DriverAt says where a driver is declared, "skewtest.yaml:9": the host driver for kind
+// "", else the client driver of kind. Messages about a driver name this, not a path in
+// the build cache.
+func (c *Config) DriverAt(kind string) string {
+	if c.doc == nil {
+		return ConfigFile
+	}
+	line := lineOf(c.doc, "drivers", "host")
+	if kind != "" {
+		line = lineOf(c.doc, "drivers", "clients", kind)
+	}
+	return fmt.Sprintf("%s:%d", c.file, line)
 }
 
 // Recipe is how to build a checkout.
@@ -114,6 +132,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
+	c.file, c.doc = name, root.Content[0]
 	return &c, nil
 }
 

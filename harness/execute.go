@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skewtest/skewtest/harness/transcript"
@@ -29,6 +30,9 @@ type ExecuteOptions struct {
 	// Retries reruns a pairing that failed or errored up to this many times; a pairing
 	// whose attempts disagree is flaky.
 	Retries int
+	// OnUsage, if not nil, is told of the first mistake of the user's a pairing finds (see
+	// Options.OnUsage); Execute then stops starting pairings, as when ctx ends.
+	OnUsage func(error)
 }
 
 // DefaultParallel is how many pairings run at once by default: two per core. A pairing
@@ -116,6 +120,20 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	parallel := opts.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel()
+	}
+	var stopped atomic.Bool // by a mistake of the user's, not interrupted
+	if opts.OnUsage != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		var once sync.Once
+		opts.Pairing.OnUsage = func(err error) {
+			once.Do(func() {
+				opts.OnUsage(err)
+				stopped.Store(true)
+				cancel()
+			})
+		}
 	}
 	refs := map[refKey]*reference{}
 	for _, p := range plan {
@@ -220,7 +238,11 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		}
 	}
 	if notRun > 0 {
-		fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", notRun, len(plan))
+		why := "interrupted"
+		if stopped.Load() {
+			why = "stopped by a mistake in the journey"
+		}
+		fmt.Fprintf(progress, "%s: %d of %d pairings not run\n", why, notRun, len(plan))
 		run.NotRun += notRun
 	}
 	if ctx.Err() != nil {
