@@ -63,6 +63,9 @@ func WithReferences(plan []Pairing) []Pairing {
 	}
 	for _, p := range rest {
 		for _, b := range []*Build{p.Client, p.Host} {
+			if _, ok := b.Clients[p.Kind]; !ok && b.Err == nil {
+				continue // the build has no driver of the kind: no reference (the plan's skips say so)
+			}
 			if k := keyOf(b, p); !have[k] {
 				have[k] = true
 				refs = append(refs, Pairing{Host: b, Client: b, Kind: p.Kind, Journey: p.Journey})
@@ -196,7 +199,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 				}
 			}
 			if ref != nil {
-				po.Reference, po.HostReference = ref.t, hostRef.t
+				po.Reference = ref.t
+			}
+			if hostRef != nil {
+				po.HostReference = hostRef.t
 			}
 			if opts.Verbose {
 				mu.Lock()

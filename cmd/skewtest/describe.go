@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,7 +49,8 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 		if err != nil {
 			err = fmt.Errorf("%s: contract: %w", src.Label, err)
 			if src.IsWorktree() {
-				return nil, &contractError{err}
+				// The user's own file: a configuration error (exit 2), before any build.
+				return nil, usagef("%v", err)
 			}
 			b.Err = err
 		}
@@ -58,13 +58,6 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 	}
 	return out, nil
 }
-
-// contractError is a problem with the working tree's contract file: the user's file, so a
-// configuration error (exit 2).
-type contractError struct{ err error }
-
-func (e *contractError) Error() string { return e.err.Error() }
-func (e *contractError) Unwrap() error { return e.err }
 
 // checkBeforeBuilding refuses, before anything is built, what the builds' own files
 // already show to be wrong: a --kind no build has a driver for, and a frame name in a
@@ -114,5 +107,3 @@ func withDescription(built, described []*harness.Build) {
 		}
 	}
 }
-
-var _ = errors.New

@@ -127,6 +127,10 @@ func pickJourneys(repo string, cfg *builds.Config, names []string) ([]*journeys.
 // frame names against the contracts, the plan itself and the report directory. `skewtest
 // plan` stops there and builds nothing.
 func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error {
+	// The repository first: a path that does not exist, or is no repository, says so.
+	if _, err := pins.Open(o.Repo); err != nil {
+		return err
+	}
 	cfg, err := builds.LoadConfig(filepath.Join(o.Repo, builds.ConfigFile))
 	if err != nil {
 		return err
