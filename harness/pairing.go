@@ -405,11 +405,11 @@ func startDriver(ctx context.Context, b *Build, j *journeys.Journey, role transc
 		_ = d.Stop(sctx)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			// Say what was awaited and for how long, not a bare deadline.
-			what := "never said hello"
+			what := "it never said hello"
 			if d.Hello().Type != "" {
-				what = "said hello but never said ready"
+				what = "it said hello but never said ready"
 			}
-			return nil, "", fmt.Errorf("%s driver %s within %s (the driver protocol's first lines; see its log %s)",
+			return nil, "", fmt.Errorf("%s driver never got ready: %s within %s (the driver protocol's first lines; see its log %s)",
 				name, what, opts.ReadyTimeout, filepath.Base(spec.LogPath))
 		}
 		return nil, "", fmt.Errorf("%s driver never got ready: %w", name, err)

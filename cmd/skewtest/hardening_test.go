@@ -387,11 +387,11 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 
 		It("B15: says what a silent driver's start waited for, and how long", func() {
 			res := pair(declared([]string{"sleep", "60"}), 300*time.Millisecond)
-			Expect(res.Error).To(ContainSubstring("host worktree driver never said hello within 300ms"))
+			Expect(res.Error).To(ContainSubstring("host worktree driver never got ready: it never said hello within 300ms"))
 			Expect(res.Error).NotTo(ContainSubstring("context deadline exceeded"))
 
 			res = pair(declared([]string{"sh", "-c", `echo '{"type":"hello","protocol":1}'; sleep 60`}), 300*time.Millisecond)
-			Expect(res.Error).To(ContainSubstring("host worktree driver said hello but never said ready within 300ms"), "control")
+			Expect(res.Error).To(ContainSubstring("host worktree driver never got ready: it said hello but never said ready within 300ms"), "control")
 		})
 	})
 })
