@@ -271,7 +271,17 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	built, recs, err := buildAll(ctx, b, o.Repo, srcs, described, buildProgress)
 	done()
 	if ctx.Err() != nil {
-		return writeInterrupted(len(harness.WithReferences(plan)))
+		whole := harness.Number(harness.WithReferences(plan))
+		if k, n, _ := parseShard(o.Shard); n > 0 {
+			whole, run.Shard = harness.Shard(whole, k, n), o.Shard
+		}
+		notRun := 0
+		for _, p := range whole {
+			if !p.Helper {
+				notRun++
+			}
+		}
+		return writeInterrupted(notRun)
 	}
 	if err != nil {
 		return err
