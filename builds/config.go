@@ -50,23 +50,16 @@ type Config struct {
 	// still work with (see docs/subject.md). Only the working tree's is used.
 	Support pins.Support `yaml:"support"`
 
-	// file and doc are where the configuration was read from, for DriverAt.
-	file string
-	doc  *yaml.Node
+	// driverLines are the lines the drivers are declared at: the host's under "", each
+	// client's under its kind (DriverLine).
+	driverLines map[string]int
 }
 
-// DriverAt says where a driver is declared, "skewtest.yaml:9": the host driver for kind
-// "", else the client driver of kind. Messages about a driver name this, not a path in
-// the build cache.
-func (c *Config) DriverAt(kind string) string {
-	if c.doc == nil {
-		return ConfigFile
-	}
-	line := lineOf(c.doc, "drivers", "host")
-	if kind != "" {
-		line = lineOf(c.doc, "drivers", "clients", kind)
-	}
-	return fmt.Sprintf("%s:%d", c.file, line)
+// DriverLine is the line of skewtest.yaml that declares a driver: the host driver for kind
+// "", else the client driver of kind; 0 when unknown. Messages about a driver name it, not
+// a path in the build cache.
+func (c *Config) DriverLine(kind string) int {
+	return c.driverLines[kind]
 }
 
 // Recipe is how to build a checkout.
@@ -132,7 +125,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 		}
 		return nil, errors.Join(errs...)
 	}
-	c.file, c.doc = name, root.Content[0]
+	c.driverLines = map[string]int{"": lineOf(root.Content[0], "drivers", "host")}
+	for kind := range c.Drivers.Clients {
+		c.driverLines[kind] = lineOf(root.Content[0], "drivers", "clients", kind)
+	}
 	return &c, nil
 }
 

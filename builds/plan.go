@@ -209,6 +209,12 @@ func onTheWay(rel string, roots []string) bool {
 	return false
 }
 
+// DriverAt says where a driver is declared, "skewtest.yaml:9": the host's for kind "",
+// else the client's of kind.
+func (d *Description) DriverAt(kind string) string {
+	return fmt.Sprintf("%s:%d", d.ConfigFile, d.Config.DriverLine(kind))
+}
+
 // Description is what a plan needs of a source, read without building it: its own
 // skewtest.yaml from the object database (the working tree's from disk) and the versions
 // row that applies to it.
@@ -217,6 +223,9 @@ type Description struct {
 	Revision string // the commit, or WorktreeLabel
 	Config   *Config
 	Version  *VersionRule
+	// ConfigFile names the skewtest.yaml that Config comes from as the user knows it: the
+	// working tree's path, or git's "REF:skewtest.yaml".
+	ConfigFile string
 	// ContractInWorktree says the versions row overlays the contract's path from the
 	// working tree: the build's contract is the working tree's file, not the commit's.
 	ContractInWorktree bool
@@ -243,7 +252,7 @@ func Describe(ctx context.Context, repoDir string, src Source) (*Description, er
 		if err != nil {
 			return nil, err
 		}
-		return &Description{Label: src.Label, Revision: WorktreeLabel, Config: cfg}, nil
+		return &Description{Label: src.Label, Revision: WorktreeLabel, Config: cfg, ConfigFile: subjectPath}, nil
 	}
 	commit, err := repo.CommitObject(src.Commit)
 	if err != nil {
@@ -261,7 +270,7 @@ func Describe(ctx context.Context, repoDir string, src Source) (*Description, er
 	if err != nil {
 		return nil, err
 	}
-	d := &Description{Label: src.Label, Revision: commit.Hash.String(), Config: own}
+	d := &Description{Label: src.Label, Revision: commit.Hash.String(), Config: own, ConfigFile: src.Label + ":" + ConfigFile}
 	if subject != nil {
 		d.Version = subject.Versions.Match(src.Label)
 	}
@@ -273,7 +282,7 @@ func Describe(ctx context.Context, repoDir string, src Source) (*Description, er
 		}
 		c := *subject
 		c.Pins, c.Versions = pins.Options{}, nil
-		d.Config = &c
+		d.Config, d.ConfigFile = &c, subjectPath
 	}
 	if d.Version != nil && within(path.Clean(filepath.ToSlash(d.Config.Contract)), d.Version.Overlay) {
 		d.ContractInWorktree = true

@@ -22,9 +22,9 @@ import (
 // knows it), else the build's copy; every "./" driver must be in the build's output.
 func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
 	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients,
-		DriverAt: a.Config.DriverAt}
+		DriverAt: func(kind string) string { return fmt.Sprintf("%s:%d", builds.ConfigFile, a.Config.DriverLine(kind)) }}
 	if d != nil {
-		b.Journeys = d.Journeys
+		b.Journeys, b.DriverAt = d.Journeys, d.DriverAt
 		if d.Err != nil {
 			return nil, d.Err
 		}
@@ -52,7 +52,7 @@ func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 				role = k + " client driver"
 			}
 			return nil, fmt.Errorf("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
-				a.Label, role, argv[0], a.Config.DriverAt(k))
+				a.Label, role, argv[0], b.DriverAt(k))
 		}
 	}
 	return b, nil

@@ -35,7 +35,7 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 		}
 		cfg := d.Config
 		b := &harness.Build{Label: d.Label, Revision: d.Revision, Host: cfg.Drivers.Host, Clients: cfg.Drivers.Clients,
-			DriverAt: cfg.DriverAt, Journeys: src.IsWorktree()}
+			DriverAt: d.DriverAt, Journeys: src.IsWorktree()}
 		var cf pins.ContractFile
 		switch {
 		case src.IsWorktree(), d.ContractInWorktree:

@@ -365,8 +365,11 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 				"product: p\ncontract: c.json\nbuild:\n  steps: [\"true\"]\ndrivers:\n  host: "+jsonArgv(host)+
 					"\n  clients:\n    desktop: [\"./client\"]\n"))
 			Expect(err).NotTo(HaveOccurred())
+			at := func(kind string) string {
+				return fmt.Sprintf("/home/me/subject/skewtest.yaml:%d", cfg.DriverLine(kind))
+			}
 			return &harness.Build{Label: "worktree", Revision: "worktree", Dir: GinkgoT().TempDir(), Host: cfg.Drivers.Host,
-				Clients: cfg.Drivers.Clients, DriverAt: cfg.DriverAt}
+				Clients: cfg.Drivers.Clients, DriverAt: at}
 		}
 		pair := func(b *harness.Build, ready time.Duration) *results.Pairing {
 			j, err := journeys.Parse("j.txtar", []byte("kind desktop\n-- script --\nstep s\nawait client x\n"))
