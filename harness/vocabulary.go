@@ -107,8 +107,12 @@ var frameConditions = []string{"frame", "client-frame"}
 // pass Validate first.
 func CheckNames(j *journeys.Journey, known []string, whose string) error {
 	unknown := func(line int, name string) error {
+		hint := ""
+		if near := nearest(name, known); near != "" {
+			hint = fmt.Sprintf(": did you mean %q?", near)
+		}
 		return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
-			"frame %q is in no contract of %s (they know %s)", name, whose, strings.Join(known, ", "))}
+			"frame %q is in no contract of %s%s (they know %s)", name, whose, hint, strings.Join(known, ", "))}
 	}
 	conds := func(line int, cs []journeys.Cond) error {
 		for _, c := range cs {
@@ -250,4 +254,37 @@ func checkEnd(c journeys.Command) error {
 		return errors.New("end knows only expected-refusal")
 	}
 	return nil
+}
+
+// nearest is the name of names closest to name by edit distance, when it is close enough to
+// be a typo of it (a third of its letters, plus one, at most: a swap of two letters counts two); "" otherwise.
+func nearest(name string, names []string) string {
+	best, bestD := "", len(name)/3+2
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

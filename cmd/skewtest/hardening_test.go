@@ -169,7 +169,7 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 				return []string{"--repo", repo, "--journey", journey("cond.txtar",
 					replace("[cap:outputPause] client pause terminal=t1 paused=true", "[frame:SetOutputPausd] client pause terminal=t1 paused=true"))}
 			},
-			want: []string{"cond.txtar:50:", `frame "SetOutputPausd" is in no contract`, "worktree, v1.4.190"}}),
+			want: []string{"cond.txtar:50:", `frame "SetOutputPausd" is in no contract`, "worktree, v1.4.190", `did you mean "SetOutputPaused"?`}}),
 		Entry("a frame name no contract knows in await frame", refusal{
 			args: func() []string {
 				return []string{"--repo", repo, "--journey", journey("await.txtar", replace("await frame H>C Resized", "await frame H>C Resizd"))}
@@ -181,7 +181,7 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 					return strings.TrimRight(s, "\n") + "\nC>H Subscribe\nH>C SnapshotEnnd\n"
 				})}
 			},
-			want: []string{"golden.txtar:", `frame "SnapshotEnnd"`},
+			want: []string{"golden.txtar:", `frame "SnapshotEnnd"`, `did you mean "SnapshotEnd"?`},
 			not:  []string{`"Subscribe"`}}),
 		Entry("B37: --report-dir is a file, whose content is kept", refusal{
 			args: func() []string {
