@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -328,6 +329,27 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 		Expect(string(html)).To(ContainSubstring("Interrupted: 3 pairing(s) of the plan did not run"))
 	}, NodeTimeout(15*time.Minute))
 
+	It("D12: an interrupt during the builds still writes every report, with the whole plan not run", func(ctx SpecContext) {
+		runCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		// Cancel as the first build starts (a cold cache: nothing is cached).
+		progress := &cancelOn{word: ": building (", cancel: cancel}
+		dir := GinkgoT().TempDir()
+		var stdout bytes.Buffer
+		code := exitCode(dispatch(runCtx, append([]string{"run", "--repo", repo, "--cache-dir", GinkgoT().TempDir(), "--report-dir", dir}, desktop...),
+			&stdout, progress), progress)
+		GinkgoWriter.Printf("%s%s", stdout.String(), progress.String())
+		Expect(progress.seen).To(BeTrue(), "the run was interrupted while building")
+		Expect(code).To(Equal(3))
+		run := load(dir)
+		Expect(run.Interrupted).To(BeTrue())
+		Expect(run.NotRun).To(Equal(4))
+		Expect(run.Pairings).To(BeEmpty())
+		summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(summary)).To(ContainSubstring("interrupted: 4 pairings of the plan did not run"))
+	}, NodeTimeout(5*time.Minute))
+
 	Describe("messages that name what the user wrote (D13)", func() {
 		It("B01: says a missing --repo does not exist; a plain directory is not a git repository", func(ctx SpecContext) {
 			code, out := cli(ctx, "run", "--repo", filepath.Join(GinkgoT().TempDir(), "nope"))
@@ -406,4 +428,23 @@ func jsonArgv(argv []string) string {
 		panic(err)
 	}
 	return string(data)
+}
+
+// cancelOn is a progress writer that cancels a run once a line with word is written.
+type cancelOn struct {
+	mu sync.Mutex
+	bytes.Buffer
+	word   string
+	cancel func()
+	seen   bool
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.seen && bytes.Contains(p, []byte(c.word)) {
+		c.seen = true
+		c.cancel()
+	}
+	return c.Buffer.Write(p)
 }
