@@ -184,6 +184,9 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 			},
 			want: []string{"golden.txtar:", `frame "SnapshotEnnd"`, `did you mean "SnapshotEnd"?`},
 			not:  []string{`"Subscribe"`}}),
+		Entry("--env for a build the run does not have", refusal{
+			args: func() []string { return []string{"--repo", repo, "--pins", "v1.4.190", "--env", "v1.4.120:X=1"} },
+			want: []string{`--env v1.4.120:X=1: no build "v1.4.120" in this run (builds: worktree, v1.4.190)`}}),
 		Entry("B37: --report-dir is a file, whose content is kept", refusal{
 			args: func() []string {
 				f := filepath.Join(GinkgoT().TempDir(), "afile")

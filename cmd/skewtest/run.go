@@ -190,6 +190,9 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if err := checkBeforeBuilding(o.Kinds, js, described); err != nil {
 		return err
 	}
+	if err := applyEnv(described, o.Env); err != nil {
+		return err // --env names a build this run does not have
+	}
 	planFor := func(bs []*harness.Build) ([]harness.Pairing, []harness.Skip, error) {
 		popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
 		if hostIdx >= 0 {
