@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/internal/testlabels"
@@ -411,6 +412,21 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 			Expect(res.Error).To(ContainSubstring(`"./no-such-driver" (/home/me/subject/skewtest.yaml:6) does not exist in the build's output`))
 			Expect(res.Error).NotTo(ContainSubstring(b.Dir))
 			Expect(b.DriverAt("desktop")).To(Equal("/home/me/subject/skewtest.yaml:8"), "control: each driver has its own line")
+		})
+
+		It("B13: checks a build's drivers are in its output once built, naming their skewtest.yaml lines", func() {
+			b := declared([]string{"./no-such-driver", "host"})
+			a := &builds.Artifact{Label: "worktree", Dir: b.Dir, Config: &builds.Config{Drivers: builds.Drivers{Host: b.Host, Clients: b.Clients}}}
+			d := &harness.Build{Label: "worktree", Contract: &contract.Contract{}, DriverAt: b.DriverAt}
+			_, err := fromArtifact(a, d)
+			Expect(err).To(MatchError(`worktree: the host driver "./no-such-driver" (/home/me/subject/skewtest.yaml:6) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there`))
+
+			Expect(os.WriteFile(filepath.Join(b.Dir, "no-such-driver"), nil, 0o755)).To(Succeed())
+			_, err = fromArtifact(a, d)
+			Expect(err).To(MatchError(ContainSubstring(`the desktop client driver "./client" (/home/me/subject/skewtest.yaml:8)`)), "each driver is checked")
+			Expect(os.WriteFile(filepath.Join(b.Dir, "client"), nil, 0o755)).To(Succeed())
+			_, err = fromArtifact(a, d)
+			Expect(err).NotTo(HaveOccurred(), "control: drivers that are there pass")
 		})
 
 		It("B15: says what a silent driver's start waited for, and how long", func() {
