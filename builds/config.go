@@ -49,6 +49,17 @@ type Config struct {
 	// Support is the working tree's support policy: which releases, per role, it must
 	// still work with (see docs/subject.md). Only the working tree's is used.
 	Support pins.Support `yaml:"support"`
+
+	// driverLines are the lines the drivers are declared at: the host's under "", each
+	// client's under its kind (DriverLine).
+	driverLines map[string]int
+}
+
+// DriverLine is the line of skewtest.yaml that declares a driver: the host driver for kind
+// "", else the client driver of kind; 0 when unknown. Messages about a driver name it, not
+// a path in the build cache.
+func (c *Config) DriverLine(kind string) int {
+	return c.driverLines[kind]
 }
 
 // Recipe is how to build a checkout.
@@ -113,6 +124,10 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			return nil, errs[0]
 		}
 		return nil, errors.Join(errs...)
+	}
+	c.driverLines = map[string]int{"": lineOf(root.Content[0], "drivers", "host")}
+	for kind := range c.Drivers.Clients {
+		c.driverLines[kind] = lineOf(root.Content[0], "drivers", "clients", kind)
 	}
 	return &c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -206,4 +207,85 @@ func onTheWay(rel string, roots []string) bool {
 		}
 	}
 	return false
+}
+
+// DriverAt says where a driver is declared, "skewtest.yaml:9": the host's for kind "",
+// else the client's of kind.
+func (d *Description) DriverAt(kind string) string {
+	return fmt.Sprintf("%s:%d", d.ConfigFile, d.Config.DriverLine(kind))
+}
+
+// Description is what a plan needs of a source, read without building it: its own
+// skewtest.yaml from the object database (the working tree's from disk) and the versions
+// row that applies to it.
+type Description struct {
+	Label    string
+	Revision string // the commit, or WorktreeLabel
+	Config   *Config
+	Version  *VersionRule
+	// ConfigFile names the skewtest.yaml that Config comes from as the user knows it: the
+	// working tree's path, or git's "REF:skewtest.yaml".
+	ConfigFile string
+	// ContractInWorktree says the versions row overlays the contract's path from the
+	// working tree: the build's contract is the working tree's file, not the commit's.
+	ContractInWorktree bool
+}
+
+// Describe reads the configuration a build of src will have, as Build reads it, without
+// materializing, hashing or building anything: what `skewtest plan` and the checks made
+// before the first build need (the drivers' kinds, the contract's path).
+func Describe(ctx context.Context, repoDir string, src Source) (*Description, error) {
+	if src.Label == "" {
+		src.Label = WorktreeLabel
+	}
+	repo, err := pins.Open(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open working tree: %w", err)
+	}
+	subjectPath := filepath.Join(wt.Filesystem.Root(), ConfigFile)
+	if src.IsWorktree() {
+		cfg, err := LoadConfig(subjectPath)
+		if err != nil {
+			return nil, err
+		}
+		return &Description{Label: src.Label, Revision: WorktreeLabel, Config: cfg, ConfigFile: subjectPath}, nil
+	}
+	commit, err := repo.CommitObject(src.Commit)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", src.Commit, err)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("tree of commit %s: %w", src.Commit, err)
+	}
+	own, err := commitConfig(tree, src.Label)
+	if err != nil {
+		return nil, err
+	}
+	subject, err := loadSubjectConfig(subjectPath)
+	if err != nil {
+		return nil, err
+	}
+	d := &Description{Label: src.Label, Revision: commit.Hash.String(), Config: own, ConfigFile: src.Label + ":" + ConfigFile}
+	if subject != nil {
+		d.Version = subject.Versions.Match(src.Label)
+	}
+	if own == nil {
+		if d.Version == nil {
+			return nil, &ConfigError{File: src.Label + ":" + ConfigFile, Msg: "not found: a subject needs " + ConfigFile +
+				" at the root of its repository; to build a tag cut before the subject adopted skewtest with the working tree's " +
+				ConfigFile + ", add a versions row whose range covers it (see docs/subject.md)"}
+		}
+		c := *subject
+		c.Pins, c.Versions = pins.Options{}, nil
+		d.Config, d.ConfigFile = &c, subjectPath
+	}
+	if d.Version != nil && within(path.Clean(filepath.ToSlash(d.Config.Contract)), d.Version.Overlay) {
+		d.ContractInWorktree = true
+	}
+	return d, nil
 }

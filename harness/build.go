@@ -6,6 +6,7 @@ package harness
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
@@ -26,6 +27,32 @@ type Build struct {
 	// Env is added to the environment of this build's drivers (a negative control can
 	// mutate one build through a switch its drivers read).
 	Env []string
+	// Journeys says the build's drivers define the journeys' actions (the working tree,
+	// whose journeys they are): an action its driver does not announce in its hello is a
+	// typo in the journey, reported through Options.OnUsage, not a finding.
+	Journeys bool
+	// DriverAt says where a driver is declared ("skewtest.yaml:9"): the host's for kind "",
+	// else the client's of kind; nil when unknown. Messages about a driver name it.
+	DriverAt func(kind string) string
+}
+
+// FrameNames lists the frame names the contracts of the builds declare, sorted, each once.
+func FrameNames(bs ...*Build) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Contract == nil {
+			continue
+		}
+		for _, ch := range b.Contract.Channels {
+			for _, f := range ch.Frames {
+				if !slices.Contains(out, f.Name) {
+					out = append(out, f.Name)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // argv resolves a driver command: a first word starting with "./" is relative to Dir.

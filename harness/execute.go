@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skewtest/skewtest/harness/checks"
@@ -40,6 +41,9 @@ type ExecuteOptions struct {
 	// Coverage, when set, is the tally the pairings recorded in run are added to (a
 	// campaign keeps one across runs); nil: a new one. Either way run.Coverage is set.
 	Coverage *coverage.Tally
+	// OnUsage, if not nil, is told of the first mistake of the user's a pairing finds (see
+	// Options.OnUsage); Execute then stops starting pairings, as when ctx ends.
+	OnUsage func(error)
 }
 
 // DefaultParallel is how many pairings run at once by default: two per core. A pairing
@@ -70,6 +74,9 @@ func WithReferences(plan []Pairing) []Pairing {
 	}
 	for _, p := range rest {
 		for _, b := range []*Build{p.Client, p.Host} {
+			if _, ok := b.Clients[p.Kind]; !ok && b.Err == nil {
+				continue // the build has no driver of the kind: no reference (the plan's skips say so)
+			}
 			if k := keyOf(b, p); !have[k] {
 				have[k] = true
 				refs = append(refs, Pairing{Host: b, Client: b, Kind: p.Kind, Journey: p.Journey})
@@ -127,6 +134,20 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	parallel := opts.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel()
+	}
+	var stopped atomic.Bool // by a mistake of the user's, not interrupted
+	if opts.OnUsage != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		var once sync.Once
+		opts.Pairing.OnUsage = func(err error) {
+			once.Do(func() {
+				opts.OnUsage(err)
+				stopped.Store(true)
+				cancel()
+			})
+		}
 	}
 	refs := map[refKey]*reference{}
 	for _, p := range plan {
@@ -194,7 +215,10 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 				}
 			}
 			if ref != nil {
-				po.Reference, po.HostReference = ref.t, hostRef.t
+				po.Reference = ref.t
+			}
+			if hostRef != nil {
+				po.HostReference = hostRef.t
 			}
 			if opts.Verbose {
 				mu.Lock()
@@ -266,7 +290,11 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	}
 	run.Coverage = tally.Coverage()
 	if notRun > 0 {
-		fmt.Fprintf(progress, "interrupted: %d of %d pairings not run\n", notRun, len(plan))
+		why := "interrupted"
+		if stopped.Load() {
+			why = "stopped by a mistake in the journey"
+		}
+		fmt.Fprintf(progress, "%s: %d of %d pairings not run\n", why, notRun, len(plan))
 		run.NotRun += notRun
 	}
 	if ctx.Err() != nil {

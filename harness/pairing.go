@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -94,7 +95,18 @@ type Options struct {
 	// Rewriter, when set, rewrites messages on their way through the wire tap (the
 	// future-peer pass, RunFuture).
 	Rewriter tap.Rewriter
+	// OnUsage, if not nil, is told of a mistake of the user's found only once drivers ran
+	// (a journey action the working tree's driver does not announce): the run should stop
+	// and report it as a configuration error. The pairing is an error either way.
+	OnUsage func(error)
 }
+
+// UsageError is a mistake of the user's found while a pairing ran (Err is a
+// *journeys.SyntaxError with the journey's file:line): not a property of the pair of builds.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 func (o *Options) validate() error {
 	if o.Dir == "" {
@@ -178,11 +190,18 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 			res.Logs = append(res.Logs, filepath.Base(l))
 		}
 	}
+	var ue *UsageError
+	if errors.As(err, &ue) && opts.OnUsage != nil {
+		opts.OnUsage(ue.Err)
+	}
 	if err != nil || ctx.Err() != nil {
 		// The infrastructure, the harness or a journey the vocabulary does not cover
 		// broke: the pairing was not tested, so it is an error, never a pass.
 		res.Status = results.StatusError
 		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
+		if ctx.Err() != nil && !errors.As(err, new(*UsageError)) {
+			res.Error = "interrupted: the run was stopped before this pairing ended (" + errors.Join(err, ctx.Err()).Error() + ")"
+		}
 		return res, t
 	}
 	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference,
@@ -282,7 +301,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		defer cancel()
 	}
 
-	host, hostURL, err := startDriver(ctx, p.Host, transcript.Host, "", p.Host.Host, nil, opts, rec)
+	host, hostURL, err := startDriver(ctx, p.Host, p.Journey, transcript.Host, "", p.Host.Host, nil, opts, rec)
 	if err != nil {
 		return err
 	}
@@ -301,7 +320,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	if !ok {
 		return fmt.Errorf("client %s has no %s driver", p.Client, p.Kind)
 	}
-	client, _, err := startDriver(ctx, p.Client, transcript.Client, p.Kind, argv,
+	client, _, err := startDriver(ctx, p.Client, p.Journey, transcript.Client, p.Kind, argv,
 		[]string{"SKEWTEST_HOST_URL=" + proxy.URL()}, opts, rec)
 	if err != nil {
 		return err
@@ -348,7 +367,7 @@ func (o *Options) logPath(role transcript.Role, kind string) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-func startDriver(ctx context.Context, b *Build, role transcript.Role, kind string, cmd []string, env []string,
+func startDriver(ctx context.Context, b *Build, j *journeys.Journey, role transcript.Role, kind string, cmd []string, env []string,
 	opts Options, rec *recorder) (*driver.Driver, string, error) {
 	name := string(role) + " " + b.Label
 	if kind != "" {
@@ -373,6 +392,11 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 	}
 	d, err := driver.Start(ctx, spec, rec.onMessage(role))
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && b.DriverAt != nil {
+			// Name the driver as the user wrote it, not its path in the build cache.
+			return nil, "", fmt.Errorf("start %s driver: %q (%s) does not exist in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix the driver's argv there",
+				name, cmd[0], b.DriverAt(kind))
+		}
 		return nil, "", fmt.Errorf("start %s driver: %w", name, err)
 	}
 	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
@@ -382,7 +406,24 @@ func startDriver(ctx context.Context, b *Build, role transcript.Role, kind strin
 		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer scancel()
 		_ = d.Stop(sctx)
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// Say what was awaited and for how long, not a bare deadline.
+			what := "it never said hello"
+			if d.Hello().Type != "" {
+				what = "it said hello but never said ready"
+			}
+			return nil, "", fmt.Errorf("%s driver never got ready: %s within %s (the driver protocol's first lines; see its log %s)",
+				name, what, opts.ReadyTimeout, filepath.Base(spec.LogPath))
+		}
 		return nil, "", fmt.Errorf("%s driver never got ready: %w", name, err)
+	}
+	if b.Journeys {
+		if err := CheckActions(j, string(role), name, d.Hello().Actions); err != nil {
+			sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer scancel()
+			_ = d.Stop(sctx)
+			return nil, "", &UsageError{Err: err}
+		}
 	}
 	if h := d.Hello(); h.Protocol != 1 {
 		rec.problem(role, fmt.Sprintf("announced driver protocol %d; this skewtest speaks 1 and drives it as 1", h.Protocol), "")

@@ -84,6 +84,16 @@ var _ = Describe("Plan", func() {
 		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v2×v2·terminal", "v2×v1·terminal"}))
 	})
 
+	It("adds no reference of a build without a driver of the kind (the plan skips it), and keeps a failed build's", func() {
+		h, c := b("v2"), b("v1", "desktop")
+		plan := harness.WithReferences([]harness.Pairing{{Host: h, Client: c, Kind: "desktop", Journey: desktop}})
+		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v2×v1·terminal"}))
+
+		broken := &harness.Build{Label: "v0", Err: errors.New("exit status 1")}
+		plan = harness.WithReferences([]harness.Pairing{{Host: broken, Client: c, Kind: "desktop", Journey: desktop}})
+		Expect(names(plan)).To(Equal([]string{"v1×v1·terminal", "v0×v0·terminal", "v0×v1·terminal"}), "control: its reference is an error to report")
+	})
+
 	It("splits a numbered plan into shards that own every pairing once, each with the references it needs", func() {
 		wt, v1, v2 := b("worktree", "desktop", "mobile"), b("v1", "desktop", "mobile"), b("v2", "desktop")
 		plan, _, err := harness.Plan(wt, []*harness.Build{v1, v2}, harness.PlanOptions{Matrix: harness.MatrixFull,

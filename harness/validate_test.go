@@ -41,3 +41,40 @@ var _ = Describe("Validate", func() {
 		Entry("condition with an argument it does not take", "[window:2] tap drop", "j.txtar:4: condition [window:2] takes no argument: [window]"),
 	)
 })
+
+var _ = Describe("CheckNames and CheckActions", func() {
+	known := []string{"Input", "Output", "Subscribe", "hello"}
+	parse := func(body string) *journeys.Journey {
+		j, err := journeys.Parse("j.txtar", []byte("kind desktop\n-- script --\nstep a\n"+body+"\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(j)).To(Succeed())
+		return j
+	}
+
+	It("accepts frame names the contracts know, wherever a journey names a frame (the control)", func() {
+		j := parse("[frame:Output] client go\n[!client-frame:Input] await frame C>H Input\nexpect frame H>C Output none for=1s\n" +
+			"-- frames --\nignore H>C hello\nC>H Subscribe\n[frame:Output] H>C Output+")
+		Expect(harness.CheckNames(j, known, "the builds a, b")).To(Succeed())
+	})
+
+	DescribeTable("refuses a frame name no contract knows, at its line, with the nearest name",
+		func(body, want string) {
+			Expect(harness.CheckNames(parse(body), known, "the builds a, b")).To(MatchError(HavePrefix(want)))
+		},
+		Entry("in a condition", "[frame:Outptu] client go", `j.txtar:4: frame "Outptu" is in no contract of the builds a, b: did you mean "Output"?`),
+		Entry("in a client-frame condition", "[client-frame:Inptu] client go", `j.txtar:4: frame "Inptu" is in no contract of the builds a, b: did you mean "Input"?`),
+		Entry("in await frame", "await frame C>H Subscrbe", `j.txtar:4: frame "Subscrbe" is in no contract of the builds a, b: did you mean "Subscribe"?`),
+		Entry("in expect frame", "expect frame H>C Ouptut none for=1s", `j.txtar:4: frame "Ouptut"`),
+		Entry("in the frames section", "client go\n-- frames --\nC>H Subscribe\nH>C Outputt", `j.txtar:7: frame "Outputt"`),
+		Entry("in an ignore line", "client go\n-- frames --\nignore H>C helo", `j.txtar:6: frame "helo"`),
+		Entry("far from every name: no guess", "await frame C>H Resized", `j.txtar:4: frame "Resized" is in no contract of the builds a, b (they know Input, Output, Subscribe, hello)`),
+	)
+
+	It("checks the actions a journey sends a role against what that role's driver announced", func() {
+		j := parse("client subscribe\nhost emit-output\nclient inptu")
+		Expect(harness.CheckActions(j, "client", "desktop client worktree", []string{"subscribe", "input"})).To(MatchError(
+			`j.txtar:6: client action "inptu": the desktop client worktree driver does not announce it in its hello (it announces subscribe, input)`))
+		Expect(harness.CheckActions(j, "host", "host worktree", []string{"emit-output"})).To(Succeed(), "control: the host's actions are the host's")
+		Expect(harness.CheckActions(j, "client", "desktop client worktree", nil)).To(Succeed(), "a driver that announces nothing is not checked")
+	})
+})

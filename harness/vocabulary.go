@@ -20,15 +20,21 @@ type verb struct {
 	syntax string
 	check  func(c journeys.Command) error
 	run    func(j *journey, ctx context.Context, s journeys.Step, c journeys.Command) error
+	// frame names the frame a well-formed command of the verb is about, if any (await
+	// frame DIR NAME), for CheckNames.
+	frame func(c journeys.Command) (string, bool)
+	// role names the driver role whose action a well-formed command sends, if any, for
+	// CheckActions.
+	role func(c journeys.Command) (string, bool)
 }
 
 var vocabulary = map[string]verb{
-	"client": {syntax: "client ACTION [key=value …]", check: checkAction, run: (*journey).action},
-	"host":   {syntax: "host ACTION [key=value …]", check: checkAction, run: (*journey).action},
+	"client": {syntax: "client ACTION [key=value …]", check: checkAction, run: (*journey).action, role: actionRole},
+	"host":   {syntax: "host ACTION [key=value …]", check: checkAction, run: (*journey).action, role: actionRole},
 	"await": {syntax: "await ROLE WHAT [key=value …] [count=N] | await ROLE WHAT text=T | await frame DIR NAME [count=N]",
-		check: checkAwait, run: (*journey).await},
+		check: checkAwait, run: (*journey).await, frame: framePositional},
 	"expect": {syntax: "expect ROLE WHAT [key=value …] none for=DURATION | expect frame DIR NAME none for=DURATION",
-		check: checkExpect, run: (*journey).expect},
+		check: checkExpect, run: (*journey).expect, frame: framePositional},
 	"tap":  {syntax: "tap drop | tap block | tap unblock", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
@@ -74,6 +80,97 @@ func Validate(j *journeys.Journey) error {
 	for _, fl := range j.Frames {
 		if err := conds(fl.Line, fl.Conds); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// framePositional is the NAME of "await frame DIR NAME" and "expect frame DIR NAME none".
+func framePositional(c journeys.Command) (string, bool) {
+	if pos := c.Positional(); len(pos) >= 3 && pos[0] == "frame" {
+		return pos[2], true
+	}
+	return "", false
+}
+
+// actionRole is the role of "client ACTION" and "host ACTION".
+func actionRole(c journeys.Command) (string, bool) { return c.Verb, true }
+
+// frameConditions are the conditions whose argument is a frame name.
+var frameConditions = []string{"frame", "client-frame"}
+
+// CheckNames checks the frame names a journey uses (in [frame:NAME] conditions, await and
+// expect frame, and its frames section) against the frames the contracts of a run's builds
+// declare, before anything runs: a name no contract knows is a typo, a configuration error
+// at the journey's file:line, never a finding on every pairing. known lists the frame
+// names (FrameNames); whose says whose contracts they are, for the message. A journey must
+// pass Validate first.
+func CheckNames(j *journeys.Journey, known []string, whose string) error {
+	unknown := func(line int, name string) error {
+		hint := ""
+		if near := nearest(name, known); near != "" {
+			hint = fmt.Sprintf(": did you mean %q?", near)
+		}
+		return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
+			"frame %q is in no contract of %s%s (they know %s)", name, whose, hint, strings.Join(known, ", "))}
+	}
+	conds := func(line int, cs []journeys.Cond) error {
+		for _, c := range cs {
+			key, arg, _ := strings.Cut(c.Name, ":")
+			if slices.Contains(frameConditions, key) && !slices.Contains(known, arg) {
+				return unknown(line, arg)
+			}
+		}
+		return nil
+	}
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			if err := conds(c.Line, c.Conds); err != nil {
+				return err
+			}
+			if v := vocabulary[c.Verb]; v.frame != nil {
+				if name, ok := v.frame(c); ok && !slices.Contains(known, name) {
+					return unknown(c.Line, name)
+				}
+			}
+		}
+	}
+	for _, fls := range [][]journeys.FrameLine{j.Frames, j.Ignore} {
+		for _, fl := range fls {
+			if err := conds(fl.Line, fl.Conds); err != nil {
+				return err
+			}
+			if !slices.Contains(known, fl.Name) {
+				return unknown(fl.Line, fl.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckActions checks the actions a journey sends to drivers of one role ("host" or
+// "client") against the actions a driver announced in its hello (a driver that announces
+// none is not checked). The drivers of the build whose journeys these are (the working
+// tree) define the journeys' actions, so an action its driver does not know is a typo: a
+// configuration error at the journey's file:line, which names the driver.
+func CheckActions(j *journeys.Journey, role, driverName string, announced []string) error {
+	if len(announced) == 0 {
+		return nil
+	}
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			v := vocabulary[c.Verb]
+			if v.role == nil {
+				continue
+			}
+			if r, ok := v.role(c); !ok || r != role || len(c.Args) == 0 {
+				continue
+			}
+			if name := c.Args[0].Value; !slices.Contains(announced, name) {
+				return &journeys.SyntaxError{File: j.File, Line: c.Line, Msg: fmt.Sprintf(
+					"%s action %q: the %s driver does not announce it in its hello (it announces %s)",
+					role, name, driverName, strings.Join(announced, ", "))}
+			}
 		}
 	}
 	return nil
@@ -157,4 +254,37 @@ func checkEnd(c journeys.Command) error {
 		return errors.New("end knows only expected-refusal")
 	}
 	return nil
+}
+
+// nearest is the name of names closest to name by edit distance, when it is close enough to
+// be a typo of it (a third of its letters, plus one, at most: a swap of two letters counts two); "" otherwise.
+func nearest(name string, names []string) string {
+	best, bestD := "", len(name)/3+2
+	for _, n := range names {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

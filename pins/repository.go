@@ -3,6 +3,8 @@ package pins
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/go-git/go-git/v5"
 )
@@ -11,6 +13,9 @@ import (
 // working tree). A directory outside any repository gives an error wrapping
 // ErrNotRepository.
 func Open(dir string) (*git.Repository, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, &missingDirError{dir}
+	}
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, fmt.Errorf("open %s: %w", dir, ErrNotRepository)
@@ -38,3 +43,13 @@ func root(repo *git.Repository, dir string) (string, error) {
 	}
 	return wt.Filesystem.Root(), nil
 }
+
+// missingDirError is a repository directory that does not exist at all. It is an
+// ErrNotRepository (errors.Is), said plainly.
+type missingDirError struct{ dir string }
+
+func (e *missingDirError) Error() string {
+	return fmt.Sprintf("open %s: does not exist: give the directory of the subject's git repository", e.dir)
+}
+
+func (e *missingDirError) Is(target error) bool { return target == ErrNotRepository }

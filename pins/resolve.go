@@ -226,8 +226,13 @@ func resolveRef(repo *git.Repository, repoDir, ref string) (plumbing.Hash, error
 	case err == nil:
 		return *h, nil
 	case errors.Is(err, plumbing.ErrReferenceNotFound), errors.Is(err, plumbing.ErrObjectNotFound):
-		return plumbing.ZeroHash, fmt.Errorf("%w %q in %s: not a tag, branch or commit; %s",
-			ErrUnknownRef, ref, repoDir, fetchTagsHint)
+		// The fetch advice only where it can help: a shallow clone, or one without tags.
+		hint := "; `skewtest pins --last 100` lists the release tags"
+		if shallowOrTagless(repo) {
+			hint = "; " + fetchTagsHint
+		}
+		return plumbing.ZeroHash, fmt.Errorf("%w %q in %s: not a tag, branch or commit%s",
+			ErrUnknownRef, ref, repoDir, hint)
 	default:
 		return plumbing.ZeroHash, fmt.Errorf("%w %q in %s: %w", ErrUnknownRef, ref, repoDir, err)
 	}
@@ -246,4 +251,19 @@ func describeSkipped(skipped []Skipped) string {
 		more = fmt.Sprintf(" and %d more", len(skipped)-3)
 	}
 	return fmt.Sprintf(" (%d tags are not stable: %s%s)", len(skipped), strings.Join(names, ", "), more)
+}
+
+// shallowOrTagless reports whether repo is a shallow clone or has no tags at all: where a
+// missing ref may only be missing from this checkout.
+func shallowOrTagless(repo *git.Repository) bool {
+	if hs, err := repo.Storer.Shallow(); err == nil && len(hs) > 0 {
+		return true
+	}
+	iter, err := repo.Tags()
+	if err != nil {
+		return true
+	}
+	defer iter.Close()
+	_, err = iter.Next()
+	return err != nil
 }

@@ -101,6 +101,14 @@ func JUnit(run *results.Run) ([]byte, error) {
 		s.Tests++
 		s.Failures++
 	}
+	if msg := incomplete(run); msg != "" {
+		// An incomplete matrix is an error CI must show, not a shorter list of green cases.
+		s := suite("run")
+		s.Cases = append(s.Cases, junitCase{Name: "whole plan ran", Classname: "skewtest.run", Time: "0.000",
+			Error: &junitMessage{Message: msg, Type: "interrupted", Text: msg}})
+		s.Tests++
+		s.Errors++
+	}
 	for _, sk := range run.Skipped {
 		s := suite(sk.Journey)
 		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("host %s × %s %s", sk.Host, sk.ClientKind, sk.Client),

@@ -139,6 +139,13 @@ var _ = Describe("reports", func() {
 		reports.Matrix(&b, run)
 		Expect(b.String()).To(ContainSubstring(", 7 not run (seed 42)\ninterrupted: 7 pairings of the plan did not run; the matrix is incomplete\n"))
 		Expect(reports.Markdown(run)).To(ContainSubstring("> **interrupted: 7 pairings of the plan did not run"))
+		data, err := reports.JUnit(run)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`<error message="interrupted: 7 pairings of the plan did not run; the matrix is incomplete" type="interrupted">`))
+
+		whole, err := reports.JUnit(sampleRun())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(whole)).NotTo(ContainSubstring(`type="interrupted"`), "control: a whole run has no such case")
 	})
 
 	It("refuses a results.json from a newer schema", func() {

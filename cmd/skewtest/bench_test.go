@@ -69,3 +69,28 @@ func BenchmarkFullMatrix(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPlanCold measures `skewtest plan` on the reference subject with an empty build
+// cache (a new --cache-dir each time): pins resolved, each build's skewtest.yaml and contract
+// read from git objects, journeys checked, the plan printed, and nothing built. The issue's
+// target is under 2 seconds.
+func BenchmarkPlanCold(b *testing.B) {
+	src, err := example.FindSource("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo := filepath.Join(b.TempDir(), "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, last, matrix string }{{"default", "1", "default"}, {"full-14-tags", "14", "full"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				args := []string{"plan", "--repo", repo, "--cache-dir", b.TempDir(), "--last", bc.last, "--matrix", bc.matrix, "--seed", "1"}
+				if code := exitCode(dispatch(context.Background(), args, io.Discard, io.Discard), io.Discard); code != 0 {
+					b.Fatalf("skewtest plan exited %d", code)
+				}
+			}
+		})
+	}
+}

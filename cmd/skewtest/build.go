@@ -34,7 +34,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	_, recs, err := buildAll(ctx, b, o.Repo, srcs, progress)
+	_, recs, err := buildAll(ctx, b, o.Repo, srcs, nil, progress)
 	done()
 	if err != nil {
 		return err

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skewtest/skewtest/builds"
@@ -13,14 +17,44 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
-// fromArtifact turns a built artifact into a harness build, reading its contract.
-func fromArtifact(a *builds.Artifact) (*harness.Build, error) {
-	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients}
-	c, err := contract.Load(a.ContractPath())
-	if err != nil {
-		return nil, fmt.Errorf("%s: contract: %w", a.Label, err)
+// fromArtifact turns a built artifact into a harness build. Its contract is the one read
+// before building (d, from git objects or the user's working tree, named as the user
+// knows it), else the build's copy; every "./" driver must be in the build's output.
+func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
+	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients,
+		DriverAt: func(kind string) string { return fmt.Sprintf("%s:%d", builds.ConfigFile, a.Config.DriverLine(kind)) }}
+	if d != nil {
+		b.Journeys, b.DriverAt = d.Journeys, d.DriverAt
+		if d.Err != nil {
+			return nil, d.Err
+		}
+		b.Contract = d.Contract
 	}
-	b.Contract = c
+	if b.Contract == nil {
+		c, err := contract.Load(a.ContractPath())
+		if err != nil {
+			return nil, fmt.Errorf("%s: contract: %w", a.Label, err)
+		}
+		b.Contract = c
+	}
+	drivers := map[string][]string{"": b.Host}
+	for k, argv := range b.Clients {
+		drivers[k] = argv
+	}
+	for _, k := range slices.Sorted(maps.Keys(drivers)) {
+		argv := drivers[k]
+		if len(argv) == 0 || !strings.HasPrefix(argv[0], "./") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(a.Dir, filepath.FromSlash(argv[0]))); err != nil {
+			role := "host driver"
+			if k != "" {
+				role = k + " client driver"
+			}
+			return nil, fmt.Errorf("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
+				a.Label, role, argv[0], b.DriverAt(k))
+		}
+	}
 	return b, nil
 }
 
@@ -31,10 +65,16 @@ func fromArtifact(a *builds.Artifact) (*harness.Build, error) {
 // runs; the failure and the log's tail are written to progress. A configuration error (a
 // bad skewtest.yaml) is returned as the error, as is a cancelled ctx: nothing can run.
 // Per-build progress lines are the Builder's (Builder.Log, Builder.Progress).
-func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, progress io.Writer) ([]*harness.Build, []results.Build, error) {
+func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, described []*harness.Build, progress io.Writer) ([]*harness.Build, []results.Build, error) {
 	var out []*harness.Build
 	var recs []results.Build
 	for _, r := range b.BuildAll(ctx, repo, srcs) {
+		var d *harness.Build
+		for _, x := range described {
+			if x.Label == r.Source.Label {
+				d = x
+			}
+		}
 		rec := results.Build{Label: r.Source.Label, Revision: revision(r.Source)}
 		var ce *builds.ConfigError
 		switch {
@@ -46,7 +86,7 @@ func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 		a, err := r.Artifact, r.Err
 		if err == nil {
 			var built *harness.Build
-			if built, err = fromArtifact(a); err == nil {
+			if built, err = fromArtifact(a, d); err == nil {
 				rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
 				if a.Cached {
 					rec.Status = "cached"

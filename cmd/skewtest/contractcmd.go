@@ -550,7 +550,7 @@ func cmdContractVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	built, _, err := buildAll(ctx, b, o.Repo, []builds.Source{builds.Worktree()}, progress)
+	built, _, err := buildAll(ctx, b, o.Repo, []builds.Source{builds.Worktree()}, nil, progress)
 	done()
 	if err != nil {
 		return err

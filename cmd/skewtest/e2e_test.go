@@ -207,7 +207,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 	DescribeTable("negative controls on real builds",
 		func(ctx SpecContext, hostRef, hostEnv, clientRef, clientEnv, kind, journey string, kind2 results.Kind, step string, check func(f results.Finding)) {
 			b := &builds.Builder{CacheDir: cache}
-			built, _, err := buildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, GinkgoWriter)
+			built, _, err := buildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, nil, GinkgoWriter)
 			Expect(err).NotTo(HaveOccurred())
 			host, client := *built[0], *built[1]
 			host.Env, client.Env = env(hostEnv), env(clientEnv)

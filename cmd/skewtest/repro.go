@@ -32,5 +32,6 @@ func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	o.command, o.args = "repro", args
 	return execute(ctx, o, stdout, stderr)
 }

@@ -41,6 +41,10 @@ type runOptions struct {
 	// FuturePeers is --future-peers: run the future-peer pass after the pairings that
 	// involve the working tree.
 	FuturePeers bool
+	// command and args are the command line, to name this run to another that finds its
+	// report directory taken.
+	command string
+	args    []string
 }
 
 func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
@@ -74,14 +78,16 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 	return o, o.check()
 }
 
-// cmdPlan resolves pins, builds (cached builds cost nothing) and prints the plan, so a
-// matrix can be read, and its repro lines copied, before anything runs.
+// cmdPlan resolves pins and prints the plan, so a matrix can be read, and its repro lines
+// copied, before anything runs. It builds nothing: each build's drivers and contract are
+// read from git objects (the working tree's from disk).
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseRunAs("plan", args, stderr)
 	if err != nil {
 		return err
 	}
 	o.PlanOnly = true
+	o.command, o.args = "plan", args
 	return execute(ctx, o, stdout, stderr)
 }
 
@@ -90,6 +96,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	o.command, o.args = "run", args
 	return execute(ctx, o, stdout, stderr)
 }
 
@@ -121,11 +128,23 @@ func pickJourneys(repo string, cfg *builds.Config, names []string) ([]*journeys.
 	return js, nil
 }
 
-// execute resolves pins, builds, plans, runs every pairing and writes the reports.
+// execute resolves pins, plans, builds, runs every pairing and writes the reports.
+// Everything that can be checked without building is checked first, from the builds' own
+// files read from git objects (the working tree's from disk): the flags, the journeys'
+// frame names against the contracts, the plan itself and the report directory. `skewtest
+// plan` stops there and builds nothing.
 func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error {
+	// The repository first: a path that does not exist, or is no repository, says so.
+	if _, err := pins.Open(o.Repo); err != nil {
+		return err
+	}
 	cfg, err := builds.LoadConfig(filepath.Join(o.Repo, builds.ConfigFile))
 	if err != nil {
 		return err
+	}
+	matrix, err := harness.ParseMatrix(o.Matrix)
+	if err != nil {
+		return usagef("--matrix: %v", err)
 	}
 	js, err := pickJourneys(o.Repo, cfg, o.Journeys)
 	if err != nil {
@@ -135,14 +154,16 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	matrix, err := harness.ParseMatrix(o.Matrix)
-	if err != nil {
-		return usagef("--matrix: %v", err)
+	var prev *results.Run
+	if o.LastFailed {
+		if prev, err = reports.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
+			return usagef("--last-failed needs the previous run's %s: %v", reports.ResultsFile, err)
+		}
 	}
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
-	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
 
 	var srcs []builds.Source
+	var sel pins.Selection
 	subject, hostIdx, clientIdx := 0, -1, -1
 	if o.Host != "" {
 		hs, err := sourceOf(ctx, o.Repo, o.Host)
@@ -160,33 +181,121 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 			clientIdx = 1
 		}
 	} else {
-		sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)
-		if err != nil {
+		if sel, err = selectPins(ctx, o.Repo, o.pinFlags.options(), stderr); err != nil {
 			return err
 		}
 		srcs = append(srcs, builds.Worktree())
 		for _, p := range sel.Pins {
-			fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
 			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 		}
+	}
+	// Before building: what each build will be, from its own files.
+	described, err := describeAll(ctx, o.Repo, srcs)
+	if err != nil {
+		return err
+	}
+	if err := checkBeforeBuilding(o.Kinds, js, described); err != nil {
+		return err
+	}
+	if err := applyEnv(described, o.Env); err != nil {
+		return err // --env names a build this run does not have
+	}
+	planFor := func(bs []*harness.Build) ([]harness.Pairing, []harness.Skip, error) {
+		popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
+		if hostIdx >= 0 {
+			plan, skips := harness.Journeys(bs[hostIdx], bs[clientIdx], popts)
+			return plan, skips, nil
+		}
+		plan, skips, err := harness.Plan(bs[subject], bs[1:], popts)
+		if err != nil {
+			return nil, nil, usagef("%v", err)
+		}
+		return plan, skips, nil
+	}
+	plan, skips, err := planFor(described)
+	if err != nil {
+		return err
+	}
+	if o.LastFailed {
+		plan = lastFailed(prev, plan)
+	}
+	if len(plan) == 0 && !o.LastFailed {
+		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, described))
+	}
+
+	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
+	for _, p := range sel.Pins {
+		fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
+	}
+	for _, sk := range skips {
+		fmt.Fprintf(stderr, "skipped: %s (%s)\n", sk.Reason, results.PairingLabel(sk.Host.Label, sk.Kind, sk.Client.Label, sk.Journey.Name))
+	}
+	if o.LastFailed && len(plan) == 0 {
+		fmt.Fprintf(stdout, "--last-failed: nothing failed in %s\n", filepath.Join(o.ReportDir, reports.ResultsFile))
+		return nil
+	}
+	if o.PlanOnly {
+		for _, b := range described {
+			if b.Err != nil {
+				fmt.Fprintf(stdout, "build %s: %v (its pairings will be errors)\n", b.Label, b.Err)
+			}
+		}
+		plan = numbered(o, plan, run, stdout)
+		for i, p := range plan {
+			harness.PrintPlan(stdout, plan[i:i+1], i+1)
+			fmt.Fprintf(stdout, "     %s\n", reproLine(o, p))
+		}
+		// The one thing a plan cannot know without running: drivers announce their
+		// actions in their hello.
+		fmt.Fprintln(stdout, "nothing was built; the journeys' actions are checked when the working tree's drivers say hello")
+		return nil
+	}
+
+	// The report directory is this run's from here on (nothing is built before it is
+	// known to be usable).
+	release, err := claimReportDir(o.ReportDir, append([]string{o.command}, o.args...))
+	if err != nil {
+		return err
+	}
+	defer release()
+	// An interrupted run still says so in its reports, with what did not run.
+	writeInterrupted := func(notRun int) error {
+		run.Interrupted, run.NotRun, run.Finished = true, notRun, time.Now()
+		if err := reports.Write(o.ReportDir, run); err != nil {
+			return fmt.Errorf("write reports: %w", err)
+		}
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	if o.Host == "" {
 		// The static tier first: seconds, no process, the cheap answer before the
 		// expensive one.
-		if !o.PlanOnly {
-			if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
-			for _, f := range run.Findings {
-				fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
-			}
+		if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
+		for _, f := range run.Findings {
+			fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
 		}
 	}
 	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
 	if err != nil {
 		return err
 	}
-	built, recs, err := buildAll(ctx, b, o.Repo, srcs, buildProgress)
+	built, recs, err := buildAll(ctx, b, o.Repo, srcs, described, buildProgress)
 	done()
+	if ctx.Err() != nil {
+		whole := harness.Number(harness.WithReferences(plan))
+		if k, n, _ := parseShard(o.Shard); n > 0 {
+			whole, run.Shard = harness.Shard(whole, k, n), o.Shard
+		}
+		notRun := 0
+		for _, p := range whole {
+			if !p.Helper {
+				notRun++
+			}
+		}
+		return writeInterrupted(notRun)
+	}
 	if err != nil {
 		return err
 	}
@@ -195,47 +304,19 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		return err
 	}
 
-	popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
-	var plan []harness.Pairing
-	var skips []harness.Skip
-	if hostIdx >= 0 {
-		plan, skips = harness.Journeys(built[hostIdx], built[clientIdx], popts)
-	} else {
-		plan, skips, err = harness.Plan(built[subject], built[1:], popts)
-		if err != nil {
-			return usagef("%v", err)
-		}
+	if plan, skips, err = planFor(built); err != nil {
+		return err
 	}
 	for _, sk := range skips {
-		fmt.Fprintf(stderr, "skipped: %s (%s)\n", sk.Reason, results.PairingLabel(sk.Host.Label, sk.Kind, sk.Client.Label, sk.Journey.Name))
 		run.Skipped = append(run.Skipped, sk.Result())
 	}
 	if o.LastFailed {
-		if plan, err = lastFailed(o.ReportDir, plan); err != nil {
-			return err
-		}
-		if len(plan) == 0 {
-			fmt.Fprintf(stdout, "--last-failed: nothing failed in %s\n", filepath.Join(o.ReportDir, reports.ResultsFile))
-			return nil
-		}
+		plan = lastFailed(prev, plan)
 	}
 	if len(plan) == 0 {
 		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
-	plan = harness.Number(harness.WithReferences(plan))
-	if k, n, _ := parseShard(o.Shard); n > 0 {
-		plan = harness.Shard(plan, k, n)
-		run.Shard = o.Shard
-		fmt.Fprintf(stdout, "shard %s: %s of the plan\n", o.Shard, plural(len(plan), "pairing"))
-	}
-	fmt.Fprintf(stdout, "plan: %s\n", plural(len(plan), "pairing"))
-	if o.PlanOnly {
-		for i, p := range plan {
-			harness.PrintPlan(stdout, plan[i:i+1], i+1)
-			fmt.Fprintf(stdout, "     %s\n", reproLine(o, p))
-		}
-		return nil
-	}
+	plan = numbered(o, plan, run, stdout)
 	if o.Verbose {
 		harness.PrintPlan(stderr, plan, 1)
 	}
@@ -243,6 +324,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if o.FuturePeers {
 		future = &harness.FutureOptions{Seed: o.Seed}
 	}
+	var usage error
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir:   o.ReportDir,
 		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
@@ -253,7 +335,12 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		Retries:     o.Retries,
 		Future:      future,
 		FutureRepro: func(p harness.Pairing) string { return reproLine(o, p) + " --future-peers" },
+		OnUsage:     func(err error) { usage = err },
 	})
+	if usage != nil {
+		// A typo in a journey, found at the first hello: no pairing was really tested.
+		return usage
+	}
 	run.Finished = time.Now()
 	if err := reports.Write(o.ReportDir, run); err != nil {
 		return fmt.Errorf("write reports: %w", err)
@@ -265,6 +352,19 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	return &exitError{run.ExitCode()}
+}
+
+// numbered adds the references the plan needs, numbers it, takes --shard's part and says
+// how many pairings it has.
+func numbered(o *runOptions, plan []harness.Pairing, run *results.Run, stdout io.Writer) []harness.Pairing {
+	plan = harness.Number(harness.WithReferences(plan))
+	if k, n, _ := parseShard(o.Shard); n > 0 {
+		plan = harness.Shard(plan, k, n)
+		run.Shard = o.Shard
+		fmt.Fprintf(stdout, "shard %s: %s of the plan\n", o.Shard, plural(len(plan), "pairing"))
+	}
+	fmt.Fprintf(stdout, "plan: %s\n", plural(len(plan), "pairing"))
+	return plan
 }
 
 // supportPolicy turns the working tree's support policy into what each pairing of the
@@ -296,13 +396,9 @@ func supportPolicy(ctx context.Context, repo string, cfg *builds.Config) (func(h
 	}, nil
 }
 
-// lastFailed keeps the pairings of plan that failed, errored or were flaky in the previous
-// results.json of reportDir.
-func lastFailed(reportDir string, plan []harness.Pairing) ([]harness.Pairing, error) {
-	prev, err := reports.Load(filepath.Join(reportDir, reports.ResultsFile))
-	if err != nil {
-		return nil, usagef("--last-failed needs the previous run's %s: %v", reports.ResultsFile, err)
-	}
+// lastFailed keeps the pairings of plan that failed, errored or were flaky in prev, the
+// previous results.json of the report directory.
+func lastFailed(prev *results.Run, plan []harness.Pairing) []harness.Pairing {
 	again := map[string]bool{}
 	for _, p := range prev.Pairings {
 		switch p.Status {
@@ -316,7 +412,7 @@ func lastFailed(reportDir string, plan []harness.Pairing) ([]harness.Pairing, er
 			out = append(out, p)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // parseShard reads --shard K/N; "" is no sharding (0, 0).

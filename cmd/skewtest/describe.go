@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/pins"
+)
+
+// describeAll reads, for every source, what a plan needs without building anything: its
+// skewtest.yaml (the drivers' kinds) and its contract (the frame names), from git objects,
+// the working tree's from disk. The builds returned have no Dir: they plan, they do not
+// run. A pin whose contract cannot be read is returned with Err set (its pairings become
+// errors, as a build that fails does); the working tree's is the user's file, so a
+// problem with it is a configuration error naming that file.
+func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*harness.Build, error) {
+	cs, err := pins.OpenContracts(repo)
+	if err != nil {
+		return nil, err
+	}
+	var out []*harness.Build
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d, err := builds.Describe(ctx, repo, src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Label, err)
+		}
+		cfg := d.Config
+		b := &harness.Build{Label: d.Label, Revision: d.Revision, Host: cfg.Drivers.Host, Clients: cfg.Drivers.Clients,
+			DriverAt: d.DriverAt, Journeys: src.IsWorktree()}
+		var cf pins.ContractFile
+		switch {
+		case src.IsWorktree(), d.ContractInWorktree:
+			cf, err = cs.Worktree()
+		default:
+			cf, err = cs.At(src.Label, src.Commit)
+		}
+		if err == nil {
+			b.Contract, err = contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
+		}
+		if err != nil {
+			err = fmt.Errorf("%s: contract: %w", src.Label, err)
+			if src.IsWorktree() {
+				// The user's own file: a configuration error (exit 2), before any build.
+				return nil, usagef("%v", err)
+			}
+			b.Err = err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// checkBeforeBuilding refuses, before anything is built, what the builds' own files
+// already show to be wrong: a --kind no build has a driver for, and a frame name in a
+// journey that no contract of the run's builds declares.
+func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build) error {
+	have := harness.KindsOf(described...)
+	for _, k := range kinds {
+		if !slices.Contains(have, k) {
+			return usagef("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
+				k, k, builds.ConfigFile, orNone(have))
+		}
+	}
+	var labels []string
+	for _, b := range described {
+		labels = append(labels, b.Label)
+	}
+	known := harness.FrameNames(described...)
+	if len(known) == 0 {
+		return nil // no contract could be read: the builds' errors say why
+	}
+	for _, j := range js {
+		if err := harness.CheckNames(j, known, "the builds "+strings.Join(labels, ", ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withDescription completes built builds with what was read before building: the
+// contract read from git objects (named by the user's file or REF:PATH, never the build
+// cache), where each driver is declared, and whether the build defines the journeys'
+// actions. A pin whose contract could not be read becomes an error.
+func withDescription(built, described []*harness.Build) {
+	for _, b := range built {
+		for _, d := range described {
+			if d.Label != b.Label {
+				continue
+			}
+			b.DriverAt, b.Journeys = d.DriverAt, d.Journeys
+			switch {
+			case b.Err != nil:
+			case d.Err != nil:
+				b.Err = d.Err
+			case d.Contract != nil:
+				b.Contract = d.Contract
+			}
+		}
+	}
+}
