@@ -542,6 +542,18 @@ var _ = Describe("the bad-input corpus (hard-a)", func() {
 		Entry("B21: a frame name no contract knows, in a condition", badCase{
 			args: withJourney("cond.txtar", "kind desktop\n-- script --\nstep a\n[frame:pnog] client noop\n"),
 			code: exitUsage, want: []string{"cond.txtar:4:", `frame "pnog"`}, before: true}),
+		Entry("control for B21: a frame only the working tree's contract knows is no typo in a run of two tags", badCase{
+			setup: func(s *tinySubject) {
+				s.edit("contract.json", func(c string) string {
+					return strings.Replace(c, `{"type": "ping", "name": "ping", "direction": "C>H"},`,
+						`{"type": "ping", "name": "ping", "direction": "C>H"}, {"type": "nudge", "name": "nudge", "direction": "C>H"},`, 1)
+				})
+				s.write("journeys/one.txtar", shellJourney+"[frame:nudge] client noop\n")
+			},
+			args: func(s *tinySubject, cache, report string) []string {
+				return []string{"repro", "--repo", s.dir, "--cache-dir", cache, "--report-dir", report, "--host", "v1.1.0", "--client", "v1.0.0"}
+			},
+			code: exitOK, want: []string{"passed"}}),
 		Entry("B27: a frame name no contract knows, in the frames section", badCase{
 			args: withJourney("golden.txtar", "kind desktop\n-- script --\nstep a\nclient noop\n-- frames --\nC>H ping\nH>C pnog\n"),
 			code: exitUsage, want: []string{"golden.txtar:7:", `frame "pnog"`}, not: []string{`frame "ping"`}, before: true}),

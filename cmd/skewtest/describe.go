@@ -59,10 +59,36 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 	return out, nil
 }
 
+// worktreeFrames is the frame names of the working tree's contract when the working tree is
+// not one of srcs: the journeys are the working tree's, so a frame only it knows (named in a
+// condition that holds only where a build knows it) is no typo. Nil when the working tree
+// is built anyway or its contract cannot be read (nothing of the run depends on it then).
+func worktreeFrames(repo string, srcs []builds.Source) []string {
+	for _, src := range srcs {
+		if src.IsWorktree() {
+			return nil
+		}
+	}
+	cs, err := pins.OpenContracts(repo)
+	if err != nil {
+		return nil
+	}
+	cf, err := cs.Worktree()
+	if err != nil {
+		return nil
+	}
+	c, err := contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
+	if err != nil {
+		return nil
+	}
+	return harness.FrameNames(&harness.Build{Contract: c})
+}
+
 // checkBeforeBuilding refuses, before anything is built, what the builds' own files
 // already show to be wrong: a --kind no build has a driver for, and a frame name in a
-// journey that no contract of the run's builds declares.
-func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build) error {
+// journey that no contract of the run's builds declares, nor the working tree's (whose
+// journeys they are: worktree holds its frame names when it is not one of the builds).
+func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree []string) error {
 	have := harness.KindsOf(described...)
 	for _, k := range kinds {
 		if !slices.Contains(have, k) {
@@ -75,6 +101,10 @@ func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 		labels = append(labels, b.Label)
 	}
 	known := harness.FrameNames(described...)
+	if len(worktree) > 0 {
+		known = append(known, worktree...)
+		labels = append(labels, "and the working tree")
+	}
 	if len(known) == 0 {
 		return nil // no contract could be read: the builds' errors say why
 	}

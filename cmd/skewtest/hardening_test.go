@@ -171,12 +171,12 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 				return []string{"--repo", repo, "--journey", journey("cond.txtar",
 					replace("[cap:outputPause] client pause terminal=t1 paused=true", "[frame:SetOutputPausd] client pause terminal=t1 paused=true"))}
 			},
-			want: []string{"cond.txtar:50:", `frame "SetOutputPausd" is in no contract`, "worktree, v1.4.190", `did you mean "SetOutputPaused"?`}}),
+			want: []string{terminalLine("cond.txtar", "[cap:outputPause] client pause terminal=t1 paused=true"), `frame "SetOutputPausd" is in no contract`, "worktree, v1.4.190", `did you mean "SetOutputPaused"?`}}),
 		Entry("a frame name no contract knows in await frame", refusal{
 			args: func() []string {
 				return []string{"--repo", repo, "--journey", journey("await.txtar", replace("await frame H>C Resized", "await frame H>C Resizd"))}
 			},
-			want: []string{"await.txtar:45:", `frame "Resizd"`}}),
+			want: []string{terminalLine("await.txtar", "await frame H>C Resized"), `frame "Resizd"`}}),
 		Entry("B27: a frame name no contract knows in the frames section", refusal{
 			args: func() []string {
 				return []string{"--repo", repo, "--journey", journey("golden.txtar", func(s string) string {
@@ -466,4 +466,18 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return c.Buffer.Write(p)
+}
+
+// terminalLine is "NAME:N:" where N is the line of the reference subject's terminal journey
+// holding text: where a journey copied from it under NAME is refused.
+func terminalLine(name, text string) string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "remoteterm", "journeys", "terminal.txtar"))
+	if err != nil {
+		panic(err)
+	}
+	i := strings.Index(string(data), text)
+	if i < 0 {
+		panic("terminal.txtar has no line " + text)
+	}
+	return fmt.Sprintf("%s:%d:", name, 1+strings.Count(string(data[:i]), "\n"))
 }
