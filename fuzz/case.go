@@ -170,9 +170,11 @@ func (c *Case) Text() []byte {
 // renderWord writes one word: a word holding a text generator becomes a Go-quoted string
 // expression (its literal parts quoted too); other generators are written as bare words.
 func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) string {
+	// A word is text when it holds a text generator or a quoted string: then every part,
+	// bare generated words included, is one string expression.
 	text := false
 	for _, p := range w.Parts {
-		if p.Call != nil && p.Call.gen.text {
+		if (p.Call != nil && p.Call.gen.text) || (p.Call == nil && strings.Contains(p.Lit, `"`)) {
 			text = true
 		}
 	}
@@ -181,7 +183,7 @@ func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) stri
 	for _, p := range w.Parts {
 		if p.Call == nil {
 			if text {
-				lit := p.Lit
+				lit := strings.TrimSuffix(strings.TrimPrefix(p.Lit, "+"), "+")
 				if strings.HasPrefix(lit, `"`) {
 					if s, err := evalLit(lit); err == nil {
 						lit = s
@@ -197,10 +199,14 @@ func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) stri
 		*vals = (*vals)[1:]
 		ps, word := v.render(bind, fresh)
 		var got []byte
-		if p.Call.gen.text {
+		switch {
+		case p.Call.gen.text:
 			all = append(all, ps...)
 			got = join(ps)
-		} else {
+		case text:
+			all = append(all, piece{word, 1})
+			got = []byte(word)
+		default:
 			out.WriteString(word)
 			got = []byte(word)
 		}

@@ -441,3 +441,36 @@ func parseRange(s string) (int, int, error) {
 	}
 	return lo, hi, nil
 }
+
+// LoadSet reads the generator files matched by patterns (files or globs, slash-separated,
+// relative to root), in the order listed. A pattern that matches nothing is an error, as
+// are two generators with one name.
+func LoadSet(root string, patterns []string) ([]*Generator, error) {
+	var out []*Generator
+	seen := map[string]string{}
+	for _, p := range patterns {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		matches, err := filepath.Glob(full)
+		if err != nil {
+			return nil, fmt.Errorf("fuzz pattern %q: %w", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, &FileError{Path: full, Err: fmt.Errorf("fuzz pattern %q matches no file", p)}
+		}
+		for _, m := range matches {
+			if prev, ok := seen[filepath.Base(m)]; ok {
+				if prev == m {
+					continue
+				}
+				return nil, &FileError{Path: m, Err: fmt.Errorf("generator name %q is taken by %s", strings.TrimSuffix(filepath.Base(m), ".txtar"), prev)}
+			}
+			seen[filepath.Base(m)] = m
+			g, err := Load(m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}

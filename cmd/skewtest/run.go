@@ -135,58 +135,11 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
 
-	var srcs []builds.Source
-	subject, hostIdx, clientIdx := 0, -1, -1
-	if o.Host != "" {
-		hs, err := sourceOf(ctx, o.Repo, o.Host)
-		if err != nil {
-			return err
-		}
-		cs, err := sourceOf(ctx, o.Repo, o.Client)
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, hs)
-		hostIdx, clientIdx = 0, 0
-		if cs != hs {
-			srcs = append(srcs, cs)
-			clientIdx = 1
-		}
-	} else {
-		sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)
-		if err != nil {
-			return err
-		}
-		srcs = append(srcs, builds.Worktree())
-		for _, p := range sel.Pins {
-			fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
-			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
-		}
-		// The static tier first: seconds, no process, the cheap answer before the
-		// expensive one.
-		if !o.PlanOnly {
-			if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
-			for _, f := range run.Findings {
-				fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
-			}
-		}
-	}
-	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
+	built, hostIdx, clientIdx, err := prepareBuilds(ctx, o, run, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	built, recs, err := buildAll(ctx, b, o.Repo, srcs, buildProgress)
-	done()
-	if err != nil {
-		return err
-	}
-	run.Builds = recs
-	if err := applyEnv(built, o.Env); err != nil {
-		return err
-	}
+	subject := 0
 
 	popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
 	var plan []harness.Pairing
@@ -252,6 +205,67 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	return &exitError{run.ExitCode()}
+}
+
+// prepareBuilds resolves the builds a run (or a fuzz campaign) pairs: --host and --client
+// (hostIdx and clientIdx index them in built), else the working tree (built[0]) and the
+// pins (hostIdx -1), after the static tier's contract check. It builds them and applies
+// --env; run records the builds and the static findings.
+func prepareBuilds(ctx context.Context, o *runOptions, run *results.Run, stdout, stderr io.Writer) (built []*harness.Build, hostIdx, clientIdx int, err error) {
+	var srcs []builds.Source
+	hostIdx, clientIdx = -1, -1
+	if o.Host != "" {
+		hs, err := sourceOf(ctx, o.Repo, o.Host)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		cs, err := sourceOf(ctx, o.Repo, o.Client)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		srcs = append(srcs, hs)
+		hostIdx, clientIdx = 0, 0
+		if cs != hs {
+			srcs = append(srcs, cs)
+			clientIdx = 1
+		}
+	} else {
+		sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		srcs = append(srcs, builds.Worktree())
+		for _, p := range sel.Pins {
+			fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
+			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
+		}
+		// The static tier first: seconds, no process, the cheap answer before the
+		// expensive one.
+		if !o.PlanOnly {
+			if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
+				return nil, 0, 0, err
+			}
+			fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
+			for _, f := range run.Findings {
+				fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
+			}
+		}
+	}
+	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	built, recs, err := buildAll(ctx, b, o.Repo, srcs, buildProgress)
+	done()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	run.Builds = recs
+	if err := applyEnv(built, o.Env); err != nil {
+		return nil, 0, 0, err
+	}
+
+	return built, hostIdx, clientIdx, nil
 }
 
 // supportPolicy turns the working tree's support policy into what each pairing of the
