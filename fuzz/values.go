@@ -185,7 +185,7 @@ func parseCall(s string) (*Call, error) {
 type Value struct {
 	Call *Call
 	Seed uint64
-	N    int  // length, int, offset or pick
+	N    int // length, int, offset or pick
 	// Plain replaces the content with the simplest bytes of the same length.
 	Plain bool
 }
