@@ -184,12 +184,13 @@ func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) stri
 		if p.Call == nil {
 			if text {
 				lit := strings.TrimSuffix(strings.TrimPrefix(p.Lit, "+"), "+")
+				pc := piece{s: lit, n: 1}
 				if strings.HasPrefix(lit, `"`) {
 					if s, err := evalLit(lit); err == nil {
-						lit = s
+						pc = piece{s: s, n: 1, expr: lit}
 					}
 				}
-				all = append(all, piece{lit, 1})
+				all = append(all, pc)
 			} else {
 				out.WriteString(p.Lit)
 			}
@@ -204,7 +205,7 @@ func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) stri
 			all = append(all, ps...)
 			got = join(ps)
 		case text:
-			all = append(all, piece{word, 1})
+			all = append(all, piece{s: word, n: 1})
 			got = []byte(word)
 		default:
 			out.WriteString(word)

@@ -38,6 +38,9 @@ type argGenerator struct {
 type piece struct {
 	s string
 	n int
+	// expr, when set, is how the piece was written in the generator (a string expression
+	// such as "ab"*100), kept as it is in the case's journey.
+	expr string
 }
 
 // argGenerators is the one table of generator names: parsing and drawing both read it.
@@ -219,7 +222,7 @@ func (v *Value) render(bind map[string][]byte, fresh *int) (pieces []piece, word
 		return nil, strconv.Itoa(max(0, len(bind[c.Ref])+v.N))
 	case "tail":
 		b := bind[c.Ref]
-		return []piece{{string(b[max(0, len(b)-v.N):]), 1}}, ""
+		return []piece{{s: string(b[max(0, len(b)-v.N):]), n: 1}}, ""
 	}
 	return c.gen.content(c, v.Seed, v.N, v.Plain), ""
 }
@@ -242,6 +245,10 @@ func quote(ps []piece) string {
 		if b.Len() > 0 {
 			b.WriteByte('+')
 		}
+		if p.expr != "" {
+			b.WriteString(p.expr)
+			continue
+		}
 		b.WriteString(strconv.Quote(p.s))
 		if p.n > 1 {
 			b.WriteString("*" + strconv.Itoa(p.n))
@@ -260,16 +267,16 @@ const (
 	unitLen    = 61
 )
 
-func plainPieces(n int) []piece { return []piece{{"x", n}} }
+func plainPieces(n int) []piece { return []piece{{s: "x", n: n}} }
 
 func repeatUnit(r *rand.Rand, n int, unit func(r *rand.Rand, n int) string) []piece {
 	if n <= shortValue {
-		return []piece{{unit(r, n), 1}}
+		return []piece{{s: unit(r, n), n: 1}}
 	}
 	u := unit(r, unitLen)
 	k := n / len(u)
 	rest := n - k*len(u)
-	return []piece{{u, k}, {unit(r, rest), 1}}
+	return []piece{{s: u, n: k}, {s: unit(r, rest), n: 1}}
 }
 
 func asciiContent(_ *Call, seed uint64, n int, plain bool) []piece {
@@ -314,11 +321,11 @@ func utf8Content(_ *Call, seed uint64, n int, plain bool) []piece {
 	}
 	r := rand.New(rand.NewPCG(seed, 3))
 	if n <= shortValue {
-		return []piece{{randUTF8(r, n, true), 1}}
+		return []piece{{s: randUTF8(r, n, true), n: 1}}
 	}
 	u := randUTF8(r, unitLen, false)
 	k := n / len(u)
-	return []piece{{u, k}, {randUTF8(r, n-k*len(u), true), 1}}
+	return []piece{{s: u, n: k}, {s: randUTF8(r, n-k*len(u), true), n: 1}}
 }
 
 var (
@@ -373,8 +380,8 @@ func sizeContent(c *Call, seed uint64, n int, plain bool) []piece {
 		if start < at || start+len(cp) > n {
 			continue
 		}
-		ps = append(ps, piece{"x", start - at}, piece{cp, 1})
+		ps = append(ps, piece{s: "x", n: start - at}, piece{s: cp, n: 1})
 		at = start + len(cp)
 	}
-	return append(ps, piece{"x", n - at})
+	return append(ps, piece{s: "x", n: n - at})
 }
