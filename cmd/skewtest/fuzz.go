@@ -533,7 +533,7 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		if err != nil {
 			return false, nil // a candidate the journey parser refuses is not the failure
 		}
-		r, err := cp.runOne(ctx, p, j)
+		r, err := cp.runOne(ctx, p, j, false)
 		if err != nil || r == nil {
 			return false, err
 		}
@@ -559,7 +559,7 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	if err != nil {
 		return "", nil, runs, "", fmt.Errorf("read back %s: %w", file, err)
 	}
-	r, err := cp.runOne(ctx, p, j)
+	r, err := cp.runOne(ctx, p, j, true)
 	if err != nil {
 		return "", nil, runs, "", err
 	}
@@ -572,7 +572,8 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 
 // runOne runs journey j on the builds of pairing p, with the references it is checked
 // against, and returns p's result (nil when it did not run).
-func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.Journey) (*results.Pairing, error) {
+// Its pairings' directories are removed unless keep is set.
+func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.Journey, keep bool) (*results.Pairing, error) {
 	q := p
 	q.Journey, q.Index = j, 0
 	plan := harness.Number(harness.WithReferences([]harness.Pairing{q}))
@@ -583,6 +584,9 @@ func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.J
 	for _, r := range batch.Pairings {
 		if r.Host == p.Host.Label && r.Client == p.Client.Label && r.ClientKind == p.Kind {
 			out = r
+		}
+		if !keep && r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
 		}
 	}
 	return out, ctx.Err()

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// Fuzz campaigns on the reference subject's history: real builds, real driver processes,
+// cases drawn from examples/remoteterm/fuzz, failing cases shrunk into the corpus.
+var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
+	var repo, cache string
+
+	BeforeAll(func() {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		cache = GinkgoT().TempDir()
+	})
+
+	// fuzzOn runs skewtest fuzz and returns its exit code, output and results.json.
+	fuzzOn := func(ctx SpecContext, args ...string) (int, string, *results.Run) {
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		args = append([]string{"fuzz", "--repo", repo, "--cache-dir", cache, "--report-dir", dir}, args...)
+		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
+		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return code, stdout.String() + stderr.String(), nil
+		}
+		var run results.Run
+		Expect(json.Unmarshal(data, &run)).To(Succeed())
+		return code, stdout.String() + stderr.String(), &run
+	}
+
+	// unique returns the campaign's unique finding of kind on host × kind client.
+	unique := func(run *results.Run, kind results.Kind, host, client, clientKind string) *results.CampaignFinding {
+		for i, f := range run.Campaign.Findings {
+			if f.Kind == kind && f.Host == host && f.Client == client && f.ClientKind == clientKind {
+				return &run.Campaign.Findings[i]
+			}
+		}
+		return nil
+	}
+
+	It("finds v1.4.190's OutputSpan refusal by a v1.4.120 desktop client, and shrinks it to a one-run case", func(ctx SpecContext) {
+		code, out, run := fuzzOn(ctx, "--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--cases", "6", "--seed", "3")
+		Expect(code).To(Equal(1), out)
+		f := unique(run, results.DecoderRefusal, "v1.4.190", "v1.4.120", "desktop")
+		Expect(f).NotTo(BeNil(), out)
+		Expect(f.Message).To(ContainSubstring("OutputSpan"))
+		Expect(f.ShrunkEvents).To(HaveLen(1), "one event")
+		Expect(f.ShrunkEvents[0]).To(BeElementOf("transformed", "transformed-equal", "cap-transformed", "burst"))
+		Expect(f.Shrunk).To(BeAnExistingFile())
+		Expect(f.Repro).To(ContainSubstring("--journey " + f.Shrunk))
+		// The shrunk case is a journey file that run replays with the same finding.
+		j, err := journeys.Load(f.Shrunk)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.StepNames()).To(HaveLen(3))
+	})
+
+	It("gives the same case list and the same verdicts for the same seed", func(ctx SpecContext) {
+		args := []string{"--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--cases", "4", "--seed", "77", "--exclude", "long-stream"}
+		_, out1, run1 := fuzzOn(ctx, args...)
+		_, out2, run2 := fuzzOn(ctx, args...)
+		Expect(run1).NotTo(BeNil(), out1)
+		Expect(run2).NotTo(BeNil(), out2)
+		Expect(run1.Campaign.CaseList).To(HaveLen(4))
+		Expect(run2.Campaign.CaseList).To(Equal(run1.Campaign.CaseList))
+		Expect(run2.Campaign.Events).To(Equal(run1.Campaign.Events))
+	})
+})
