@@ -178,6 +178,20 @@ var _ = Describe("drawing cases", func() {
 		Expect(invalid).To(BeTrue())
 	})
 
+	It("writes only valid UTF-8 when asked to", func() {
+		g := mustParse("kind d\nevents 3..3\n-- event e --\nhost emit text={utf8 100..200 valid}\n")
+		for i := 1; i <= 30; i++ {
+			j, err := draw(g, 9, i, fuzz.Options{}).Journey("c.txtar")
+			Expect(err).NotTo(HaveOccurred())
+			for _, s := range j.Steps {
+				for _, c := range s.Commands {
+					text, _ := c.Get("text")
+					Expect(isUTF8(text)).To(BeTrue())
+				}
+			}
+		}
+	})
+
 	It("writes megabytes as a short line (a repeated unit)", func() {
 		g := mustParse("kind d\nevents 1..1\n-- event e --\nhost emit text={ascii 2000000..2000000}\n")
 		c := draw(g, 1, 1, fuzz.Options{})

@@ -19,7 +19,9 @@ type Call struct {
 	Lo, Hi int
 	// Base and Spread are size's: lengths k×Base+d with |d| <= Spread.
 	Base, Spread int
-	gen          *argGenerator
+	// Valid is utf8's: no invalid bytes (for a field a product carries as text).
+	Valid bool
+	gen   *argGenerator
 }
 
 // argGenerator is one generator name: how its arguments read and how a value is drawn and
@@ -100,7 +102,14 @@ func generatorTable() map[string]*argGenerator {
 			},
 			draw: func(*Call, *rand.Rand) int { return 0 }},
 		"ascii": {syntax: "{ascii A..B}", text: true, parse: lengthArg, draw: drawRange, content: asciiContent},
-		"utf8":  {syntax: "{utf8 A..B}", text: true, parse: lengthArg, draw: drawRange, content: utf8Content},
+		"utf8": {syntax: "{utf8 A..B [valid]}", text: true,
+			parse: func(c *Call) error {
+				if n := len(c.Args); n == 2 && c.Args[1] == "valid" {
+					c.Valid, c.Args = true, c.Args[:1]
+				}
+				return lengthArg(c)
+			},
+			draw: drawRange, content: utf8Content},
 		"bytes": {syntax: "{bytes A..B}", text: true, parse: lengthArg, draw: drawRange, content: bytesContent},
 		"size": {syntax: "{size N ±D}", text: true,
 			parse: func(c *Call) error {
@@ -315,17 +324,17 @@ func bytesContent(_ *Call, seed uint64, n int, plain bool) []piece {
 
 // utf8Content mixes ASCII with 2-, 3- and 4-byte sequences; a long value's repeated unit
 // is always valid UTF-8, its remainder and short values sometimes hold invalid bytes.
-func utf8Content(_ *Call, seed uint64, n int, plain bool) []piece {
+func utf8Content(c *Call, seed uint64, n int, plain bool) []piece {
 	if plain {
 		return plainPieces(n)
 	}
 	r := rand.New(rand.NewPCG(seed, 3))
 	if n <= shortValue {
-		return []piece{{s: randUTF8(r, n, true), n: 1}}
+		return []piece{{s: randUTF8(r, n, !c.Valid), n: 1}}
 	}
 	u := randUTF8(r, unitLen, false)
 	k := n / len(u)
-	return []piece{{s: u, n: k}, {s: randUTF8(r, n-k*len(u), true), n: 1}}
+	return []piece{{s: u, n: k}, {s: randUTF8(r, n-k*len(u), !c.Valid), n: 1}}
 }
 
 var (
