@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/skewtest/skewtest/example"
 )
@@ -69,3 +71,51 @@ func BenchmarkFullMatrix(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFuzz measures skewtest fuzz on the reference subject with warm builds, in cases
+// per minute (the cases/min metric): on a passing pairing (the working tree × v1.4.190,
+// both directions, both client kinds, references) and on a failing one (v1.4.190 host ×
+// v1.4.120 desktop client, where most cases fail; shrinking off so the figure is the
+// rate of cases, not of shrink candidates). Each iteration is a PR-mode campaign of
+// fuzzBenchCases cases with seed 1.
+func BenchmarkFuzz(b *testing.B) {
+	src, err := example.FindSource("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo := filepath.Join(b.TempDir(), "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		b.Fatal(err)
+	}
+	cache := b.TempDir()
+	for _, bc := range []struct{ name, host, client, kind string }{
+		{"passing=worktree-x-v1.4.190", "worktree", "v1.4.190", ""},
+		{"failing=v1.4.190-x-v1.4.120-desktop", "v1.4.190", "v1.4.120", "desktop"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := []string{"fuzz", "--repo", repo, "--cache-dir", cache, "--host", bc.host, "--client", bc.client,
+				"--cases", fuzzBenchCases, "--seed", "1", "--shrink-tries", "1"}
+			if bc.kind != "" {
+				args = append(args, "--kind", bc.kind)
+			}
+			// The builds, outside the timer.
+			if code := exitCode(dispatch(context.Background(), append(args[:len(args):len(args)], "--report-dir", b.TempDir(), "--cases", "1"), io.Discard, io.Discard), io.Discard); code > 1 {
+				b.Fatalf("skewtest fuzz exited %d", code)
+			}
+			b.ResetTimer()
+			cases := 0
+			start := time.Now()
+			for b.Loop() {
+				if code := exitCode(dispatch(context.Background(), append(args[:len(args):len(args)], "--report-dir", b.TempDir()), io.Discard, io.Discard), io.Discard); code > 1 {
+					b.Fatalf("skewtest fuzz exited %d", code)
+				}
+				n, _ := strconv.Atoi(fuzzBenchCases)
+				cases += n
+			}
+			b.ReportMetric(float64(cases)/time.Since(start).Minutes(), "cases/min")
+		})
+	}
+}
+
+// fuzzBenchCases is how many cases one BenchmarkFuzz iteration runs.
+const fuzzBenchCases = "24"

@@ -272,9 +272,11 @@ func (cp *campaign) go_(ctx context.Context) error {
 	if cp.o.Budget > 0 {
 		deadline = cp.started.Add(cp.o.Budget)
 	}
+	// A case's skew pairings wait for its references: a batch of several cases keeps -j
+	// pairings busy while some wait.
 	batch := cp.o.Batch
 	if batch <= 0 {
-		batch = max(1, (cp.o.Parallel+len(cp.pairs)*2-1)/(len(cp.pairs)*2))
+		batch = max(2, cp.o.Parallel)
 	}
 	next := 1
 	for ctx.Err() == nil {
