@@ -82,4 +82,64 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		Expect(run2.Campaign.CaseList).To(Equal(run1.Campaign.CaseList))
 		Expect(run2.Campaign.Events).To(Equal(run1.Campaign.Events))
 	})
+
+	It("finds v1.4.180's detach of a transformed run over 48 KiB (zero-byte runs excluded), shrunk to one run just over the cap that run replays", func(ctx SpecContext) {
+		code, out, run := fuzzOn(ctx, "--host", "v1.4.180", "--client", "v1.4.173", "--kind", "desktop", "--cases", "4", "--seed", "5",
+			"--exclude", "zero-run,long-stream")
+		Expect(code).To(Equal(1), out)
+		var over *results.CampaignFinding
+		for _, k := range []results.Kind{results.DataLoss, results.SequenceDrift} {
+			if f := unique(run, k, "v1.4.180", "v1.4.173", "desktop"); f != nil && over == nil {
+				over = f
+			}
+		}
+		Expect(over).NotTo(BeNil(), out)
+		Expect(over.ShrunkEvents).To(Equal([]string{"cap-transformed"}))
+		j, err := journeys.Load(over.Shrunk)
+		Expect(err).NotTo(HaveOccurred())
+		text, _ := j.Steps[1].Commands[0].Get("text")
+		Expect(len(text)).To(BeNumerically(">", 49152))
+		Expect(len(text)).To(BeNumerically("<=", 49152+4))
+		// The repro replays the shrunk file with the same finding.
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		args := []string{"run", "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--host", "v1.4.180", "--client", "v1.4.173",
+			"--kind", "desktop", "--journey", over.Shrunk, "--seed", "5"}
+		rcode := exitCode(cmdRepro(ctx, args[1:], &stdout, &stderr), &stderr)
+		Expect(rcode).To(Equal(1), stdout.String()+stderr.String())
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var replay results.Run
+		Expect(json.Unmarshal(data, &replay)).To(Succeed())
+		var kinds []results.Kind
+		for _, p := range replay.Pairings {
+			if p.Host == "v1.4.180" && p.Client == "v1.4.173" {
+				for _, f := range p.Findings {
+					kinds = append(kinds, f.Kind)
+				}
+			}
+		}
+		Expect(kinds).To(ContainElement(over.Kind))
+	})
+
+	It("finds v1.4.147's OutputSpan silently dropped by a v1.4.146 mobile client as data loss", func(ctx SpecContext) {
+		code, out, run := fuzzOn(ctx, "--host", "v1.4.147", "--client", "v1.4.146", "--kind", "mobile", "--cases", "4", "--seed", "3",
+			"--exclude", "long-stream", "--shrink-tries", "20")
+		Expect(code).To(Equal(1), out)
+		Expect(unique(run, results.DataLoss, "v1.4.147", "v1.4.146", "mobile")).NotTo(BeNil(), out)
+	})
+
+	DescribeTable("finds nothing where the builds are compatible",
+		func(ctx SpecContext, host, client string) {
+			code, out, run := fuzzOn(ctx, "--host", host, "--client", client, "--cases", "8", "--seed", "11", "--exclude", "long-stream")
+			Expect(code).To(Equal(0), out)
+			Expect(run.Campaign.Findings).To(BeEmpty())
+			Expect(run.Campaign.Cases).To(Equal(8))
+			for _, c := range run.Campaign.CaseList {
+				Expect(c.Status).To(Equal(results.StatusPass), c.Name)
+			}
+		},
+		Entry("the working tree with v1.4.190, both ways", "worktree", "v1.4.190"),
+		Entry("v1.4.190 host with v1.4.173 clients, both ways", "v1.4.190", "v1.4.173"),
+	)
 })

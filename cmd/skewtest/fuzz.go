@@ -475,11 +475,15 @@ func writeCase(dir string, c *fuzz.Case) error {
 	return os.WriteFile(filepath.Join(dir, c.Name+".txtar"), c.Text(), 0o644)
 }
 
+// consequences are finding kinds that usually follow from another finding of the same
+// pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
+// checks name as data loss): a case is shrunk for another kind when it has one.
+var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError}
+
 // found records a failing pairing of a case: a finding kind new on this pairing is a
 // unique finding; one seen before is counted. A case with new findings is shrunk once on
-// the pairing, for its primary kind (the first that is not a stall or an incomplete
-// journey, which follow from it), and written to the corpus; every new finding of the
-// pairing names that file.
+// the pairing, for its primary kind (the first that is not one of the consequences), and
+// written to the corpus; every new finding of the pairing names that file.
 func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
 	var fresh []*results.CampaignFinding
 	for _, f := range r.Findings {
@@ -506,7 +510,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	}
 	primary := fresh[0].Kind
 	for _, u := range fresh {
-		if u.Kind != results.Stall && u.Kind != results.IncompleteJourney {
+		if !slices.Contains(consequences, u.Kind) {
 			primary = u.Kind
 			break
 		}
