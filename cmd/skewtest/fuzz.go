@@ -485,33 +485,38 @@ var consequences = []results.Kind{results.Stall, results.IncompleteJourney, resu
 // the pairing, for its primary kind (the first that is not one of the consequences), and
 // written to the corpus; every new finding of the pairing names that file.
 func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
-	var fresh []*results.CampaignFinding
+	var fresh []int // indexes in cp.c.Findings (the slice grows: no pointers into it)
+	counted := map[string]bool{}
 	for _, f := range r.Findings {
 		key := strings.Join([]string{string(f.Kind), p.Host.Label, p.Client.Label, p.Kind}, "|")
+		if counted[key] {
+			continue // one count per case, however many findings of the kind it has
+		}
+		counted[key] = true
 		if i, ok := cp.unique[key]; ok {
 			cp.c.Findings[i].Cases++
 			continue
 		}
 		cp.unique[key] = len(cp.c.Findings)
+		fresh = append(fresh, len(cp.c.Findings))
 		cp.c.Findings = append(cp.c.Findings, results.CampaignFinding{Kind: f.Kind, Host: p.Host.Label, Client: p.Client.Label,
 			ClientKind: p.Kind, Cases: 1, First: cj.name, Message: f.Message, Repro: r.Repro})
 		fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s): %s\n", f.Kind, results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, f.Message)
-		fresh = append(fresh, &cp.c.Findings[len(cp.c.Findings)-1])
 	}
 	if len(fresh) == 0 {
 		return nil
 	}
 	cp.run.Pairings = append(cp.run.Pairings, r)
 	if cj.c == nil || fromCorpus {
-		for _, u := range fresh {
-			u.Shrunk = cj.j.File
+		for _, i := range fresh {
+			cp.c.Findings[i].Shrunk = cj.j.File
 		}
 		return nil
 	}
-	primary := fresh[0].Kind
-	for _, u := range fresh {
-		if !slices.Contains(consequences, u.Kind) {
-			primary = u.Kind
+	primary := cp.c.Findings[fresh[0]].Kind
+	for _, i := range fresh {
+		if k := cp.c.Findings[i].Kind; !slices.Contains(consequences, k) {
+			primary = k
 			break
 		}
 	}
@@ -519,7 +524,8 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	if err != nil {
 		return err
 	}
-	for _, u := range fresh {
+	for _, i := range fresh {
+		u := &cp.c.Findings[i]
 		u.Shrunk, u.ShrunkEvents, u.ShrinkRuns = file, events, runs
 		if repro != "" {
 			u.Repro = repro
