@@ -28,6 +28,26 @@ type Case struct {
 type Instance struct {
 	Section *Section
 	Values  []*Value
+	// Step names the event's step when set (Pack sets it); else e<position>-<event>.
+	Step string
+}
+
+// Pack makes one case of several cases of one generator: the setup once, every case's
+// events in order (steps c<k>-e<i>-<event>, k counting from 1 in cases), and the finish
+// once, so many cases share one pairing's driver processes and connection. A packed case
+// that passes means each of its cases passes (each event is self-contained: it ends at its
+// own barrier); one that fails says nothing about which case, so its cases are run alone.
+func Pack(name string, cases []*Case) *Case {
+	first := cases[0]
+	p := &Case{Gen: first.Gen, Seed: first.Seed, Index: first.Index, Name: name, Setup: first.Setup, Finish: first.Finish}
+	for k, c := range cases {
+		for i, e := range c.Events {
+			ee := *e
+			ee.Step = fmt.Sprintf("c%d-e%d-%s", k+1, i+1, e.Section.Name)
+			p.Events = append(p.Events, &ee)
+		}
+	}
+	return p
 }
 
 // Options shape the cases a campaign draws.
@@ -103,7 +123,7 @@ func (c *Case) Clone() *Case {
 		if in == nil {
 			return nil
 		}
-		o := &Instance{Section: in.Section}
+		o := &Instance{Section: in.Section, Step: in.Step}
 		for _, v := range in.Values {
 			vv := *v
 			o.Values = append(o.Values, &vv)
@@ -158,7 +178,11 @@ func (c *Case) Text() []byte {
 	}
 	write(c.Setup, "setup")
 	for i, e := range c.Events {
-		write(e, fmt.Sprintf("e%d-%s", i+1, e.Section.Name))
+		step := e.Step
+		if step == "" {
+			step = fmt.Sprintf("e%d-%s", i+1, e.Section.Name)
+		}
+		write(e, step)
 	}
 	write(c.Finish, "finish")
 	if c.Gen.Frames != "" {

@@ -31,11 +31,17 @@ type fuzzOptions struct {
 	ShrinkTries int
 	// Batch is how many cases run in one plan (their pairings share -j).
 	Batch int
+	// Pack is how many cases share one journey (and so one pairing's processes); 1 runs
+	// every case alone.
+	Pack int
 }
 
 // DefaultFuzzSeed is PR mode's seed when --seed is not given: a pull request's campaign
 // is the same every time.
 const DefaultFuzzSeed = 1
+
+// DefaultFuzzPack is how many cases share a journey by default.
+const DefaultFuzzPack = 8
 
 // DefaultFuzzCases is PR mode's case count when neither --cases nor --budget is given.
 const DefaultFuzzCases = 50
@@ -55,7 +61,8 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs.StringVar(&gens, "generator", "", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
 	fs.StringVar(&exclude, "exclude", "", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
-	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: enough to keep -j pairings busy)")
+	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j, or -j packs with --pack)")
+	fs.IntVar(&o.Pack, "pack", DefaultFuzzPack, "cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	if err := parse(fs, args, 0); err != nil {
@@ -64,6 +71,8 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	seedGiven := false
 	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
 	switch {
+	case o.Pack < 1:
+		return nil, usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
 	case o.Cases < 0:
 		return nil, usagef("--cases %d: give how many cases to run, 1 or more", o.Cases)
 	case o.Budget < 0:
@@ -276,7 +285,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 	// pairings busy while some wait.
 	batch := cp.o.Batch
 	if batch <= 0 {
-		batch = max(2, cp.o.Parallel)
+		batch = max(2, cp.o.Parallel) * cp.o.Pack
 	}
 	next := 1
 	for ctx.Err() == nil {
@@ -349,7 +358,86 @@ func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 			cp.c.Events[c.Gen.Name+"/"+e]++
 		}
 	}
-	return cp.runJourneys(ctx, cjs, false)
+	if cp.o.Pack <= 1 {
+		return cp.runJourneys(ctx, cjs, false)
+	}
+	return cp.runPacked(ctx, cjs)
+}
+
+// runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
+// driver processes and connection serve many cases. Every case of a packed journey that
+// passes on every pairing passes; the cases of one that does not are run again alone, so
+// a verdict, a finding and a shrink are always a single case's.
+func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
+	var packs [][]caseJourney
+	byGen := map[*fuzz.Generator]int{}
+	for _, cj := range cjs {
+		i, ok := byGen[cj.c.Gen]
+		if !ok || len(packs[i]) >= cp.o.Pack {
+			byGen[cj.c.Gen] = len(packs)
+			packs = append(packs, nil)
+			i = len(packs) - 1
+		}
+		packs[i] = append(packs[i], cj)
+	}
+	var plan []harness.Pairing
+	var owner []int
+	for i, pk := range packs {
+		var cases []*fuzz.Case
+		for _, cj := range pk {
+			cases = append(cases, cj.c)
+		}
+		packed := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
+		j, err := packed.Journey(packed.Name + ".txtar")
+		if err != nil {
+			return usagef("generator %s, pack of cases %s…: %v", packed.Gen.File, pk[0].name, err)
+		}
+		ps := cp.plan(j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.opts)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	pass := make([]bool, len(packs))
+	for i := range pass {
+		pass[i] = true
+	}
+	ran := make([]int, len(packs))
+	for _, r := range batch.Pairings {
+		i := owner[r.Index-1]
+		ran[i]++
+		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
+			pass[i] = false
+		}
+		if r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		}
+	}
+	for i, pk := range packs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !pass[i] || ran[i] == 0 {
+			if err := cp.runJourneys(ctx, pk, false); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, cj := range pk {
+			cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
+			cp.c.Cases++
+			if cp.o.Corpus != "" {
+				cp.keepIfNew(cj.c)
+			}
+		}
+	}
+	return nil
 }
 
 func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool) error {
