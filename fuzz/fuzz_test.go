@@ -220,6 +220,23 @@ var _ = Describe("drawing cases", func() {
 	})
 })
 
+var _ = Describe("packing", func() {
+	It("runs several cases' events in one journey: the setup and finish once, steps named by case", func() {
+		g := mustParse(gen)
+		a, b := draw(g, 1, 1, fuzz.Options{}), draw(g, 1, 2, fuzz.Options{})
+		p := fuzz.Pack("pack", []*fuzz.Case{a, b})
+		j, err := p.Journey("pack.txtar")
+		Expect(err).NotTo(HaveOccurred())
+		names := j.StepNames()
+		Expect(names).To(HaveLen(2 + len(a.Events) + len(b.Events)))
+		Expect(names[0]).To(Equal("setup"))
+		Expect(names[1]).To(HavePrefix("c1-e1-"))
+		Expect(names[1+len(a.Events)]).To(HavePrefix("c2-e1-"))
+		Expect(names[len(names)-1]).To(Equal("finish"))
+		Expect(p.EventNames()).To(Equal(append(a.EventNames(), b.EventNames()...)))
+	})
+})
+
 var _ = Describe("shrinking", func() {
 	// fails says a case fails when it has a big event whose size is over 1000 and whose
 	// bytes are not all plain: the shrinker must find exactly one big event just over it.
