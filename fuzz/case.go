@@ -198,7 +198,7 @@ func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) stri
 	// bare generated words included, is one string expression.
 	text := false
 	for _, p := range w.Parts {
-		if (p.Call != nil && p.Call.gen.text) || (p.Call == nil && strings.Contains(p.Lit, `"`)) {
+		if (p.Call != nil && p.Call.gen.text) || (p.Call == nil && isStringExpr(p.Lit)) {
 			text = true
 		}
 	}
@@ -247,6 +247,12 @@ func renderWord(w Word, vals *[]*Value, bind map[string][]byte, fresh *int) stri
 		return w.Key + "=" + s
 	}
 	return s
+}
+
+// isStringExpr reports whether literal text is (part of) a journey string expression:
+// a quoted string, or + joining one to a generator. JSON text ({"k":…}) is not.
+func isStringExpr(lit string) bool {
+	return strings.HasPrefix(lit, `"`) || strings.HasPrefix(lit, "+") || strings.HasSuffix(lit, "+")
 }
 
 // evalLit reads a literal written as a journey string expression.

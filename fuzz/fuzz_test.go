@@ -217,6 +217,11 @@ var _ = Describe("drawing cases", func() {
 		Expect(err).NotTo(HaveOccurred())
 		obj, _ := j.Steps[1].Commands[0].Get("obj")
 		Expect(obj).To(Equal(`{"k":4}`))
+		g = mustParse("kind d\n-- event e --\nclient call input={\"message\":\"{fresh m-}\"}\n")
+		j, err = draw(g, 1, 1, fuzz.Options{}).Journey("c.txtar")
+		Expect(err).NotTo(HaveOccurred())
+		in, _ := j.Steps[1].Commands[0].Get("input")
+		Expect(in).To(MatchRegexp(`^\{"message":"m-[0-9]+"\}$`))
 	})
 })
 
