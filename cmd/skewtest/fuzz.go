@@ -565,13 +565,13 @@ func writeCase(dir string, c *fuzz.Case) error {
 
 // consequences are finding kinds that usually follow from another finding of the same
 // pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
-// checks name as data loss): a case is shrunk for another kind when it has one.
+// checks name as data loss): they are not shrunk on their own when the case has another.
 var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError}
 
 // found records a failing pairing of a case: a finding kind new on this pairing is a
-// unique finding; one seen before is counted. A case with new findings is shrunk once on
-// the pairing, for its primary kind (the first that is not one of the consequences), and
-// written to the corpus; every new finding of the pairing names that file.
+// unique finding; one seen before is counted. The case is shrunk on the pairing for each
+// new kind that is not one of the consequences, and written to the corpus; the new
+// consequences name the first shrunk file.
 func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
 	var fresh []int // indexes in cp.c.Findings (the slice grows: no pointers into it)
 	counted := map[string]bool{}
@@ -601,22 +601,36 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		}
 		return nil
 	}
-	primary := cp.c.Findings[fresh[0]].Kind
+	// Each new kind that is not a consequence is shrunk on its own (the smallest case with
+	// one kind is not the smallest with another: any transformed run may drift where only
+	// one over the cap loses data); the consequences name the first shrunk case.
+	var primary, rest []int
 	for _, i := range fresh {
-		if k := cp.c.Findings[i].Kind; !slices.Contains(consequences, k) {
-			primary = k
-			break
+		if slices.Contains(consequences, cp.c.Findings[i].Kind) {
+			rest = append(rest, i)
+		} else {
+			primary = append(primary, i)
 		}
 	}
-	file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, primary)
-	if err != nil {
-		return err
+	if len(primary) == 0 {
+		primary, rest = rest[:1], rest[1:]
 	}
-	for _, i := range fresh {
+	for n, i := range primary {
 		u := &cp.c.Findings[i]
+		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
+		if err != nil {
+			return err
+		}
+		u = &cp.c.Findings[i]
 		u.Shrunk, u.ShrunkEvents, u.ShrinkRuns = file, events, runs
 		if repro != "" {
 			u.Repro = repro
+		}
+		if n == 0 {
+			for _, k := range rest {
+				c := &cp.c.Findings[k]
+				c.Shrunk, c.ShrunkEvents, c.ShrinkRuns, c.Repro = u.Shrunk, u.ShrunkEvents, 0, u.Repro
+			}
 		}
 	}
 	return nil
