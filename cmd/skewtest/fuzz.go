@@ -141,6 +141,9 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	if gens, err = pickGenerators(gens, o.Generators); err != nil {
 		return err
 	}
+	if gens, err = generatorsFor(gens, o.Kinds); err != nil {
+		return err
+	}
 	// Every generator must make journeys the vocabulary knows: draw one case of each.
 	for _, g := range gens {
 		if err := checkGenerator(g, o.Seed, o.Exclude); err != nil {
@@ -235,6 +238,27 @@ func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, 
 			return nil, usagef("--generator %s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
 		}
 		out = append(out, gens[i])
+	}
+	return out, nil
+}
+
+// generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
+// empty): --kind desktop leaves out a generator of session cases.
+func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, error) {
+	if len(kinds) == 0 {
+		return gens, nil
+	}
+	var out []*fuzz.Generator
+	for _, g := range gens {
+		for _, k := range strings.Split(g.Kinds, ",") {
+			if k = strings.TrimSpace(k); k == journeys.AnyKind || slices.Contains(kinds, k) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--kind %s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
 	}
 	return out, nil
 }
