@@ -6,15 +6,20 @@ NOTESD  := examples/notesd
 # Specs of both modules; -p 2 keeps a 2-core machine responsive.
 TESTFLAGS ?= -count=1 -timeout 40m
 
-.PHONY: build test demo lint bench generate
+.PHONY: build test demo lint bench generate docker-note fuzz
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
 
-test:
+test: docker-note
 	$(GO) test $(TESTFLAGS) ./...
 	cd $(SUBJECT) && $(GO) test $(TESTFLAGS) ./...
 	cd $(NOTESD) && $(GO) test $(TESTFLAGS) ./...
+
+# Whether the container-runner specs (label docker) run on this machine, and why not: go test
+# hides a passing suite's output, so its skip messages would not show.
+docker-note:
+	@$(GO) test -count=1 -v -run '^TestDockerNote$$' ./builds/container 2>/dev/null | grep '^docker specs' || true
 
 demo: build
 	./$(BIN) demo
@@ -32,6 +37,21 @@ lint:
 	cd $(NOTESD) && $(GO) vet ./...
 	GOOS=darwin $(GO) build ./...
 	GOOS=darwin $(GO) vet ./...
+
+# Go's native fuzzing of skewtest's own parsers and decoders, each target for FUZZTIME. A
+# failing input is written to the package's testdata/fuzz/<target>/: go test replays it
+# from then on (keep it, named for what it shows, with the fix).
+# Minimizing each new input bounded: the example skewtest.yaml seeds are long, and minimizing
+# them unbounded stalls a short run.
+FUZZTIME ?= 20s
+FUZZMINIMIZETIME ?= 2s
+FUZZ_TARGETS := contract:FuzzParse contract:FuzzFeed contract:FuzzDiff journeys:FuzzParse \
+	builds:FuzzParseConfig pins:FuzzParseLock harness/driver:FuzzDecodeLine
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
+		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME); done
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -97,9 +97,9 @@ func LoadConfig(path string) (*Config, error) {
 func ParseConfig(name string, data []byte) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, err, nil)
 	}
-	if len(root.Content) == 0 {
+	if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") { // nothing, or only "---" and comments
 		return nil, &ConfigError{File: name, Line: 1, Msg: "empty file: set product, contract, build.steps and drivers (see docs/subject.md)"}
 	}
 	if doc := root.Content[0]; doc.Kind != yaml.MappingNode {
@@ -110,7 +110,7 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, err, &root)
 	}
 	if errs := c.validate(name, root.Content[0]); len(errs) > 0 {
 		if len(errs) == 1 {
@@ -244,7 +244,7 @@ func lineOf(n *yaml.Node, path ...string) int {
 }
 
 var (
-	yamlLine     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	yamlLine     = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	unknownField = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
 )
 
@@ -262,8 +262,8 @@ var knownKeys = map[string]string{
 }
 
 // yamlError turns a yaml.v3 error (which carries line numbers only in its text) into
-// ConfigErrors.
-func yamlError(name string, err error) error {
+// ConfigErrors; root, when the document parsed, gives a type error its key and whole value.
+func yamlError(name string, err error, root *yaml.Node) error {
 	var msgs []string
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
@@ -277,6 +277,9 @@ func yamlError(name string, err error) error {
 		if sm := yamlLine.FindStringSubmatch(m); sm != nil {
 			ce.Line, _ = strconv.Atoi(sm[1])
 			ce.Msg = sm[2]
+			if plain := typeMismatch(ce.Msg, ce.Line, root); plain != "" {
+				ce.Msg = plain
+			}
 		}
 		if fm := unknownField.FindStringSubmatch(ce.Msg); fm != nil {
 			ce.Msg = fmt.Sprintf("unknown key %q", fm[1])

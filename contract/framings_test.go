@@ -179,6 +179,54 @@ const driverDoc = `{
   }]
 }`
 
+// A framing no worked example uses (spec only): a message is a u16be-prefixed batch whose
+// items hold packets back to back, each with a 16-byte header whose length counts the header
+// itself; the opcode and a flag share a u16 (bit fields), the seq is a u64 and a magic
+// number sits at a fixed offset after them.
+const packedDoc = `{
+  "contractVersion": 2, "product": "packed", "version": "v1.0.0",
+  "protocol": {"version": 1, "minCompatible": 1},
+  "channels": [{
+    "name": "packed", "paths": ["/packed"],
+    "binary": {"batch": "u16be", "header": {"length": 16, "lengthIncludesHeader": true, "fields": [
+      {"name": "type", "offset": 0, "encoding": "u16be", "mask": 4095},
+      {"name": "urgent", "offset": 0, "encoding": "u16be", "mask": 61440, "shift": 12},
+      {"name": "length", "offset": 2, "encoding": "u16le"},
+      {"name": "seq", "offset": 4, "encoding": "u64be"},
+      {"name": "magic", "offset": 14, "encoding": "u8", "value": 42}]}},
+    "frames": [
+      {"opcode": 1, "name": "Data", "direction": "both", "payload": "binary", "fields": {
+        "count": {"offset": 0, "encoding": "u32le", "type": "integer", "required": true},
+        "rest": {"offset": 4, "encoding": "rest"}}},
+      {"opcode": 2, "name": "Ping", "direction": "C>H", "payload": "empty"}
+    ]
+  }]
+}`
+
+// packedPacket is one packet of packedDoc: the header, then the payload.
+func packedPacket(opcode uint16, urgent bool, seq uint64, payload ...byte) []byte {
+	b := make([]byte, 16, 16+len(payload))
+	t := opcode & 0x0fff
+	if urgent {
+		t |= 1 << 12
+	}
+	binary.BigEndian.PutUint16(b, t)
+	binary.LittleEndian.PutUint16(b[2:], uint16(16+len(payload)))
+	binary.BigEndian.PutUint64(b[4:], seq)
+	b[14] = 42
+	return append(b, payload...)
+}
+
+// u16beBatch prefixes every item with its length as a u16 BE.
+func u16beBatch(items ...[]byte) []byte {
+	var out []byte
+	for _, it := range items {
+		out = binary.BigEndian.AppendUint16(out, uint16(len(it)))
+		out = append(out, it...)
+	}
+	return out
+}
+
 // framing is one channel the garbage spec and FuzzFeed feed bytes through: valid messages
 // of direction dir, and a message that is garbage to it.
 type framing struct {
@@ -215,6 +263,9 @@ var framings = []framing{
 	{"driver u32be stream", driverDoc, "/opaque", true, "C>H",
 		fixed([]byte{0, 0, 0, 2, 'h', 'i'}), []byte{0xff, 0xff, 0xff, 0xff}},
 	{"driver newline", driverDoc, "/opaque", false, "C>H", fixed([]byte("a\nb\n")), []byte("\n \n")},
+	{"u16be batch of packed headers", packedDoc, "/packed", true, "C>H",
+		fixed(u16beBatch(concat(packedPacket(1, true, 1<<40, 3, 0, 0, 0, 'x'), packedPacket(2, false, 2)), packedPacket(1, false, 3, 0, 0, 0, 0))),
+		u16beBatch(make([]byte, 16))}, // no magic number
 }
 
 func protobufSamples() ([][]byte, error) {

@@ -1,8 +1,11 @@
 package contract_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -11,6 +14,9 @@ import (
 )
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// placedProblem is one problem of a contract Parse refused, at a line of the file.
+var placedProblem = regexp.MustCompile(`^fuzz\.json: line (\d+): `)
 
 // FuzzParse feeds contract documents to Parse: it must never panic, and a contract it
 // accepts must be usable (every channel found by its paths, every frame by its name).
@@ -32,6 +38,26 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a message")
+			}
+			// Every problem names the file and a line of it ("fuzz.json: line 3: …"), or
+			// counts the problems left out.
+			lines := 1 + bytes.Count(doc, []byte("\n"))
+			problems := []error{err}
+			if j, ok := err.(interface{ Unwrap() []error }); ok {
+				problems = j.Unwrap()
+			}
+			for _, p := range problems {
+				msg := p.Error()
+				m := placedProblem.FindStringSubmatch(msg)
+				if m == nil {
+					if !strings.HasPrefix(msg, "fuzz.json: ") || !strings.HasSuffix(msg, " more problems") {
+						t.Fatalf("a problem without a line: %q", msg)
+					}
+					continue
+				}
+				if n, _ := strconv.Atoi(m[1]); n < 1 || n > lines {
+					t.Fatalf("line %d of a %d-line file: %q", n, lines, msg)
+				}
 			}
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -294,6 +295,31 @@ var _ = Describe("Run", func() {
 		stack, err := os.ReadFile(filepath.Join(dir, "panic.log"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(stack)).To(ContainSubstring("harness_test"))
+	}, NodeTimeout(60*time.Second))
+
+	It("goes on with the other pairings after one panics, and keeps the panic as that pairing's error", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		a, b := build("a", "ok", false), build("b", "ok", false)
+		// The first pairing checked panics (-j 1: that is the first of the plan), the rest pass.
+		var calls atomic.Int32
+		panicky := func(in *checks.Input) []results.Finding {
+			if calls.Add(1) == 1 {
+				panic("a decoder fell over")
+			}
+			return checks.Run(in)
+		}
+		plan := []harness.Pairing{{Host: a, Client: a, Kind: "desktop", Journey: j, Index: 1},
+			{Host: b, Client: b, Kind: "desktop", Journey: j, Index: 2}}
+		run := &results.Run{}
+		harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: dir, Parallel: 1,
+			Pairing: harness.Options{Checks: panicky}})
+		Expect(run.Pairings).To(HaveLen(2))
+		Expect(run.Pairings[0].Status).To(Equal(results.StatusError))
+		Expect(run.Pairings[0].Error).To(HavePrefix("skewtest panicked while testing this pairing: a decoder fell over"))
+		Expect(run.Pairings[0].Logs).To(ContainElement(HaveSuffix("panic.log")))
+		Expect(run.Pairings[1].Status).To(Equal(results.StatusPass), "the run goes on")
+		Expect(calls.Load()).To(BeEquivalentTo(2))
+		Expect(run.ExitCode()).To(Equal(3), "an error pairing: the harness broke, not the subject")
 	}, NodeTimeout(60*time.Second))
 
 	It("reruns a failing pairing and calls it flaky when the attempts disagree", func(ctx SpecContext) {

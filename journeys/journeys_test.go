@@ -97,6 +97,7 @@ var _ = Describe("Parse", func() {
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
 		Entry("duplicate step", "kind desktop\n-- script --\nstep a\nstep a\n", `bad.txtar:4: step "a" already defined at line 3`),
+		Entry("a section marker without a name (txtar panicked on it; found by FuzzParse)", "kind desktop\n-- script --\nstep a\n-- --\n", "bad.txtar:4: a section marker without a name (want -- script -- or -- frames --)"),
 		Entry("unterminated string", "kind desktop\n-- script --\nstep a\nclient input text=\"abc\n", "bad.txtar:4: unterminated string"),
 		Entry("bad repeat", "kind desktop\n-- script --\nstep a\nclient input text=\"a\"*many\n", `bad.txtar:4: text: repeat count "many" is not a number up to 67108864`),
 		Entry("bad frame line", "kind desktop\n-- script --\nstep a\n-- frames --\nSubscribe\n", `bad.txtar:5: frame line "Subscribe": want DIRECTION NAME, such as H>C SnapshotStart`),

@@ -34,7 +34,10 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // Parse reads a journey file. file names it in errors.
 func Parse(file string, data []byte) (*Journey, error) {
-	ar := txtar.Parse(data)
+	ar, err := parseArchive(file, data)
+	if err != nil {
+		return nil, err
+	}
 	j := &Journey{Name: strings.TrimSuffix(filepath.Base(file), ".txtar"), File: file}
 	if err := j.parseHeader(ar.Comment); err != nil {
 		return nil, err
@@ -372,4 +375,20 @@ func evalValue(v string) (string, error) {
 		}
 	}
 	return out.String(), nil
+}
+
+// parseArchive splits a journey file into its sections. txtar.Parse panics on a marker line
+// without a name ("-- --", found by FuzzParse): such a line is a syntax error at its line.
+func parseArchive(file string, data []byte) (ar *txtar.Archive, err error) {
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if string(bytes.TrimSuffix(l, []byte("\r"))) == "-- --" {
+			return nil, &SyntaxError{file, i + 1, `a section marker without a name (want -- script -- or -- frames --)`}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil { // another line txtar cannot read: an error, never a crash
+			ar, err = nil, &SyntaxError{file, 1, fmt.Sprintf("cannot split the file into sections: %v", r)}
+		}
+	}()
+	return txtar.Parse(data), nil
 }

@@ -65,7 +65,8 @@ func ReadLock(repoDir string) (*Lock, error) {
 func ParseLock(name string, data []byte) (*Lock, error) {
 	l := &Lock{Path: name, Tags: map[string]plumbing.Hash{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
+	n := 1
+	for ; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -82,8 +83,8 @@ func ParseLock(name string, data []byte) (*Lock, error) {
 		}
 		l.Tags[f[0]] = plumbing.NewHash(f[1])
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+	if err := sc.Err(); err != nil { // a line longer than the scanner's 64 KiB: not a lock line
+		return nil, &LockError{name, n, fmt.Sprintf("want \"TAG COMMIT\", got a line of more than %d bytes (%v)", bufio.MaxScanTokenSize, err)}
 	}
 	return l, nil
 }

@@ -42,8 +42,11 @@ var (
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	cache = filepath.Join(GinkgoT().TempDir(), "cache")
-	if err := container.Healthy(ctx); err != nil {
-		return // every spec skips, saying why
+	if skip = whySkip(ctx); skip != "" {
+		// Skip messages show only with -v: say it once where go test and make test show it
+		// when the suite fails, and in verbose runs (make test prints it: make docker-note).
+		fmt.Fprintln(os.Stderr, "builds/container: the docker specs skip: "+skip)
+		return
 	}
 	var err error
 	runner, err = container.New(ctx)
@@ -52,22 +55,50 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	DeferCleanup(runner.Close)
 })
 
+// skip is why the specs skip here ("" when they run).
+var skip string
+
+// whySkip says why the docker specs cannot run on this machine, or "": no Docker engine
+// answers (to testcontainers-go or to the docker command, which the specs use too), or the
+// toolchain image is not built and cannot be, for want of a static busybox.
+func whySkip(ctx context.Context) string {
+	if err := container.Healthy(ctx); err != nil {
+		return "no Docker engine answers (the testcontainers-go provider's health check): " + err.Error()
+	}
+	if out, err := exec.CommandContext(ctx, "docker", "info").CombinedOutput(); err != nil {
+		return fmt.Sprintf("no Docker engine answers (docker info: %v): %s", err, lastLine(out))
+	}
+	r, err := container.New(ctx)
+	if err != nil {
+		return "cannot connect to the Docker engine: " + err.Error()
+	}
+	defer r.Close()
+	if _, err := r.Toolchain(ctx, ""); errors.Is(err, container.ErrNoBusybox) {
+		return "cannot build the toolchain image: " + err.Error()
+	}
+	return ""
+}
+
+// TestDockerNote prints whether the docker specs run here, and why not: make test runs it
+// with -v first (make docker-note), since go test hides the output of a suite that passes.
+func TestDockerNote(t *testing.T) {
+	why := whySkip(context.Background())
+	if why == "" {
+		fmt.Println("docker specs (builds/container): a Docker engine answers and the toolchain image is there: they run")
+		return
+	}
+	fmt.Println("docker specs (builds/container): they skip: " + why)
+}
+
 // needEngine skips the spec when no Docker engine answers, or when the toolchain image
 // cannot be built here for want of a static busybox.
 func needEngine(ctx context.Context) {
 	GinkgoHelper()
-	if err := container.Healthy(ctx); err != nil {
-		Skip("no Docker engine answers (the testcontainers-go provider's health check): " + err.Error())
+	if skip != "" {
+		Skip(skip)
 	}
-	// The specs look at containers with the docker command too.
-	if out, err := exec.CommandContext(ctx, "docker", "info").CombinedOutput(); err != nil {
-		Skip(fmt.Sprintf("no Docker engine answers (docker info: %v): %s", err, lastLine(out)))
-	}
-	if _, err := runner.Toolchain(ctx, ""); errors.Is(err, container.ErrNoBusybox) {
-		Skip("cannot build the toolchain image: " + err.Error())
-	} else {
-		Expect(err).NotTo(HaveOccurred())
-	}
+	_, err := runner.Toolchain(ctx, "")
+	Expect(err).NotTo(HaveOccurred())
 }
 
 func lastLine(out []byte) string {

@@ -13,7 +13,7 @@ import (
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := &runOptions{}
 	fs := newFlagSet("build", stderr, "build --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB] [--runner local|container]")
-	o.register(fs)
+	o.registerBuild(fs)
 	o.registerPins(fs)
 	if err := parse(fs, args, 0); err != nil {
 		return err

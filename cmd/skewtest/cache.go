@@ -20,8 +20,21 @@ type cacheOptions struct {
 	All       bool
 }
 
-func parseCache(args []string, stderr io.Writer) (sub string, o *cacheOptions, err error) {
+// cacheUsage is cache's help: its subcommands.
+const cacheUsage = `Usage:
+  skewtest cache ls [--cache-dir D]                      list the builds in the cache, and what killed runs left
+  skewtest cache prune [--older-than D] [--all] [--cache-dir D]
+                                                         remove failed builds and what killed runs left (and old builds)
+Run "skewtest cache ls -h" or "skewtest cache prune -h" for their flags.
+`
+
+func parseCache(args []string, stdout, stderr io.Writer) (sub string, o *cacheOptions, err error) {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stdout, cacheUsage)
+		return "", nil, &exitError{exitOK}
+	}
 	if len(args) == 0 || (args[0] != "ls" && args[0] != "prune") {
+		fmt.Fprint(stderr, cacheUsage)
 		return "", nil, usagef("cache: want a subcommand: ls or prune")
 	}
 	sub, args = args[0], args[1:]
@@ -68,7 +81,7 @@ func parseAge(s string) (time.Duration, error) {
 }
 
 func cmdCache(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	sub, o, err := parseCache(args, stderr)
+	sub, o, err := parseCache(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

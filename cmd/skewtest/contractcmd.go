@@ -514,7 +514,8 @@ func parseContractVerify(args []string, stderr io.Writer) (*contractVerifyOption
 	fs.StringVar(&o.Repo, "repo", "", "the subject's git repository (required)")
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
 	fs.StringVar(&o.Runner, "runner", runnerLocal, "where the recipe runs: local or container")
-	fs.DurationVar(&o.Timeout, "timeout", builds.DefaultContractTimeout, "how long the contract command may take")
+	o.Timeout = builds.DefaultContractTimeout
+	fs.Var(positiveDuration{&o.Timeout}, "timeout", "how long the contract command may take (default "+builds.DefaultContractTimeout.String()+")")
 	fs.BoolVar(&o.Verbose, "v", false, "print build progress")
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
@@ -529,7 +530,11 @@ func cmdContractVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	cfg, err := builds.LoadWorktreeConfig(o.Repo)
+	root, err := pins.Root(o.Repo)
+	if err != nil {
+		return err
+	}
+	cfg, err := builds.LoadConfig(filepath.Join(root, builds.ConfigFile)) // a missing file is an error here
 	if err != nil {
 		return err
 	}

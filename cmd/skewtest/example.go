@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/skewtest/skewtest/example"
@@ -84,19 +83,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := o.check(); err != nil {
 		return err
 	}
-	return execute(ctx, o, stdout, stderr)
-}
-
-func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		v = bi.Main.Version
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v += " " + s.Value
-			}
-		}
-	}
-	fmt.Fprintf(stdout, "skewtest %s (driver protocol 1, contract 1, results schema 1)\n", v)
-	return nil
+	err = execute(ctx, o, stdout, stderr)
+	// Each demo writes a new temporary directory: say so, and how to remove it (D15).
+	fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with rm -rf %s\n", tmp, tmp)
+	return err
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,15 +27,70 @@ type common struct {
 	Runner    string
 }
 
+// register registers every common flag: those of a command that runs pairings.
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.Repo, "repo", "", "the subject's git repository (required)")
+	c.registerBuild(fs)
 	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-report", "where results.json, junit.xml, summary.md and transcripts go")
-	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
-	fs.DurationVar(&c.Timeout, "timeout", 0, "override every step barrier's timeout (default: the journey's, else 10s)")
-	fs.Var(quietFlag{&c.Quiet}, "quiet", "give a barrier up as a stall once nothing has happened for this long (default: the journey's, else 2s; 0 turns fast stalls off)")
+	fs.Var(positiveDuration{&c.Timeout}, "timeout", "override every step barrier's timeout with `D`, e.g. 30s (default: the journey's, else 10s)")
+	fs.Var(quietFlag{&c.Quiet}, "quiet", "give a barrier up as a stall once nothing has happened for `D` (default: the journey's, else 2s; 0 turns fast stalls off)")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed for every random choice (default: a new one, printed)")
+}
+
+// registerBuild registers the common flags a command that only builds uses.
+func (c *common) registerBuild(fs *flag.FlagSet) {
+	fs.StringVar(&c.Repo, "repo", "", "the subject's git repository (required)")
+	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
 	fs.BoolVar(&c.Verbose, "v", false, "print progress for every build and pairing")
 	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local (the host's tools) or container (a local Docker engine, image skewtest/toolchain:<name>)")
+}
+
+// positiveDuration is a duration flag that must be more than zero when given (unset is
+// zero: the default).
+type positiveDuration struct{ d *time.Duration }
+
+func (p positiveDuration) String() string {
+	if p.d == nil || *p.d == 0 {
+		return ""
+	}
+	return p.d.String()
+}
+
+func (p positiveDuration) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("want a duration such as 30s")
+	case d <= 0:
+		return fmt.Errorf("want a positive duration such as 30s (leave the flag out for the default)")
+	}
+	*p.d = d
+	return nil
+}
+
+// countFlag is an integer flag with a smallest value, said in its error.
+type countFlag struct {
+	n    *int
+	min  int
+	what string // what the number counts, for the error: "how many pairings run at once"
+}
+
+func (c countFlag) String() string {
+	if c.n == nil || *c.n == 0 {
+		return ""
+	}
+	return strconv.Itoa(*c.n)
+}
+
+func (c countFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		return fmt.Errorf("want a whole number: %s, %d or more", c.what, c.min)
+	case n < c.min:
+		return fmt.Errorf("%d is too small: give %s, %d or more", n, c.what, c.min)
+	}
+	*c.n = n
+	return nil
 }
 
 func (c *common) check() error {
@@ -48,6 +106,8 @@ func (c *common) check() error {
 			return usagef("no user cache directory (%v): give --cache-dir", err)
 		}
 		c.CacheDir = dir
+	} else if fi, err := os.Stat(c.CacheDir); err == nil && !fi.IsDir() {
+		return usagef("--cache-dir %s is a file, not a directory: give a directory (skewtest creates it if it is missing)", c.CacheDir)
 	}
 	if c.Timeout < 0 {
 		return usagef("--timeout must be positive")
@@ -124,7 +184,8 @@ func (o *runOptions) check() error {
 }
 
 func (o *runOptions) registerParallel(fs *flag.FlagSet) {
-	fs.IntVar(&o.Parallel, "j", harness.DefaultParallel(), "how many pairings run at once (default: two per core; pairings mostly wait)")
+	o.Parallel = harness.DefaultParallel()
+	fs.Var(countFlag{&o.Parallel, 1, "how many pairings run at once"}, "j", "run `N` pairings at once (default: two per core; pairings mostly wait)")
 }
 
 // newFlagSet makes a command's flag set that reports errors instead of exiting.
@@ -132,23 +193,35 @@ func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: skewtest %s\n\nFlags:\n", synopsis)
+		fmt.Fprintf(fs.Output(), "Usage: skewtest %s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
-// parse parses args and refuses stray positional arguments.
+// parse parses args and refuses stray positional arguments. -h prints the command's help;
+// a bad flag is one usage error, printed once (by main), with a pointer to -h.
 func parse(fs *flag.FlagSet, args []string, positional int) error {
-	if err := fs.Parse(args); err != nil {
+	out := fs.Output()
+	var said bytes.Buffer
+	fs.SetOutput(&said)
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	if err != nil {
 		if err == flag.ErrHelp {
+			fs.Usage()
 			return &exitError{exitOK}
 		}
-		return usagef("%v", err)
+		return usagef("%s: %v (skewtest %s -h lists its flags)", fs.Name(), err, fs.Name())
 	}
 	if fs.NArg() != positional {
 		if positional == 0 {
-			return usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+			hint := ""
+			if repo := fs.Lookup("repo"); repo != nil && repo.Value.String() == "" {
+				// "run EX --pins v1": flags stop at the first argument that is not one.
+				hint = fmt.Sprintf(" (the repository is given as --repo %s; flags come before any other argument)", fs.Arg(0))
+			}
+			return usagef("%s: unexpected argument %q%s", fs.Name(), fs.Arg(0), hint)
 		}
 		return usagef("%s: want %d argument(s), got %d", fs.Name(), positional, fs.NArg())
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/debug"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -59,7 +61,75 @@ var _ = Describe("flags", func() {
 		Entry("repro without client", []string{"repro", "--repo", "x", "--host", "v1"}, "repro needs --host and --client"),
 		Entry("example without dir", []string{"example"}, "want 1 argument(s), got 0"),
 		Entry("not a repository", []string{"pins", "--repo", "/"}, "not a git repository"),
+		Entry("--timeout 0", []string{"run", "--repo", "x", "--timeout", "0"}, `invalid value "0" for flag -timeout: want a positive duration`),
+		Entry("--timeout -5s", []string{"run", "--repo", "x", "--timeout", "-5s"}, `want a positive duration`),
+		Entry("--last 0", []string{"run", "--repo", "x", "--last", "0"}, `-last: 0 is too small: give how many of the newest stable tags to pin, 1 or more`),
+		Entry("--last -1", []string{"plan", "--repo", "x", "--last", "-1"}, `-last: -1 is too small`),
+		Entry("--last x", []string{"pins", "--repo", "x", "--last", "x"}, `-last: want a whole number`),
+		Entry("-j 0", []string{"run", "--repo", "x", "-j", "0"}, `-j: 0 is too small: give how many pairings run at once, 1 or more`),
+		Entry("--retries -1", []string{"repro", "--repo", "x", "--retries", "-1"}, `flag provided but not defined: -retries`),
+		Entry("--retries -1", []string{"run", "--repo", "x", "--retries", "-1"}, `-retries: -1 is too small`),
+		Entry("--quiet -1s", []string{"run", "--repo", "x", "--quiet", "-1s"}, `-quiet: want a positive duration`),
+		Entry("--older-than banana", []string{"cache", "prune", "--older-than", "banana"}, `"banana" is not a duration like 36h, 7d or 2w`),
+		Entry("contract verify --timeout 0", []string{"contract", "verify", "--repo", "x", "--timeout", "0"}, `-timeout: want a positive duration`),
+		Entry("contract verify without skewtest.yaml (was a nil-pointer panic)", []string{"contract", "verify", "--repo", "."}, `skewtest.yaml: not found: a subject needs skewtest.yaml`), // this repository has none at its root
+		Entry("version with an argument", []string{"version", "x"}, `unexpected argument "x"`),
+		Entry("build with a flag of run", []string{"build", "--repo", "x", "--report-dir", "r"}, `flag provided but not defined: -report-dir`),
 	)
+
+	It("prints a bad flag's error once, with no usage dump (B58)", func() {
+		var stderr bytes.Buffer
+		err := dispatch(context.Background(), []string{"cache", "prune", "--older-than", "banana"}, io.Discard, &stderr)
+		Expect(exitCode(err, &stderr)).To(Equal(exitUsage))
+		Expect(strings.Count(stderr.String(), "banana")).To(Equal(2), stderr.String()) // `"banana" ... "banana" is not ...`
+		Expect(strings.Count(stderr.String(), "\n")).To(Equal(1), stderr.String())
+		Expect(stderr.String()).NotTo(ContainSubstring("Usage:"))
+	})
+
+	DescribeTable("heads every command's help with its own name and lists only its flags",
+		func(args []string, head string, has, hasNot []string) {
+			var stdout, stderr bytes.Buffer
+			err := dispatch(context.Background(), args, &stdout, &stderr)
+			Expect(exitCode(err, io.Discard)).To(Equal(exitOK))
+			help := stdout.String() + stderr.String()
+			Expect(help).To(HavePrefix(head))
+			for _, f := range has {
+				Expect(help).To(MatchRegexp(`(?m)^  -`+f+`\b`), "lists -%s", f)
+			}
+			for _, f := range hasNot {
+				Expect(help).NotTo(MatchRegexp(`(?m)^  -`+f+`\b`), "does not list -%s", f)
+			}
+		},
+		Entry("run", []string{"run", "--help"}, "Usage: skewtest run ", []string{"report-dir", "timeout", "seed", "matrix", "j"}, nil),
+		Entry("plan (was headed run)", []string{"plan", "--help"}, "Usage: skewtest plan ", []string{"matrix", "pins"}, nil),
+		Entry("repro", []string{"repro", "-h"}, "Usage: skewtest repro ", []string{"host", "client"}, []string{"matrix"}),
+		Entry("build (listed flags it ignores)", []string{"build", "--help"}, "Usage: skewtest build ", []string{"repo", "pins", "runner", "cache-dir"},
+			[]string{"report-dir", "seed", "timeout", "quiet"}),
+		Entry("pins", []string{"pins", "--help"}, "Usage: skewtest pins ", []string{"last"}, []string{"report-dir"}),
+		Entry("pins lock", []string{"pins", "lock", "--help"}, "Usage: skewtest pins lock ", []string{"last"}, nil),
+		Entry("cache (was an error)", []string{"cache", "--help"}, "Usage:\n  skewtest cache ls", nil, nil),
+		Entry("cache prune", []string{"cache", "prune", "-h"}, "Usage: skewtest cache prune ", []string{"older-than", "all"}, nil),
+		Entry("cache ls", []string{"cache", "ls", "-h"}, "Usage: skewtest cache ls ", []string{"cache-dir"}, []string{"all"}),
+		Entry("contract diff", []string{"contract", "diff", "-h"}, "Usage: skewtest contract diff ", []string{"allow"}, nil),
+		Entry("merge-reports", []string{"merge-reports", "-h"}, "Usage: skewtest merge-reports ", []string{"report-dir"}, nil),
+		Entry("example", []string{"example", "-h"}, "Usage: skewtest example ", []string{"subject"}, nil),
+		Entry("demo", []string{"demo", "-h"}, "Usage: skewtest demo ", []string{"subject"}, nil),
+	)
+
+	It("prints the module version for --version and version, exit 0", func() {
+		for _, args := range [][]string{{"--version"}, {"version"}, {"-version"}} {
+			var stdout bytes.Buffer
+			Expect(dispatch(context.Background(), args, &stdout, io.Discard)).To(Succeed())
+			Expect(stdout.String()).To(MatchRegexp(`^skewtest (\(devel\)|v\d+\.\d+\.\d+\S*)( [0-9a-f]{40}(\+modified)?)? go\S+ \(driver protocol 1, contract 2, results schema 1\)\n$`), "%v", args)
+		}
+	})
+
+	It("takes the version from the build information", func() {
+		bi := &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Version: "v1.2.3"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}}
+		Expect(versionLine(bi, true)).To(HavePrefix("skewtest v1.2.3 abc+modified go1.26 "))
+		Expect(versionLine(nil, false)).To(HavePrefix("skewtest (devel) ("))
+	})
 
 	DescribeTable("maps errors to exit codes",
 		func(err error, code int) {

@@ -116,7 +116,7 @@ Usage:
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
   skewtest demo    [--subject NAME] [--report-dir D]     write it to a temporary directory and run it
-  skewtest version
+  skewtest version  (or --version)
 
 REF is a tag, branch or commit of the subject, or "worktree" for its working tree.
 PIN RULES (default: skewtest.yaml's pins section, else the newest stable vX.Y.Z tag):
@@ -125,6 +125,15 @@ Exit codes: 0 compatible, 1 findings, 2 usage or configuration error, 3 infrastr
 (a run with both findings and errors exits 3: its matrix is incomplete).
 Run "skewtest COMMAND -h" for a command's flags.
 `
+
+// isHelp says whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -145,10 +154,12 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"demo":          cmdDemo,
 		"version":       cmdVersion,
 	}
-	switch args[0] {
-	case "-h", "--help", "help":
+	switch {
+	case isHelp(args[0]):
 		fmt.Fprint(stdout, usage)
 		return nil
+	case args[0] == "--version" || args[0] == "-version":
+		return cmdVersion(ctx, args[1:], stdout, stderr)
 	}
 	f, ok := cmds[args[0]]
 	if !ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,7 +26,7 @@ func (p *pinFlags) registerPins(fs *flag.FlagSet) {
 		p.Pins = append(p.Pins, list(s)...)
 		return nil
 	})
-	fs.IntVar(&p.Last, "last", 0, "pin the last N stable tags")
+	fs.Var(countFlag{&p.Last, 1, "how many of the newest stable tags to pin"}, "last", "pin the last `N` stable tags")
 	fs.BoolVar(&p.Window, "window", false, "pin every stable tag inside the working tree's protocol window")
 	fs.Func("ignore", "glob of tags the stable rules never pin, e.g. 'v1.4.19?-*' (repeatable, comma-separated)", func(s string) error {
 		p.Ignore = append(p.Ignore, list(s)...)
@@ -88,8 +89,11 @@ func parsePins(args []string, stderr io.Writer) (repo string, lock bool, flags p
 	if len(args) > 0 && args[0] == "lock" {
 		lock, args = true, args[1:]
 	}
-	synopsis := "pins [lock] --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB]"
-	fs := newFlagSet("pins", stderr, synopsis)
+	name := "pins"
+	if lock {
+		name = "pins lock"
+	}
+	fs := newFlagSet(name, stderr, name+" --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB]")
 	fs.StringVar(&repo, "repo", "", "the subject's git repository (required)")
 	flags.registerPins(fs)
 	if err = parse(fs, args, 0); err != nil {
@@ -143,6 +147,12 @@ func lockPins(ctx context.Context, repo string, flags pins.Options, stdout io.Wr
 		return err
 	}
 	l, changes, err := pins.WriteLock(ctx, repo, sel)
+	var le *pins.LockError
+	if errors.As(err, &le) {
+		// A lock that cannot be read is not rewritten: it may be the only record of where
+		// the tags pointed. Say how to get a readable one back.
+		return fmt.Errorf("%w\n  pins lock rewrites only a lock it can read: fix line %d, or restore the file (git checkout -- %s), or delete it and run skewtest pins lock again to record every tag where it points now", err, le.Line, pins.LockFile)
+	}
 	if err != nil {
 		return err
 	}

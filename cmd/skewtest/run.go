@@ -41,8 +41,14 @@ type runOptions struct {
 }
 
 func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
+	return parseRunAs("run", args, stderr)
+}
+
+// parseRunAs parses the flags of run for the command name (run, or plan: its help is
+// headed by its own name).
+func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, error) {
 	o := &runOptions{}
-	fs := newFlagSet("run", stderr, "run --repo DIR [flags]")
+	fs := newFlagSet(name, stderr, name+" --repo DIR [flags]")
 	o.register(fs)
 	var kinds, journeyList string
 	o.registerPins(fs)
@@ -51,7 +57,7 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
-	fs.IntVar(&o.Retries, "retries", 0, "rerun a pairing that failed or errored up to N times; one whose attempts disagree is flaky")
+	fs.Var(countFlag{&o.Retries, 0, "how many times to rerun a failing pairing"}, "retries", "rerun a pairing that failed or errored up to `N` times; one whose attempts disagree is flaky")
 	fs.BoolVar(&o.LastFailed, "last-failed", false, "run only the pairings that failed, errored or were flaky in --report-dir's previous results.json (and the references they need)")
 	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need); merge the shards' reports with skewtest merge-reports")
 	if err := parse(fs, args, 0); err != nil {
@@ -60,9 +66,6 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return nil, err
 	}
-	if o.Retries < 0 {
-		return nil, usagef("--retries %d: give how many times to rerun a failing pairing, 0 or more", o.Retries)
-	}
 	o.Kinds, o.Journeys = list(kinds), list(journeyList)
 	return o, o.check()
 }
@@ -70,7 +73,7 @@ func parseRun(args []string, stderr io.Writer) (*runOptions, error) {
 // cmdPlan resolves pins, builds (cached builds cost nothing) and prints the plan, so a
 // matrix can be read, and its repro lines copied, before anything runs.
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parseRun(args, stderr)
+	o, err := parseRunAs("plan", args, stderr)
 	if err != nil {
 		return err
 	}

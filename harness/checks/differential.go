@@ -21,7 +21,10 @@ import (
 // shows, are. Frames a reference has and the pairing lacks are not drift by themselves: a
 // peer may rightly skip work its counterpart made unneeded, and what is lost is the data-loss
 // and stall checks' business. Consecutive frames of one name compare as one (their count
-// depends on timing and chunking). Steps after a stall are not compared.
+// depends on timing and chunking). A step in which a reference sent a frame gated on a
+// capability this pairing did not negotiate is a downgrade: the sender may put other frames
+// in that frame's place, so that reference does not judge the step's frames of that direction
+// (negotiation explains the difference). Steps after a stall are not compared.
 func Differential(in *Input) []results.Finding {
 	t := in.Transcript
 	// Peers that meet their protocol window and are outside it meet only to refuse: no
@@ -31,13 +34,19 @@ func Differential(in *Input) []results.Finding {
 		return nil
 	}
 	negotiated := Negotiated(in)
-	got := stepRuns(in, nil)
-	refs := []struct {
-		name string
-		runs map[stepDir][]string
-	}{
-		{"host " + t.Host.Label + " × its own client", stepRuns(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)},
-		{"client " + t.Client.Label + " × its own host", stepRuns(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)},
+	got, _ := stepRuns(in, nil)
+	type reference struct {
+		name       string
+		runs       map[stepDir][]string
+		downgraded map[stepDir]bool
+	}
+	ref := func(name string, ri *Input) reference {
+		runs, down := stepRuns(ri, negotiated)
+		return reference{name, runs, down}
+	}
+	refs := []reference{
+		ref("host "+t.Host.Label+" × its own client", &Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}),
+		ref("client "+t.Client.Label+" × its own host", &Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}),
 	}
 	stalled := ""
 	if t.Stall != nil {
@@ -53,7 +62,7 @@ func Differential(in *Input) []results.Finding {
 			k := stepDir{step, dir}
 			ok := false
 			for _, r := range refs {
-				if isSubsequence(got[k], r.runs[k]) {
+				if r.downgraded[k] || isSubsequence(got[k], r.runs[k]) {
 					ok = true
 					break
 				}
@@ -92,12 +101,15 @@ func refusing(in *Input) bool {
 type stepDir struct{ step, dir string }
 
 // stepRuns groups the sequence's frames by step and direction, collapsing runs of one name.
-// With negotiated set, a frame gated on a capability outside it is left out: the reference
-// negotiated it, the pairing being judged did not.
-func stepRuns(in *Input, negotiated map[string]bool) map[stepDir][]string {
+// With negotiated set, a frame gated on a capability outside it is left out (the reference
+// negotiated it, the pairing being judged did not), and its step and direction are reported
+// as downgraded.
+func stepRuns(in *Input, negotiated map[string]bool) (map[stepDir][]string, map[stepDir]bool) {
 	out := map[stepDir][]string{}
+	downgraded := map[stepDir]bool{}
 	for _, n := range Sequence(in) {
 		if negotiated != nil && gatedOut(in, n, negotiated) {
+			downgraded[stepDir{n.Step, n.Dir}] = true
 			continue
 		}
 		k := stepDir{n.Step, n.Dir}
@@ -106,7 +118,7 @@ func stepRuns(in *Input, negotiated map[string]bool) map[stepDir][]string {
 		}
 		out[k] = append(out[k], n.Name)
 	}
-	return out
+	return out, downgraded
 }
 
 // gatedOut says a reference's frame is gated (in its sender's contract) on a capability

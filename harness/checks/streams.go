@@ -66,7 +66,59 @@ func Streams(in *Input) []stream {
 func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
 	role := transcript.Role(e.Role)
 	var out []Item
-	item := func(v any, step string) {
+	if len(e.Actions) > 0 {
+		for _, a := range t.Actions {
+			if a.Role == role && a.OK && e.Carries(a.Name, true) {
+				out = append(out, itemsOf(a.Args, a.Step, e)...)
+			}
+		}
+		return out
+	}
+	for _, o := range t.Observations {
+		if o.Role == role && e.Carries(o.What, false) {
+			out = append(out, itemsOf(o.Data, o.Step, e)...)
+		}
+	}
+	return out
+}
+
+// lastValue is the last of Values(t, e), found from the end: only the last observation (or
+// action) that carries a value is decoded, so a barrier that waits on an accumulating
+// stream costs the same however long the transcript has grown.
+func lastValue(t *transcript.Transcript, e contract.Endpoint) (Item, bool) {
+	role := transcript.Role(e.Role)
+	if len(e.Actions) > 0 {
+		for i := len(t.Actions) - 1; i >= 0; i-- {
+			a := t.Actions[i]
+			if a.Role == role && a.OK && e.Carries(a.Name, true) {
+				if items := itemsOf(a.Args, a.Step, e); len(items) > 0 {
+					return items[len(items)-1], true
+				}
+			}
+		}
+		return Item{}, false
+	}
+	for i := len(t.Observations) - 1; i >= 0; i-- {
+		o := t.Observations[i]
+		if o.Role == role && e.Carries(o.What, false) {
+			if items := itemsOf(o.Data, o.Step, e); len(items) > 0 {
+				return items[len(items)-1], true
+			}
+		}
+	}
+	return Item{}, false
+}
+
+// itemsOf is what one observation's data (or one action's arguments) carries on endpoint e.
+func itemsOf(data json.RawMessage, step string, e contract.Endpoint) []Item {
+	if !whereMatches(data, e.Where) {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	item := func(v any) Item {
 		it := Item{Step: step}
 		if x, ok := contract.Resolve(v, e.ValuePointer()); ok {
 			it.Value = encoded(x, e.Encoding)
@@ -76,42 +128,20 @@ func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
 				it.ID = string(encoded(id, contract.EncodingJSON))
 			}
 		}
-		out = append(out, it)
+		return it
 	}
-	add := func(data json.RawMessage, step string) {
-		if !whereMatches(data, e.Where) {
-			return
-		}
-		var v any
-		if json.Unmarshal(data, &v) != nil {
-			return
-		}
-		if e.Each != "" {
-			if arr, ok := contract.Resolve(v, e.Each); ok {
-				if list, ok := arr.([]any); ok {
-					for _, el := range list {
-						item(el, step)
-					}
-					return
+	if e.Each != "" {
+		if arr, ok := contract.Resolve(v, e.Each); ok {
+			if list, ok := arr.([]any); ok {
+				out := make([]Item, 0, len(list))
+				for _, el := range list {
+					out = append(out, item(el))
 				}
+				return out
 			}
 		}
-		item(v, step)
 	}
-	if len(e.Actions) > 0 {
-		for _, a := range t.Actions {
-			if a.Role == role && a.OK && e.Carries(a.Name, true) {
-				add(a.Args, a.Step)
-			}
-		}
-		return out
-	}
-	for _, o := range t.Observations {
-		if o.Role == role && e.Carries(o.What, false) {
-			add(o.Data, o.Step)
-		}
-	}
-	return out
+	return []Item{item(v)}
 }
 
 // encoded turns a value into the bytes a stream compares: base64 strings decoded (the driver
@@ -150,14 +180,14 @@ func StreamText(in *Input, role transcript.Role, what string) []byte {
 			if end.e.Role != string(role) {
 				continue
 			}
-			items := Values(in.Transcript, end.e)
 			if end.delivered && s.compare == contract.CompareCumulative {
-				if len(items) == 0 {
+				last, ok := lastValue(in.Transcript, end.e)
+				if !ok {
 					return nil
 				}
-				return items[len(items)-1].Value
+				return last.Value
 			}
-			return join(items)
+			return join(Values(in.Transcript, end.e))
 		}
 	}
 	return join(Values(in.Transcript, contract.Endpoint{Role: string(role), Observations: []string{what}}))

@@ -76,3 +76,36 @@ var _ = Describe("DataLoss on declared item streams", func() {
 		Expect(fs[0].Detail).To(Equal(`"n1": sent "changed", delivered ""`))
 	})
 })
+
+// A product whose client reports its whole document after every change (a cumulative
+// stream), and only some reports count (where).
+const docContract = `{"contractVersion":2,"protocol":{"version":1,"minCompatible":1},
+  "channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"pointer":"/method"}},
+    "frames":[{"type":"put","name":"put","direction":"C>H"}]}],
+  "streams":[
+    {"name":"doc","sent":{"role":"host","observations":["wrote"],"pointer":"/text","encoding":"text"},
+     "delivered":{"role":"client","observations":["shown","ignored"],"where":{"final":true},"pointer":"/doc","encoding":"text"},"compare":"cumulative"}]}`
+
+var _ = Describe("StreamText on a cumulative stream", func() {
+	It("is the last value delivered, skipping reports the stream does not count", func() {
+		c, err := contract.Parse("doc.json", []byte(docContract))
+		Expect(err).NotTo(HaveOccurred())
+		j, err := journeys.Parse("d.txtar", []byte("kind *\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+		t := &transcript.Transcript{Kind: "cli"}
+		in := &checks.Input{Transcript: t, Journey: j, Host: c, Client: c}
+		obs := func(role transcript.Role, what string, data any) {
+			raw, _ := json.Marshal(data)
+			t.Observations = append(t.Observations, transcript.Observation{Role: role, What: what, Data: raw, Step: "a"})
+		}
+		Expect(checks.StreamText(in, transcript.Client, "doc")).To(BeNil())
+		obs(transcript.Client, "shown", map[string]any{"doc": "a", "final": true})
+		obs(transcript.Client, "shown", map[string]any{"doc": "ab", "final": true})
+		obs(transcript.Client, "shown", map[string]any{"doc": "abc-draft", "final": false})
+		obs(transcript.Host, "shown", map[string]any{"doc": "host's, not the client's", "final": true})
+		Expect(string(checks.StreamText(in, transcript.Client, "doc"))).To(Equal("ab"))
+		obs(transcript.Host, "wrote", map[string]any{"text": "a"})
+		obs(transcript.Host, "wrote", map[string]any{"text": "b"})
+		Expect(string(checks.StreamText(in, transcript.Host, "doc"))).To(Equal("ab"), "the sent end, concatenated")
+	})
+})

@@ -71,6 +71,17 @@ var _ = Describe("Split", func() {
 		}
 	})
 
+	It("CutCodePoints loses the head of a code point across the cap, and nothing else", func() {
+		cut := chunker.Options{CutCodePoints: true}
+		ascii := bytes.Repeat([]byte("q"), 3*chunker.MaxFrameBytes+7)
+		Expect(bytes.Join(cut.Split(ascii, chunker.MaxFrameBytes), nil)).To(Equal(ascii))
+		data := append(bytes.Repeat([]byte("q"), chunker.MaxFrameBytes-2), []byte("€tail")...)
+		Expect(bytes.Join(chunker.Options{}.Split(data, chunker.MaxFrameBytes), nil)).To(Equal(data))
+		pieces := cut.Split(data, chunker.MaxFrameBytes)
+		Expect(pieces).To(HaveLen(2))
+		Expect(pieces[1]).To(Equal([]byte("\xactail")), "the tail of € without its head")
+	})
+
 	It("gives one empty piece for empty data", func() {
 		Expect(chunker.Split(nil, chunker.MaxFrameBytes)).To(Equal([][]byte{nil}))
 	})

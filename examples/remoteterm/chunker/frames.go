@@ -31,6 +31,10 @@ type Options struct {
 	// Output frame, as the code path before the transformedRuns option did (v1.4.173 to
 	// v1.4.189). Without it an empty transformed run sends nothing in downgrade mode.
 	KeepEmptyTransformed bool
+	// CutCodePoints is a negative control (release.Features.ChunkCutsCodePoints): where a
+	// multi-byte code point straddles the chunk cap, the chunk ends before it but the next
+	// one starts at the cap, so the code point's head is lost.
+	CutCodePoints bool
 }
 
 // Meta describes one emission.
@@ -70,13 +74,13 @@ func Frames(data []byte, meta Meta, opts Options) []Frame {
 		return []Frame{span(data, meta)}
 	}
 	if mappable {
-		return mapped(data, meta)
+		return mapped(data, meta, opts)
 	}
 	if len(data) == 0 && !opts.KeepEmptyTransformed {
 		// The ledger refuses zero-byte admissions; an empty frame would block the stream.
 		return nil
 	}
-	return delayed(data, meta)
+	return delayed(data, meta, opts)
 }
 
 func span(data []byte, meta Meta) Frame {
@@ -92,9 +96,9 @@ func span(data []byte, meta Meta) Frame {
 
 // mapped frames an emission whose every byte maps to one raw byte: each chunk carries its
 // own seq and source range.
-func mapped(data []byte, meta Meta) []Frame {
+func mapped(data []byte, meta Meta, opts Options) []Frame {
 	base := meta.Seq - meta.RawLength
-	pieces := Split(data, MaxFrameBytes)
+	pieces := opts.Split(data, MaxFrameBytes)
 	out := make([]Frame, 0, len(pieces))
 	end := 0
 	for _, p := range pieces {
@@ -113,8 +117,8 @@ func mapped(data []byte, meta Meta) []Frame {
 
 // delayed frames an emission whose seq cannot be mapped to chunk offsets: only the last
 // frame carries seq. A run that fits one frame still maps as a whole.
-func delayed(data []byte, meta Meta) []Frame {
-	pieces := Split(data, MaxFrameBytes)
+func delayed(data []byte, meta Meta, opts Options) []Frame {
+	pieces := opts.Split(data, MaxFrameBytes)
 	out := make([]Frame, 0, len(pieces))
 	for _, p := range pieces {
 		out = append(out, Frame{Opcode: wire.OpOutput, Payload: p, DisplayLength: len(p)})

@@ -9,6 +9,18 @@ const MaxFrameBytes = 49152
 // sequence. Invalid bytes count as one-byte code points. It always returns at least one
 // piece (empty data gives one empty piece). The pieces alias data.
 func Split(data []byte, max int) [][]byte {
+	return split(data, max, false)
+}
+
+// Split cuts data as the package's Split does, unless o.CutCodePoints.
+func (o Options) Split(data []byte, max int) [][]byte {
+	return split(data, max, o.CutCodePoints)
+}
+
+// split cuts data into pieces of at most max bytes. loseHead is the CutCodePoints negative
+// control: the next piece starts at the cap even where the cut moved back to a code
+// point's start, so the bytes between are never sent.
+func split(data []byte, max int, loseHead bool) [][]byte {
 	if max < utf8.UTFMax {
 		max = utf8.UTFMax
 	}
@@ -18,8 +30,11 @@ func Split(data []byte, max int) [][]byte {
 		if end >= len(data) {
 			return append(pieces, data[start:])
 		}
-		end = boundaryBefore(data, start, end)
-		pieces = append(pieces, data[start:end])
+		cut := boundaryBefore(data, start, end)
+		pieces = append(pieces, data[start:cut])
+		if !loseHead {
+			end = cut
+		}
 		start = end
 	}
 }

@@ -203,3 +203,26 @@ var _ = Describe("actions", func() {
 		Expect(observe.Of[observe.Connected](rec)).To(HaveLen(2))
 	}, SpecTimeout(specTimeout))
 })
+
+var _ = Describe("what the host refuses", func() {
+	It("reads WriteUnavailable and its Error frame alike, and reports a refused subscribe without an error", func(ctx SpecContext) {
+		wt := v173
+		wt.WriteUnavailable = true
+		c, h, rec := connect(ctx, wt)
+		h.send(wire.OpWriteUnavailable, 1, 0, nil)
+		h.send(wire.OpError, 1, 0, wire.ErrorWriteUnavailable)
+		Eventually(func() []observe.WriteUnavailable { return observe.Of[observe.WriteUnavailable](rec) }).Should(HaveLen(2))
+
+		Expect(c.Subscribe(ctx, "", "nope", 120, 40)).To(Succeed())
+		sub := h.read()
+		Expect(sub.Opcode).To(Equal(wire.OpSubscribe))
+		var s wire.Subscribe
+		Expect(wire.DecodeJSON(sub, &s)).To(Succeed())
+		h.event(wire.ErrorEvent{Type: wire.EventError, StreamID: s.StreamID, Code: "terminal_not_found", Message: `no terminal "nope"`})
+		Eventually(func() []observe.SubscribeFailed { return observe.Of[observe.SubscribeFailed](rec) }).Should(
+			ConsistOf(observe.SubscribeFailed{Terminal: "nope", Code: "terminal_not_found", Message: `no terminal "nope"`}))
+
+		h.send(wire.OpError, 1, 0, "stream detached")
+		Eventually(func() []observe.Error { return observe.Of[observe.Error](rec) }).Should(HaveLen(1), "any other Error frame is still an error")
+	}, SpecTimeout(specTimeout))
+})

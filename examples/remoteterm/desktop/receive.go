@@ -68,6 +68,11 @@ func (c *Client) receive(cn *conn, typ int, data []byte) string {
 			st.cols, st.rows = r.Cols, r.Rows
 		}
 	case wire.OpError:
+		if string(f.Payload) == wire.ErrorWriteUnavailable {
+			// What WriteUnavailable (17) says, for a client that did not negotiate it.
+			c.opts.Sink.Observe(observe.WriteUnavailable{Terminal: st.terminal})
+			return ""
+		}
 		c.opts.Sink.Observe(observe.Error{Message: fmt.Sprintf("host error on stream %d (%s): %s", st.id, st.terminal, f.Payload)})
 	case wire.OpMetadata:
 		// The desktop shows cwd elsewhere; nothing to render.
@@ -108,7 +113,9 @@ func (c *Client) receiveEvent(cn *conn, data []byte) {
 		var e wire.ErrorEvent
 		_ = ev.Decode(&e)
 		if st := cn.streams[e.StreamID]; st != nil && !st.haveSnapshot {
-			cn.remove(st) // the subscribe failed
+			cn.remove(st) // the subscribe failed: the app says so, it is no internal error
+			c.opts.Sink.Observe(observe.SubscribeFailed{Terminal: st.terminal, Code: e.Code, Message: e.Message})
+			return
 		}
 		c.opts.Sink.Observe(observe.Error{Message: fmt.Sprintf("host error %s on stream %d: %s", e.Code, e.StreamID, e.Message)})
 	case wire.EventEnd:

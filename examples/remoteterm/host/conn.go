@@ -143,6 +143,8 @@ func (c *conn) handleEvent(e event) error {
 		return st.deliver(*e.emission)
 	case e.resize != nil:
 		return st.resized(*e.resize)
+	case e.cwd != nil:
+		return st.cwdChanged(*e.cwd)
 	}
 	return nil
 }

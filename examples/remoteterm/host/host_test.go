@@ -284,6 +284,25 @@ var _ = Describe("the switches no release turns on", func() {
 		}
 	})
 
+	It("snapshotRowsCapped: a reveal keeps 50 rows of scrollback however many it asks for", func() {
+		for _, capped := range []bool{false, true} {
+			s := startHost(with(func(f *release.Features) { f.SnapshotRowsCapped = capped }))
+			p := dial(s, wire.PathMultiplex)
+			p.subscribe(nil)
+			s.emit(strings.Repeat("line\r\n", 200))
+			p.frame(wire.OpOutput)
+			for _, rows := range []int{50, 100} {
+				p.send(wire.OpSnapshotRequest, 1, wire.SnapshotRequest{RequestID: int64(rows), ScrollbackRows: &rows})
+				_, data := p.snapshot()
+				want := rows + 40 // the 40 rows of the screen and those above
+				if capped {
+					want = 50 + 40
+				}
+				Expect(strings.Count(data, "\n")).To(Equal(want), "capped=%v rows=%d", capped, rows)
+			}
+		}
+	})
+
 	It("resizedWrongGeometry and metadataOnResize: what follows a resize", func() {
 		s := startHost(with(func(f *release.Features) { f.ResizedWrongGeometry, f.MetadataOnResize = true, true }))
 		p := dial(s, wire.PathMultiplex)
@@ -331,6 +350,26 @@ var _ = Describe("write unavailable", func() {
 		q.send(wire.OpInput, 1, []byte("x"))
 		Expect(string(q.frame(wire.OpError).Payload)).To(Equal("terminal_write_unavailable"))
 		Expect(t.Input()).To(BeEmpty())
+		// The refused input reached the host, never the process: the host says so.
+		Expect(observe.Of[observe.InputRefused](s.rec)).To(HaveLen(2))
+		Expect(observe.Of[observe.Input](s.rec)).To(BeEmpty())
+	})
+})
+
+var _ = Describe("a working directory change", func() {
+	It("is a Metadata frame with the new cwd on every stream of the terminal", func() {
+		s := startHost(wt)
+		p := dial(s, wire.PathMultiplex)
+		p.subscribe(nil)
+		q := dial(s, wire.PathSubscribe)
+		q.subscribe(nil)
+		t, _ := s.h.Terminal("t1")
+		t.SetCwd("/srv")
+		for _, c := range []*peer{p, q} {
+			var m wire.Metadata
+			Expect(wire.DecodeJSON(c.frame(wire.OpMetadata), &m)).To(Succeed())
+			Expect(m.Cwd).To(Equal("/srv"))
+		}
 	})
 })
 

@@ -7,6 +7,7 @@ type event struct {
 	stream   uint32
 	emission *Emission
 	resize   *resizeEvent
+	cwd      *string // the process changed directory
 }
 
 type resizeEvent struct {

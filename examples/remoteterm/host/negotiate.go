@@ -101,6 +101,7 @@ func Negotiate(f release.Features, path string, declared wire.Capabilities) Term
 			KeepEmptyTransformed: !f.TransformedRunsOption,
 		}
 	}
+	t.Chunking.CutCodePoints = f.ChunkCutsCodePoints
 	return t
 }
 

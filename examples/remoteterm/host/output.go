@@ -25,7 +25,7 @@ func (st *stream) deliver(e Emission) error {
 	if st.terms.Spans == SpanRebase {
 		// In display bytes the run is untransformed: every chunk maps and carries its seq.
 		if len(e.Data) > 0 {
-			frames = chunker.Frames(e.Data, chunker.Meta{Seq: e.DisplayEnd, RawLength: uint64(len(e.Data))}, chunker.Options{})
+			frames = chunker.Frames(e.Data, chunker.Meta{Seq: e.DisplayEnd, RawLength: uint64(len(e.Data))}, chunker.Options{CutCodePoints: st.terms.Chunking.CutCodePoints})
 		}
 	} else {
 		frames = chunker.Frames(e.Data, chunker.Meta{Seq: e.RawEnd, RawLength: e.RawLength, Transformed: true}, st.terms.Chunking)

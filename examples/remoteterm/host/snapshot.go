@@ -8,6 +8,10 @@ import (
 	"github.com/skewtest/skewtest/examples/remoteterm/wire"
 )
 
+// snapshotCacheRows is the scrollback a reveal keeps on the snapshotRowsCapped negative
+// control, whatever the request asks for.
+const snapshotCacheRows = 50
+
 type snapshotOptions struct {
 	requestID int64
 	// recovery: the host dropped queued output and recovers the stream with this snapshot.
@@ -19,6 +23,10 @@ func (st *stream) requested(r wire.SnapshotRequest) error {
 	rows := -1
 	if r.ScrollbackRows != nil && !st.c.h.opts.Features.ScrollbackRowsIgnored {
 		rows = min(max(*r.ScrollbackRows, 0), wire.MaxScrollbackRows)
+		if st.c.h.opts.Features.SnapshotRowsCapped {
+			// The negative control: reveals are served from a fixed-size scrollback cache.
+			rows = min(rows, snapshotCacheRows)
+		}
 	}
 	reason := "request"
 	if r.RequestID == 0 {
@@ -81,7 +89,7 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 	if err := st.c.writeFrameJSON(wire.Header{Opcode: wire.OpSnapshotStart, Stream: st.id, Seq: start.Seq}, start); err != nil {
 		return err
 	}
-	for _, p := range chunker.Split(s.data, chunker.MaxFrameBytes) {
+	for _, p := range st.terms.Chunking.Split(s.data, chunker.MaxFrameBytes) {
 		if err := st.c.writeFrame(wire.Header{Opcode: wire.OpSnapshotChunk, Stream: st.id}, p); err != nil {
 			return err
 		}

@@ -17,6 +17,9 @@ const (
 	// pendingLimit is how many bytes the ack-pending queue may hold before the stream is
 	// recovered with a snapshot.
 	pendingLimit = 256 << 10
+	// ackLedgerWrapBits is the width of the acknowledged-position field on the
+	// ackLedgerWraps negative control: acks wrap past 1 MiB.
+	ackLedgerWrapBits = 20
 )
 
 // stream is one subscription on a connection. Its connection's goroutine owns it.
@@ -66,6 +69,9 @@ func newStream(c *conn, sub wire.Subscribe, term *Terminal) *stream {
 	if st.terms.Acks == AckLedger {
 		st.generation = newGeneration()
 		st.ledger = ledger.New(st.generation)
+		if c.h.opts.Features.AckLedgerWraps {
+			st.ledger.WrapPositions(ackLedgerWrapBits)
+		}
 	}
 	return st
 }
@@ -108,7 +114,13 @@ func (st *stream) input(p []byte) error {
 	if st.terms.Echo.Has(wire.CapWriteUnavailable) {
 		return st.c.writeFrame(wire.Header{Opcode: wire.OpWriteUnavailable, Stream: st.id}, nil)
 	}
-	return st.c.writeFrame(wire.Header{Opcode: wire.OpError, Stream: st.id}, []byte("terminal_write_unavailable"))
+	return st.c.writeFrame(wire.Header{Opcode: wire.OpError, Stream: st.id}, []byte(wire.ErrorWriteUnavailable))
+}
+
+// cwdChanged tells the client the process's new working directory (Metadata, which every
+// release decodes).
+func (st *stream) cwdChanged(cwd string) error {
+	return st.c.writeFrameJSON(wire.Header{Opcode: wire.OpMetadata, Stream: st.id}, wire.Metadata{Cwd: cwd})
 }
 
 func (st *stream) resized(r resizeEvent) error {

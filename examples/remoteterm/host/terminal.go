@@ -112,6 +112,7 @@ func (t *Terminal) Write(p []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.writable {
+		t.sink.Observe(observe.InputRefused{Terminal: t.name, Bytes: append([]byte(nil), p...)})
 		return ErrWriteUnavailable
 	}
 	t.input = append(t.input, p...)
@@ -124,6 +125,16 @@ func (t *Terminal) SetWritable(w bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.writable = w
+}
+
+// SetCwd changes the process's working directory; every stream is told (Metadata).
+func (t *Terminal) SetCwd(cwd string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.cwd = cwd
+	for l := range t.listeners {
+		l.c.post(event{stream: l.stream, cwd: &cwd})
+	}
 }
 
 // Input returns every byte of input that reached the process.

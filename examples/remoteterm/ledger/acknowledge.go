@@ -32,6 +32,9 @@ func (o Outcome) String() string {
 // in generation gen, beyond what was already acknowledged, within what was committed, and
 // on an entry boundary.
 func (l *Ledger) Acknowledge(gen string, ackedEndByte uint64) Outcome {
+	if l.positionMask != 0 {
+		ackedEndByte &= l.positionMask
+	}
 	switch {
 	case gen != l.generation:
 		return StaleGeneration

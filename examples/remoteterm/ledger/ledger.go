@@ -59,6 +59,18 @@ type Ledger struct {
 	haveSource bool
 	pending    *Admission
 	closed     bool
+	// positionMask, when not zero, is the AckLedgerWraps negative control: positions are
+	// kept in a field that wide, so they wrap.
+	positionMask uint64
+}
+
+// WrapPositions is a negative control (release.Features.AckLedgerWraps): the ledger keeps
+// its committed and acknowledged positions in a field of bits bits. Once 1<<bits bytes are
+// committed the committed position wraps below the acknowledged one, Retained underflows and
+// every later admission is refused for the retained limit: the stream's output is parked
+// for good. An acknowledgement past the wrap reads as a duplicate.
+func (l *Ledger) WrapPositions(bits uint) {
+	l.positionMask = 1<<bits - 1
 }
 
 // New returns an empty ledger for generation.
@@ -141,6 +153,9 @@ func (a *Admission) Commit() {
 	}
 	l.entries = append(l.entries, a.entry)
 	l.committed = a.entry.EndByte
+	if l.positionMask != 0 {
+		l.committed &= l.positionMask
+	}
 	if n := len(a.entry.Ranges); n > 0 {
 		l.sourceEnd, l.haveSource = a.entry.Ranges[n-1].End, true
 	}

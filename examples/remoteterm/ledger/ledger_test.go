@@ -84,6 +84,29 @@ var _ = Describe("Ledger", func() {
 		Expect(ledger.StaleGeneration.String()).To(Equal("stale-generation"))
 	})
 
+	It("WrapPositions: past the field's width the committed position wraps and the output is parked for good", func() {
+		const mib = 1 << 20
+		for _, wraps := range []bool{false, true} {
+			l = ledger.New("gen-1")
+			if wraps {
+				l.WrapPositions(20)
+			}
+			admit(mib-16, rng(0, mib-16))
+			Expect(l.Acknowledge("gen-1", mib-16)).To(Equal(ledger.Accepted), "below the wrap")
+			admit(32, rng(mib-16, mib+16))
+			_, err := l.Prepare(8, 8, 0, rng(mib+16, mib+24))
+			if wraps {
+				Expect(err).To(MatchError(ledger.ErrRetainedLimit))
+				Expect(ledger.Fatal(err)).To(BeFalse())
+				Expect(l.Acknowledge("gen-1", mib+16)).To(Equal(ledger.Duplicate))
+				_, err = l.Prepare(8, 8, 0, rng(mib+16, mib+24))
+				Expect(err).To(MatchError(ledger.ErrRetainedLimit), "still parked after the ack")
+			} else {
+				Expect(err).NotTo(HaveOccurred())
+			}
+		}
+	})
+
 	It("refuses everything once closed", func() {
 		l.Close()
 		_, err := l.Prepare(1, 1, 0, rng(0, 1))

@@ -126,3 +126,18 @@ var _ = Describe("the mobile client", func() {
 		}))
 	}, SpecTimeout(10*time.Second))
 })
+
+var _ = Describe("what the host refuses, on mobile", func() {
+	It("reads the write-unavailable Error frame as WriteUnavailable, and a refused subscribe as subscribe-failed", func(ctx SpecContext) {
+		c, ws, rec := connect(ctx)
+		send(ws, wire.OpError, 0, wire.ErrorWriteUnavailable)
+		Eventually(func() []observe.WriteUnavailable { return observe.Of[observe.WriteUnavailable](rec) }).Should(
+			ConsistOf(observe.WriteUnavailable{Terminal: "t1"}))
+
+		Expect(c.Subscribe(ctx, "", "nope", 120, 40)).To(Succeed())
+		Expect(ws.WriteJSON(wire.ErrorEvent{Type: wire.EventError, StreamID: 2, Code: "terminal_not_found", Message: `no terminal "nope"`})).To(Succeed())
+		Eventually(func() []observe.SubscribeFailed { return observe.Of[observe.SubscribeFailed](rec) }).Should(
+			ConsistOf(observe.SubscribeFailed{Terminal: "nope", Code: "terminal_not_found", Message: `no terminal "nope"`}))
+		Expect(observe.Of[observe.Error](rec)).To(BeEmpty())
+	}, SpecTimeout(10*time.Second))
+})

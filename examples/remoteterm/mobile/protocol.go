@@ -32,6 +32,9 @@ const (
 	opMetadata        = 12
 )
 
+// errorWriteUnavailable is the Error payload for input the terminal did not take.
+const errorWriteUnavailable = "terminal_write_unavailable"
+
 // decodable reports whether the vendored decoder accepts opcode op from the host.
 func decodable(op uint8) bool {
 	switch op {

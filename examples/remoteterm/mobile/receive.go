@@ -83,6 +83,10 @@ func (c *Client) receive(cn *conn, typ int, data []byte) {
 			st.cols, st.rows = v.Cols, v.Rows
 		}
 	case opError:
+		if string(f.payload) == errorWriteUnavailable {
+			c.opts.Sink.Observe(observe.WriteUnavailable{Terminal: st.terminal})
+			return
+		}
 		c.opts.Sink.Observe(observe.Error{Message: fmt.Sprintf("host error on stream %d (%s): %s", st.id, st.terminal, f.payload)})
 	case opMetadata:
 		// cwd and input receipts: not rendered.
@@ -102,7 +106,9 @@ func (c *Client) receiveEvent(cn *conn, data []byte) {
 		c.opts.Sink.Observe(observe.Subscribed(append([]byte(nil), data...)))
 	case "error":
 		if st := cn.streams[ev.StreamID]; st != nil && !st.haveSnapshot {
-			cn.remove(st)
+			cn.remove(st) // the subscribe failed: the app says so, it is no internal error
+			c.opts.Sink.Observe(observe.SubscribeFailed{Terminal: st.terminal, Code: ev.Code, Message: ev.Message})
+			return
 		}
 		c.opts.Sink.Observe(observe.Error{Message: fmt.Sprintf("host error %s on stream %d: %s", ev.Code, ev.StreamID, ev.Message)})
 	case "end":

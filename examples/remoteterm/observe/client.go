@@ -90,3 +90,13 @@ type WriteUnavailable struct {
 }
 
 func (WriteUnavailable) What() string { return "write-unavailable" }
+
+// SubscribeFailed is the host refusing one of the client's subscribes (an error event for a
+// stream that never got its first snapshot): the app shows it, it is not an internal error.
+type SubscribeFailed struct {
+	Terminal string `json:"terminal"`
+	Code     string `json:"code"`
+	Message  string `json:"message"`
+}
+
+func (SubscribeFailed) What() string { return "subscribe-failed" }

@@ -17,6 +17,16 @@ type Input struct {
 
 func (Input) What() string { return "input" }
 
+// InputRefused is input that reached the host for a terminal that did not take it (not
+// writable): the host answered with WriteUnavailable, or an Error frame where that was not
+// negotiated, and the process never saw it.
+type InputRefused struct {
+	Terminal string `json:"terminal"`
+	Bytes    []byte `json:"bytes"`
+}
+
+func (InputRefused) What() string { return "input-refused" }
+
 // SnapshotSent is a snapshot the host serialized and sent.
 type SnapshotSent struct {
 	Terminal string `json:"terminal"`

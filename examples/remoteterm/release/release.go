@@ -81,6 +81,30 @@ type Features struct {
 	RPCErrorWrongRequestID  bool `json:"rpcErrorWrongRequestId"`  // daemon: an unknown command's rpcError names the command, not the requestId
 	RoundProgressKeepsFirst bool `json:"roundProgressKeepsFirst"` // session client: folds only the first roundProgress event of a review
 
+	// Negative controls that only an edge input reaches (no journey of the subject's own
+	// does; a fuzz campaign's generators must): one per generator family.
+
+	// ChunkCutsCodePoints (host): where a multi-byte code point straddles the 48 KiB chunk
+	// cap (or a multiple), the chunker ends the chunk before the code point, as it should,
+	// but starts the next chunk at the cap: the code point's head is never sent and the
+	// client decodes its orphaned tail. Only output with a multi-byte character across the
+	// cap shows it (every journey writes ASCII).
+	ChunkCutsCodePoints bool `json:"chunkCutsCodePoints"`
+	// AckLedgerWraps (host): the source-range ledger keeps its byte positions in a 20-bit
+	// field: once 1 MiB has been sent on a stream the committed position wraps below the
+	// acknowledged one, the retained count underflows and the host parks the stream's output
+	// for good (a stall). Only a stream that carries more than 1 MiB shows it (journeys write
+	// ~140 KB).
+	AckLedgerWraps bool `json:"ackLedgerWraps"`
+	// SnapshotRowsCapped (host): a reveal snapshot keeps at most 50 rows of scrollback
+	// (a fixed-size cache), whatever the SnapshotRequest asks for. Only a request for more
+	// than 50 rows shows it (the journeys ask for 5).
+	SnapshotRowsCapped bool `json:"snapshotRowsCapped"`
+	// RoundProgressArrivalOrder (session client): roundProgress events are merged in
+	// arrival order, their seq ignored, so a late or duplicated event rolls the merged state
+	// back. Only events out of order or twice show it (the journeys send them in order).
+	RoundProgressArrivalOrder bool `json:"roundProgressArrivalOrder"`
+
 	// Compatible changes: each adds to the wire without breaking a released peer.
 	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}
 	TitleFrame       bool `json:"titleFrame"`       // host and desktop: Title (18), gated on a new capability title

@@ -197,8 +197,12 @@ func (c *Client) onRoundProgress(f RoundProgress) {
 		c.rounds[f.ReviewID] = l
 	}
 	merged := false
+	seq := f.Seq
+	if c.rel.RoundProgressArrivalOrder {
+		seq = nil // the negative control: events folded as they arrive, seq ignored
+	}
 	if !c.rel.RoundProgressKeepsFirst || l.Len() == 0 {
-		merged = l.Add(f.Seq, f.Event)
+		merged = l.Add(seq, f.Event)
 	} // else the negative control: a client that keeps only a review's first event
 	st := l.State()
 	c.mu.Unlock()

@@ -227,6 +227,21 @@ func (d *Daemon) SendRoundProgress(ctx context.Context, reviewID string, events 
 	return nil
 }
 
+// SendAttentionEvent raises and clears attention items on every client past the handshake.
+// Only a daemon that composes attention (feature attention) publishes them.
+func (d *Daemon) SendAttentionEvent(ctx context.Context, raised json.RawMessage, cleared []string) error {
+	if !d.rel.Attention {
+		return fmt.Errorf("send attentionEvent: this daemon does not compose attention")
+	}
+	if len(raised) == 0 && len(cleared) == 0 {
+		return fmt.Errorf("send attentionEvent: nothing raised or cleared")
+	}
+	if err := d.broadcast(ctx, AttentionEvent{Raised: raised, Cleared: cleared}); err != nil {
+		return fmt.Errorf("send attentionEvent: %w", err)
+	}
+	return nil
+}
+
 // broadcast writes f to every client past the handshake.
 func (d *Daemon) broadcast(ctx context.Context, f Frame) error {
 	d.mu.Lock()

@@ -71,6 +71,27 @@ var _ = Describe("roundProgress over a loopback WebSocket", func() {
 		}
 	}, SpecTimeout(5e9))
 
+	It("merges a late duplicate and a reordered event by seq; roundProgressArrivalOrder folds them as they arrive", func(ctx SpecContext) {
+		for _, arrival := range []bool{false, true} {
+			p := startDaemon(releaseOf("v1.4.157"))
+			rel := releaseOf("v1.4.157")
+			rel.RoundProgressArrivalOrder = arrival
+			c := p.dial(ctx, rel, session.ClientOptions{})
+			_, err := c.Hello(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			// rv-1: a late duplicate of its first event; rv-2: its events swapped.
+			Expect(p.daemon.SendRoundProgress(ctx, "rv-1", []session.ProgressEvent{ev(0, "dispatched"), ev(0, "composed"), ev(1, "dispatched")})).To(Succeed())
+			Expect(p.daemon.SendRoundProgress(ctx, "rv-2", []session.ProgressEvent{ev(2, "composed"), ev(1, "dispatched")})).To(Succeed())
+			Eventually(func() []map[string]any { return p.clientObs.Find(session.EventRoundProgress) }).Should(HaveLen(5))
+			want := "composed"
+			if arrival {
+				want = "dispatched"
+			}
+			Expect(c.RoundState("rv-1").Phase).To(Equal(want))
+			Expect(c.RoundState("rv-2").Phase).To(Equal(want))
+		}
+	}, SpecTimeout(5e9))
+
 	It("refuses an event without a phase before sending anything", func(ctx SpecContext) {
 		p := startDaemon(releaseOf("v1.4.157"))
 		err := p.daemon.SendRoundProgress(ctx, "rv-1", []session.ProgressEvent{{Event: json.RawMessage(`{}`)}})

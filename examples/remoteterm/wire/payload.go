@@ -83,6 +83,10 @@ type Subscribe struct {
 	Capabilities Capabilities `json:"capabilities,omitempty"`
 }
 
+// ErrorWriteUnavailable is the Error (6) payload a host sends for input to a terminal that
+// does not take it, to a client that did not negotiate WriteUnavailable (17).
+const ErrorWriteUnavailable = "terminal_write_unavailable"
+
 // MaxScrollbackRows is the largest scrollbackRows a host honours.
 const MaxScrollbackRows = 50000
 

@@ -124,7 +124,7 @@ var _ = Describe("remoteterm-driver", func() {
 		Expect(hello).To(HaveKeyWithValue("protocol", 1.0))
 		Expect(hello).To(HaveKeyWithValue("role", "host"))
 		Expect(hello).To(HaveKeyWithValue("build", line{"product": "remoteterm", "version": "worktree"}))
-		Expect(hello["actions"]).To(ContainElements("emit-output", "emit-transformed", "set-writable", "stop"))
+		Expect(hello["actions"]).To(ContainElements("emit-output", "emit-transformed", "set-writable", "set-cwd", "attention-event", "round-progress", "stop"))
 		Eventually(h.observed("pty-output")).Should(ContainElement(line{"terminal": "t1", "bytes": b64("initial scrollback\r\n")}))
 		url := readyURL(h)
 

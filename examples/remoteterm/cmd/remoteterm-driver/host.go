@@ -26,6 +26,7 @@ func newHostDriver(d *driver) *hostDriver {
 	d.kit.Handle("emit-output", hd.emitOutput)
 	d.kit.Handle("emit-transformed", hd.emitTransformed)
 	d.kit.Handle("set-writable", hd.setWritable)
+	d.kit.Handle("set-cwd", hd.setCwd)
 	return hd
 }
 
@@ -117,6 +118,27 @@ func (hd *hostDriver) emitTransformed(_ context.Context, raw json.RawMessage) (a
 	}
 	e := t.EmitTransformed(args.Bytes, *args.RawLength)
 	return map[string]uint64{"seq": e.RawEnd}, nil
+}
+
+// setCwd makes the terminal's process change directory: the host sends Metadata {cwd} on
+// every stream of it (an action beyond driver protocol version 1's list).
+func (hd *hostDriver) setCwd(_ context.Context, raw json.RawMessage) (any, error) {
+	args, err := driverkit.Args[struct {
+		Terminal string `json:"terminal"`
+		Cwd      string `json:"cwd"`
+	}](raw)
+	if err != nil {
+		return nil, err
+	}
+	if args.Cwd == "" {
+		return nil, driverkit.BadArgs("set-cwd needs cwd")
+	}
+	t, err := hd.terminal(args.Terminal)
+	if err != nil {
+		return nil, err
+	}
+	t.SetCwd(args.Cwd)
+	return nil, nil
 }
 
 // setWritable makes the terminal accept or refuse input (an action beyond driver protocol

@@ -48,6 +48,22 @@ func registerSessionHost(d *driver) func() {
 	}
 	d.mux.Handle(sessionPath, daemon)
 
+	// attention-event {"raised":{…},"cleared":[…]}: raise or clear attention items on every
+	// session client (attentionEvent), where the daemon composes attention.
+	d.kit.Handle("attention-event", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		args, err := driverkit.Args[struct {
+			Raised  json.RawMessage `json:"raised"`
+			Cleared []string        `json:"cleared"`
+		}](raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := daemon.SendAttentionEvent(ctx, args.Raised, args.Cleared); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	})
+
 	// server-request {"kind","payload"}: send a serverRequest to every session client.
 	d.kit.Handle("server-request", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		args, err := driverkit.Args[struct {

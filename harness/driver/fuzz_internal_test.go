@@ -1,0 +1,42 @@
+package driver
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzDecodeLine feeds driver stdout lines to decodeLine: it never fails and never panics;
+// a line that breaks the protocol becomes a TypeInvalid message that keeps the line and
+// says why, and any other message has a type and keeps its line. Seeds: the messages of
+// docs/driver-protocol.md, broken ones, and testdata/fuzz/FuzzDecodeLine.
+func FuzzDecodeLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"hello","protocol":1,"role":"client","kind":"desktop","build":{"product":"remoteterm","version":"v1.4.173"},"actions":["subscribe","input"]}`,
+		`{"type":"ready","url":"ws://127.0.0.1:40719"}`,
+		`{"type":"result","id":3,"ok":true,"data":{}}`,
+		`{"type":"result","id":4,"ok":false,"error":{"code":"unsupported-action","message":"no action \"pause\""}}`,
+		`{"type":"observe","what":"screen","data":{"text":"aGk="}}`,
+		`{not json`, `{"type":"invalid"}`, `{"type":""}`, `{"id":1e400}`, `[1,2]`, "", "   ",
+		`{"type":"result","id":"3"}`, `{"type":"hello","actions":"subscribe"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	at := time.Unix(0, 0)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m := decodeLine(line, at)
+		switch {
+		case m.Type == "":
+			t.Fatalf("a message without a type from %q", line)
+		case m.Line != string(line):
+			t.Fatalf("the message keeps %q, the line was %q", m.Line, line)
+		case m.Type == TypeInvalid && m.What == "":
+			t.Fatalf("an invalid line without a reason: %q", line)
+		case m.Type != TypeInvalid && !strings.HasPrefix(strings.TrimSpace(string(line)), "{"):
+			t.Fatalf("%q accepted as a %s message", line, m.Type)
+		}
+		if m.Error != nil {
+			_ = m.Error.Error()
+		}
+	})
+}
