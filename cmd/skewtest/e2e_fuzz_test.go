@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -141,5 +142,40 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		},
 		Entry("the working tree with v1.4.190, both ways", "worktree", "v1.4.190"),
 		Entry("v1.4.190 host with v1.4.173 clients, both ways", "v1.4.190", "v1.4.173"),
+	)
+
+	// The edge-input switches (examples/remoteterm/README.md, e2e_edge_test.go: every journey
+	// misses each) are found by the fuzzer, one per generator family. --exclude narrows each
+	// campaign to its family's events so the spec stays short; a full campaign draws them too.
+	allTerminalEvents := []string{"plain", "utf8", "transformed", "transformed-equal", "zero-run", "cap-output", "cap-transformed",
+		"burst", "long-stream", "pause", "reveal", "resize", "drop"}
+	except := func(keep ...string) string {
+		var out []string
+		for _, e := range allTerminalEvents {
+			if !slices.Contains(keep, e) {
+				out = append(out, e)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	DescribeTable("finds an edge-input bug no journey reaches, one per generator family",
+		func(ctx SpecContext, host, client, kind, features, generator, exclude string, want results.Kind) {
+			args := []string{"--host", host, "--client", client, "--kind", kind, "--generator", generator, "--cases", "4", "--seed", "2",
+				"--shrink-tries", "12", "--env", "worktree:REMOTETERM_FEATURES=" + features}
+			if exclude != "" {
+				args = append(args, "--exclude", exclude)
+			}
+			code, out, run := fuzzOn(ctx, args...)
+			Expect(code).To(Equal(1), out)
+			Expect(unique(run, want, host, client, kind)).NotTo(BeNil(), out)
+		},
+		Entry("code points across the chunk cap (chunkCutsCodePoints)", "worktree", "v1.4.190", "mobile",
+			`{"chunkCutsCodePoints":true}`, "terminal", except("cap-output", "cap-transformed"), results.DataLoss),
+		Entry("long streams (ackLedgerWraps)", "worktree", "v1.4.190", "desktop",
+			`{"ackLedgerWraps":true}`, "terminal", except("long-stream"), results.Stall),
+		Entry("snapshot sizes (snapshotRowsCapped)", "worktree", "v1.4.190", "desktop",
+			`{"snapshotRowsCapped":true}`, "terminal", except("reveal"), results.DataLoss),
+		Entry("session event order (roundProgressArrivalOrder)", "v1.4.190", "worktree", "session",
+			`{"roundProgressArrivalOrder":true}`, "session-order", "", results.Stall),
 	)
 })
