@@ -73,11 +73,12 @@ func BenchmarkFullMatrix(b *testing.B) {
 }
 
 // BenchmarkFuzz measures skewtest fuzz on the reference subject with warm builds, in cases
-// per minute (the cases/min metric): on a passing pairing (the working tree × v1.4.190,
-// both directions, both client kinds, references) and on a failing one (v1.4.190 host ×
-// v1.4.120 desktop client, where most cases fail; shrinking off so the figure is the
-// rate of cases, not of shrink candidates). Each iteration is a PR-mode campaign of
-// fuzzBenchCases cases with seed 1.
+// per minute (the cases/min metric), per generator: on a passing pairing (the working tree
+// × v1.4.190, both directions, every client kind the generator drives, references) and on
+// a failing one (v1.4.190 host × v1.4.120 desktop client, where most terminal cases fail
+// and are run again case by case; shrinking is bounded to one candidate so the figure is
+// the rate of cases, not of shrinking). Each iteration is a PR-mode campaign with seed 1 and
+// the default --pack.
 func BenchmarkFuzz(b *testing.B) {
 	src, err := example.FindSource("")
 	if err != nil {
@@ -88,34 +89,39 @@ func BenchmarkFuzz(b *testing.B) {
 		b.Fatal(err)
 	}
 	cache := b.TempDir()
-	for _, bc := range []struct{ name, host, client, kind string }{
-		{"passing=worktree-x-v1.4.190", "worktree", "v1.4.190", ""},
-		{"failing=v1.4.190-x-v1.4.120-desktop", "v1.4.190", "v1.4.120", "desktop"},
+	for _, bc := range []struct {
+		name, host, client, kind, generator string
+		cases                               int
+	}{
+		{"passing=worktree-x-v1.4.190/generator=session", "worktree", "v1.4.190", "", "session", 256},
+		{"passing=worktree-x-v1.4.190/generator=terminal", "worktree", "v1.4.190", "", "terminal", 32},
+		{"passing=worktree-x-v1.4.190/generator=all", "worktree", "v1.4.190", "", "", 64},
+		{"failing=v1.4.190-x-v1.4.120-desktop/generator=terminal", "v1.4.190", "v1.4.120", "desktop", "terminal", 16},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			args := []string{"fuzz", "--repo", repo, "--cache-dir", cache, "--host", bc.host, "--client", bc.client,
-				"--cases", fuzzBenchCases, "--seed", "1", "--shrink-tries", "1"}
+				"--seed", "1", "--shrink-tries", "1"}
 			if bc.kind != "" {
 				args = append(args, "--kind", bc.kind)
 			}
-			// The builds, outside the timer.
-			if code := exitCode(dispatch(context.Background(), append(args[:len(args):len(args)], "--report-dir", b.TempDir(), "--cases", "1"), io.Discard, io.Discard), io.Discard); code > 1 {
-				b.Fatalf("skewtest fuzz exited %d", code)
+			if bc.generator != "" {
+				args = append(args, "--generator", bc.generator)
 			}
+			run := func(cases int) {
+				a := append(args[:len(args):len(args)], "--report-dir", b.TempDir(), "--cases", strconv.Itoa(cases))
+				if code := exitCode(dispatch(context.Background(), a, io.Discard, io.Discard), io.Discard); code > 1 {
+					b.Fatalf("skewtest fuzz exited %d", code)
+				}
+			}
+			run(1) // the builds, outside the timer
 			b.ResetTimer()
 			cases := 0
 			start := time.Now()
 			for b.Loop() {
-				if code := exitCode(dispatch(context.Background(), append(args[:len(args):len(args)], "--report-dir", b.TempDir()), io.Discard, io.Discard), io.Discard); code > 1 {
-					b.Fatalf("skewtest fuzz exited %d", code)
-				}
-				n, _ := strconv.Atoi(fuzzBenchCases)
-				cases += n
+				run(bc.cases)
+				cases += bc.cases
 			}
 			b.ReportMetric(float64(cases)/time.Since(start).Minutes(), "cases/min")
 		})
 	}
 }
-
-// fuzzBenchCases is how many cases one BenchmarkFuzz iteration runs.
-const fuzzBenchCases = "24"
