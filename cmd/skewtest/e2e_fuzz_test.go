@@ -157,7 +157,7 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		return strings.Join(out, ",")
 	}
 	DescribeTable("finds an edge-input bug no journey reaches, one per generator family",
-		func(ctx SpecContext, host, client, kind, features, generator, exclude string, want results.Kind) {
+		func(ctx SpecContext, host, client, kind, features, generator, exclude string, want ...results.Kind) {
 			args := []string{"--host", host, "--client", client, "--kind", kind, "--generator", generator, "--cases", "4", "--seed", "2",
 				"--shrink-tries", "12", "--env", "worktree:REMOTETERM_FEATURES=" + features}
 			if exclude != "" {
@@ -165,12 +165,20 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 			}
 			code, out, run := fuzzOn(ctx, args...)
 			Expect(code).To(Equal(1), out)
-			Expect(unique(run, want, host, client, kind)).NotTo(BeNil(), out)
+			var found []results.Kind
+			for _, k := range want {
+				if unique(run, k, host, client, kind) != nil {
+					found = append(found, k)
+				}
+			}
+			Expect(found).NotTo(BeEmpty(), out)
 		},
 		Entry("code points across the chunk cap (chunkCutsCodePoints)", "worktree", "v1.4.190", "mobile",
 			`{"chunkCutsCodePoints":true}`, "terminal", except("cap-output", "cap-transformed"), results.DataLoss),
 		Entry("long streams (ackLedgerWraps)", "worktree", "v1.4.190", "desktop",
-			`{"ackLedgerWraps":true}`, "terminal", except("long-stream"), results.Stall),
+			// The parked stream stalls the next barrier, or the host reports the client's acks
+			// past its wrapped position as excessive first (a driver error): timing decides.
+			`{"ackLedgerWraps":true}`, "terminal", except("long-stream"), results.Stall, results.DriverError),
 		Entry("snapshot sizes (snapshotRowsCapped)", "worktree", "v1.4.190", "desktop",
 			`{"snapshotRowsCapped":true}`, "terminal", except("reveal"), results.DataLoss),
 		Entry("session event order (roundProgressArrivalOrder)", "v1.4.190", "worktree", "session",
