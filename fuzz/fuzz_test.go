@@ -137,6 +137,20 @@ var _ = Describe("drawing cases", func() {
 		}
 	})
 
+	It("keeps a len at or above its floor", func() {
+		g := mustParse("kind d\nevents 4..4\n-- event e --\nhost emit text={ascii 1..3 as=out} raw={len out -10..-10 min=1}\n")
+		for i := 1; i <= 10; i++ {
+			j, err := draw(g, 1, i, fuzz.Options{}).Journey("c.txtar")
+			Expect(err).NotTo(HaveOccurred())
+			for _, s := range j.Steps {
+				for _, c := range s.Commands {
+					raw, _ := c.Get("raw")
+					Expect(raw).To(Equal("1"))
+				}
+			}
+		}
+	})
+
 	It("straddles the size and its multiples, a code point across the boundary at times", func() {
 		g := mustParse("kind d\n-- event e --\nhost emit text={size 1000 ±3}\n")
 		straddled := false

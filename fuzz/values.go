@@ -21,6 +21,8 @@ type Call struct {
 	Base, Spread int
 	// Valid is utf8's: no invalid bytes (for a field a product carries as text).
 	Valid bool
+	// Min is len's floor (default 0).
+	Min int
 	gen   *argGenerator
 }
 
@@ -152,8 +154,15 @@ func generatorTable() map[string]*argGenerator {
 				return nil
 			},
 			draw: func(c *Call, _ *rand.Rand) int { return c.Lo }},
-		"len": {syntax: "{len BINDING [A..B]}",
+		"len": {syntax: "{len BINDING [A..B] [min=N]}",
 			parse: func(c *Call) error {
+				if n := len(c.Args); n > 1 && strings.HasPrefix(c.Args[n-1], "min=") {
+					m, err := strconv.Atoi(strings.TrimPrefix(c.Args[n-1], "min="))
+					if err != nil || m < 0 {
+						return fmt.Errorf("{len}: %s is not min=N with N >= 0", c.Args[n-1])
+					}
+					c.Min, c.Args = m, c.Args[:n-1]
+				}
 				if len(c.Args) < 1 || len(c.Args) > 2 {
 					return fmt.Errorf("{len} needs a binding and optionally an offset range, such as {len out -8..40}")
 				}
@@ -228,7 +237,7 @@ func (v *Value) render(bind map[string][]byte, fresh *int) (pieces []piece, word
 		*fresh++
 		return nil, c.Args[0] + strconv.Itoa(*fresh)
 	case "len":
-		return nil, strconv.Itoa(max(0, len(bind[c.Ref])+v.N))
+		return nil, strconv.Itoa(max(c.Min, len(bind[c.Ref])+v.N))
 	case "tail":
 		b := bind[c.Ref]
 		return []piece{{s: string(b[max(0, len(b)-v.N):]), n: 1}}, ""
