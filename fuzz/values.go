@@ -23,7 +23,7 @@ type Call struct {
 	Valid bool
 	// Min is len's floor (default 0).
 	Min int
-	gen   *argGenerator
+	gen *argGenerator
 }
 
 // argGenerator is one generator name: how its arguments read and how a value is drawn and
