@@ -126,8 +126,11 @@ type CampaignFinding struct {
 	Shrunk       string   `json:"shrunk,omitempty"`
 	ShrunkEvents []string `json:"shrunkEvents,omitempty"`
 	ShrinkRuns   int      `json:"shrinkRuns,omitempty"`
-	Repro        string   `json:"repro,omitempty"`
-	Message      string   `json:"message"`
+	// Flaky is set when the first case that showed the finding, run again on the same
+	// pairing, did not show it: it was not shrunk.
+	Flaky   bool   `json:"flaky,omitempty"`
+	Repro   string `json:"repro,omitempty"`
+	Message string `json:"message"`
 }
 
 // CampaignCase is one case of a campaign and its verdict (the worst of its pairings).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -642,6 +643,14 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	for n, i := range primary {
 		u := &cp.c.Findings[i]
 		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
+		if errors.Is(err, errNotReproduced) {
+			// The case run again on the pairing does not show the kind: a flaky verdict
+			// (timing under load), said as such and not shrunk.
+			cp.c.Findings[i].Flaky = true
+			fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) did not reproduce: flaky\n", u.Kind,
+				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -682,7 +691,15 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		}
 		return false, nil
 	}
+	// Confirm first: a finding the same case does not show again is not worth shrinking.
+	if ok, err := fails(ctx, c.Clone()); err != nil || !ok {
+		if err != nil {
+			return "", nil, 1, "", err
+		}
+		return "", nil, 1, "", errNotReproduced
+	}
 	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
+	runs++
 	if err != nil && ctx.Err() == nil {
 		return "", nil, runs, "", err
 	}
@@ -707,6 +724,9 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	}
 	return file, small.EventNames(), runs, repro, nil
 }
+
+// errNotReproduced is a failing case that passes (for the kind in question) when run again.
+var errNotReproduced = errors.New("the finding did not reproduce")
 
 // runOne runs journey j on the builds of pairing p, with the references it is checked
 // against, and returns p's result (nil when it did not run).
