@@ -46,6 +46,10 @@ type Config struct {
 	// root): the journeys a run covers by default, and the names --journey picks from. Only
 	// the working tree's list is used.
 	Journeys []string `yaml:"journeys"`
+	// Fuzz are the subject's generator files (paths or globs relative to the repository
+	// root) that skewtest fuzz draws cases from (see docs/fuzz.md). Only the working tree's
+	// list is used.
+	Fuzz []string `yaml:"fuzz"`
 	// Support is the working tree's support policy: which releases, per role, it must
 	// still work with (see docs/subject.md). Only the working tree's is used.
 	Support pins.Support `yaml:"support"`
@@ -188,6 +192,19 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			}
 		}
 	}
+	for i, p := range c.Fuzz {
+		at := lineOf(doc, "fuzz", strconv.Itoa(i))
+		switch {
+		case strings.TrimSpace(p) == "":
+			add(at, "fuzz[%d] is empty: give a generator file or glob relative to the repository root, e.g. fuzz/*.txtar", i)
+		case !filepath.IsLocal(filepath.FromSlash(p)):
+			add(at, "fuzz[%d] %q is not a path inside the repository", i, p)
+		default:
+			if _, err := path.Match(p, ""); err != nil {
+				add(at, "fuzz[%d] %q is not a valid glob: %v", i, p, err)
+			}
+		}
+	}
 	for _, msg := range c.Support.Validate() {
 		// The message names the key (support.clients.last, support.cuts[1].range …).
 		key := strings.Fields(msg)[0]
@@ -248,7 +265,7 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, support",
+	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, support",
 	"pins.Support":       "clients, hosts, cuts",
 	"pins.SupportRule":   "last, since",
 	"pins.Cut":           "role, range, reason",

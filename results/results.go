@@ -94,6 +94,60 @@ type Run struct {
 	// direction and client kind, fields, enum values, capabilities, driver actions) and
 	// which it never did; nil when not computed.
 	Coverage *Coverage `json:"coverage,omitempty"`
+	// Campaign holds a fuzz campaign's figures (skewtest fuzz); nil for run and repro.
+	Campaign *Campaign `json:"campaign,omitempty"`
+}
+
+// Campaign is what a fuzz campaign did: its seed and mode, how many cases ran and how
+// fast, the unique findings (one per kind and pairing, with the shrunk case that shows
+// it), and which generators and events the cases drew.
+type Campaign struct {
+	Seed int64 `json:"seed"`
+	// Mode is "cases" (a fixed count, PR mode) or "budget" (a time budget, nightly).
+	Mode   string        `json:"mode"`
+	Budget time.Duration `json:"budgetNs,omitempty"`
+	// Cases counts generated cases run; CorpusCases the corpus journeys replayed first.
+	Cases       int           `json:"cases"`
+	CorpusCases int           `json:"corpusCases"`
+	Pairings    int           `json:"pairings"` // pairings run, references included
+	Duration    time.Duration `json:"durationNs"`
+	CasesPerMin float64       `json:"casesPerMin"`
+	// Generators and Events count the cases per generator and the drawn events per
+	// "generator/event".
+	Generators map[string]int    `json:"generators"`
+	Events     map[string]int    `json:"events"`
+	Findings   []CampaignFinding `json:"findings"`
+	// CaseList is every case in order: the same seed gives the same list and verdicts.
+	CaseList []CampaignCase `json:"caseList"`
+}
+
+// CampaignFinding is one unique finding of a campaign: a finding kind on a pairing of
+// builds and client kind.
+type CampaignFinding struct {
+	Kind       Kind   `json:"kind"`
+	Host       string `json:"host"`
+	Client     string `json:"client"`
+	ClientKind string `json:"clientKind"`
+	// Cases counts the cases that showed it; First is the first one.
+	Cases int    `json:"cases"`
+	First string `json:"first"`
+	// Shrunk is the minimised case's journey file (in the corpus), its events, and how
+	// many candidate runs the shrinking took.
+	Shrunk       string   `json:"shrunk,omitempty"`
+	ShrunkEvents []string `json:"shrunkEvents,omitempty"`
+	ShrinkRuns   int      `json:"shrinkRuns,omitempty"`
+	// Flaky is set when the first case that showed the finding, run again on the same
+	// pairing, did not show it: it was not shrunk.
+	Flaky   bool   `json:"flaky,omitempty"`
+	Repro   string `json:"repro,omitempty"`
+	Message string `json:"message"`
+}
+
+// CampaignCase is one case of a campaign and its verdict (the worst of its pairings).
+type CampaignCase struct {
+	Name   string   `json:"name"`
+	Events []string `json:"events"`
+	Status Status   `json:"status"`
 }
 
 // Build is one version of the subject that took part.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/skewtest/skewtest/example"
 )
@@ -91,6 +93,60 @@ func BenchmarkPlanCold(b *testing.B) {
 					b.Fatalf("skewtest plan exited %d", code)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkFuzz measures skewtest fuzz on the reference subject with warm builds, in cases
+// per minute (the cases/min metric), per generator: on a passing pairing (the working tree
+// × v1.4.190, both directions, every client kind the generator drives, references) and on
+// a failing one (v1.4.190 host × v1.4.120 desktop client, where most terminal cases fail
+// and are run again case by case; shrinking is bounded to one candidate so the figure is
+// the rate of cases, not of shrinking). Each iteration is a PR-mode campaign with seed 1 and
+// the default --pack.
+func BenchmarkFuzz(b *testing.B) {
+	src, err := example.FindSource("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo := filepath.Join(b.TempDir(), "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		b.Fatal(err)
+	}
+	cache := b.TempDir()
+	for _, bc := range []struct {
+		name, host, client, kind, generator string
+		cases                               int
+	}{
+		{"passing=worktree-x-v1.4.190/generator=session", "worktree", "v1.4.190", "", "session", 256},
+		{"passing=worktree-x-v1.4.190/generator=terminal", "worktree", "v1.4.190", "", "terminal", 32},
+		{"passing=worktree-x-v1.4.190/generator=all", "worktree", "v1.4.190", "", "", 64},
+		{"failing=v1.4.190-x-v1.4.120-desktop/generator=terminal", "v1.4.190", "v1.4.120", "desktop", "terminal", 16},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := []string{"fuzz", "--repo", repo, "--cache-dir", cache, "--host", bc.host, "--client", bc.client,
+				"--seed", "1", "--shrink-tries", "1"}
+			if bc.kind != "" {
+				args = append(args, "--kind", bc.kind)
+			}
+			if bc.generator != "" {
+				args = append(args, "--generator", bc.generator)
+			}
+			run := func(cases int) {
+				a := append(args[:len(args):len(args)], "--report-dir", b.TempDir(), "--cases", strconv.Itoa(cases))
+				if code := exitCode(dispatch(context.Background(), a, io.Discard, io.Discard), io.Discard); code > 1 {
+					b.Fatalf("skewtest fuzz exited %d", code)
+				}
+			}
+			run(1) // the builds, outside the timer
+			b.ResetTimer()
+			cases := 0
+			start := time.Now()
+			for b.Loop() {
+				run(bc.cases)
+				cases += bc.cases
+			}
+			b.ReportMetric(float64(cases)/time.Since(start).Minutes(), "cases/min")
 		})
 	}
 }

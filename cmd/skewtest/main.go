@@ -105,6 +105,7 @@ Usage:
   skewtest run     --repo DIR [PIN RULES] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D] [--runner local|container]
   skewtest plan    (the flags of run) print the numbered plan and each pairing's repro line; run nothing
   skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D] [--runner local|container]
+  skewtest fuzz    --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [--seed S] [--corpus DIR] [--generator G,...] [--exclude EVENT,...]
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
   skewtest pins lock --repo DIR [PIN RULES]       record the tags' commits in skewtest.lock
   skewtest build   --repo DIR [PIN RULES] [--runner local|container]
@@ -143,6 +144,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"run":           cmdRun,
 		"plan":          cmdPlan,
 		"repro":         cmdRepro,
+		"fuzz":          cmdFuzz,
 		"pins":          cmdPins,
 		"build":         cmdBuild,
 		"cache":         cmdCache,

@@ -240,7 +240,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 				fmt.Fprintf(stdout, "build %s: %v (its pairings will be errors)\n", b.Label, b.Err)
 			}
 		}
-		plan = numbered(o, plan, run, stdout)
+		plan = numberPlan(o, plan, run, stdout)
 		for i, p := range plan {
 			harness.PrintPlan(stdout, plan[i:i+1], i+1)
 			fmt.Fprintf(stdout, "     %s\n", reproLine(o, p))
@@ -316,7 +316,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if len(plan) == 0 {
 		return usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
-	plan = numbered(o, plan, run, stdout)
+	plan = numberPlan(o, plan, run, stdout)
 	if o.Verbose {
 		harness.PrintPlan(stderr, plan, 1)
 	}
@@ -354,9 +354,9 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	return &exitError{run.ExitCode()}
 }
 
-// numbered adds the references the plan needs, numbers it, takes --shard's part and says
+// numberPlan adds the references the plan needs, numbers it, takes --shard's part and says
 // how many pairings it has.
-func numbered(o *runOptions, plan []harness.Pairing, run *results.Run, stdout io.Writer) []harness.Pairing {
+func numberPlan(o *runOptions, plan []harness.Pairing, run *results.Run, stdout io.Writer) []harness.Pairing {
 	plan = harness.Number(harness.WithReferences(plan))
 	if k, n, _ := parseShard(o.Shard); n > 0 {
 		plan = harness.Shard(plan, k, n)
@@ -516,4 +516,72 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// prepareBuilds resolves and builds what a fuzz campaign pairs, as run does: --host and
+// --client (hostIdx and clientIdx index them in built), else the working tree (built[0])
+// and the pins (hostIdx -1), after the static tier's contract check. Each build's drivers
+// and contract are read before building, so --env naming no build of the campaign is
+// refused first; run records the builds and the static findings.
+func prepareBuilds(ctx context.Context, o *runOptions, run *results.Run, stdout, stderr io.Writer) (built []*harness.Build, hostIdx, clientIdx int, err error) {
+	var srcs []builds.Source
+	var sel pins.Selection
+	hostIdx, clientIdx = -1, -1
+	if o.Host != "" {
+		hs, err := sourceOf(ctx, o.Repo, o.Host)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		cs, err := sourceOf(ctx, o.Repo, o.Client)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		srcs = append(srcs, hs)
+		hostIdx, clientIdx = 0, 0
+		if cs != hs {
+			srcs = append(srcs, cs)
+			clientIdx = 1
+		}
+	} else {
+		if sel, err = selectPins(ctx, o.Repo, o.pinFlags.options(), stderr); err != nil {
+			return nil, 0, 0, err
+		}
+		srcs = append(srcs, builds.Worktree())
+		for _, p := range sel.Pins {
+			fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
+			srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
+		}
+	}
+	described, err := describeAll(ctx, o.Repo, srcs)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if err := applyEnv(described, o.Env); err != nil {
+		return nil, 0, 0, err
+	}
+	if o.Host == "" {
+		// The static tier first: seconds, no process, the cheap answer before the
+		// expensive one.
+		if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
+			return nil, 0, 0, err
+		}
+		fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
+		for _, f := range run.Findings {
+			fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
+		}
+	}
+	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	built, recs, err := buildAll(ctx, b, o.Repo, srcs, described, buildProgress)
+	done()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	run.Builds = recs
+	if err := applyEnv(built, o.Env); err != nil {
+		return nil, 0, 0, err
+	}
+	return built, hostIdx, clientIdx, nil
 }

@@ -1,5 +1,5 @@
 // Package coreguard finds product words in skewtest's core: the core (pins, builds, harness,
-// contract, journeys, results, reports) must know no product, so the reference subject's
+// contract, journeys, results, reports, fuzz) must know no product, so the reference subject's
 // vocabulary may appear in its comments and tests, never in its code or its strings.
 package coreguard
 
@@ -15,7 +15,7 @@ import (
 )
 
 // CoreDirs are the packages (with their sub-packages) that must know no product.
-var CoreDirs = []string{"pins", "builds", "harness", "contract", "journeys", "results", "reports"}
+var CoreDirs = []string{"pins", "builds", "harness", "contract", "journeys", "results", "reports", "fuzz"}
 
 // ReferenceWords are the reference subject's observation, frame and product names. The
 // checks once read them directly (data loss from pty-output and rendered-output, the echo

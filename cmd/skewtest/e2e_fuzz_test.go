@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/results"
+)
+
+// Fuzz campaigns on the reference subject's history: real builds, real driver processes,
+// cases drawn from examples/remoteterm/fuzz, failing cases shrunk into the corpus.
+var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
+	var repo, cache string
+
+	BeforeAll(func() {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		cache = GinkgoT().TempDir()
+	})
+
+	// fuzzOn runs skewtest fuzz and returns its exit code, output and results.json.
+	fuzzOn := func(ctx SpecContext, args ...string) (int, string, *results.Run) {
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		args = append([]string{"fuzz", "--repo", repo, "--cache-dir", cache, "--report-dir", dir}, args...)
+		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
+		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return code, stdout.String() + stderr.String(), nil
+		}
+		var run results.Run
+		Expect(json.Unmarshal(data, &run)).To(Succeed())
+		return code, stdout.String() + stderr.String(), &run
+	}
+
+	// unique returns the campaign's unique finding of kind on host × kind client.
+	unique := func(run *results.Run, kind results.Kind, host, client, clientKind string) *results.CampaignFinding {
+		for i, f := range run.Campaign.Findings {
+			if f.Kind == kind && f.Host == host && f.Client == client && f.ClientKind == clientKind {
+				return &run.Campaign.Findings[i]
+			}
+		}
+		return nil
+	}
+
+	It("finds v1.4.190's OutputSpan refusal by a v1.4.120 desktop client, and shrinks it to a one-run case", func(ctx SpecContext) {
+		code, out, run := fuzzOn(ctx, "--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--cases", "6", "--seed", "3")
+		Expect(code).To(Equal(1), out)
+		f := unique(run, results.DecoderRefusal, "v1.4.190", "v1.4.120", "desktop")
+		Expect(f).NotTo(BeNil(), out)
+		Expect(f.Message).To(ContainSubstring("OutputSpan"))
+		Expect(f.ShrunkEvents).To(HaveLen(1), "one event")
+		Expect(f.ShrunkEvents[0]).To(BeElementOf("transformed", "transformed-equal", "cap-transformed", "burst"))
+		Expect(f.Shrunk).To(BeAnExistingFile())
+		Expect(f.Repro).To(ContainSubstring("--journey " + f.Shrunk))
+		// The shrunk case is a journey file that run replays with the same finding.
+		j, err := journeys.Load(f.Shrunk)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.StepNames()).To(HaveLen(3))
+	})
+
+	It("gives the same case list and the same verdicts for the same seed", func(ctx SpecContext) {
+		args := []string{"--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--cases", "4", "--seed", "77", "--exclude", "long-stream"}
+		_, out1, run1 := fuzzOn(ctx, args...)
+		_, out2, run2 := fuzzOn(ctx, args...)
+		Expect(run1).NotTo(BeNil(), out1)
+		Expect(run2).NotTo(BeNil(), out2)
+		Expect(run1.Campaign.CaseList).To(HaveLen(4))
+		Expect(run2.Campaign.CaseList).To(Equal(run1.Campaign.CaseList))
+		Expect(run2.Campaign.Events).To(Equal(run1.Campaign.Events))
+	})
+
+	It("finds v1.4.180's detach of a transformed run over 48 KiB (zero-byte runs excluded), shrunk to one run just over the cap that run replays", func(ctx SpecContext) {
+		code, out, run := fuzzOn(ctx, "--host", "v1.4.180", "--client", "v1.4.173", "--kind", "desktop", "--cases", "4", "--seed", "5",
+			"--exclude", "zero-run,long-stream")
+		Expect(code).To(Equal(1), out)
+		// Any transformed run drifts here (this client resyncs on each); only one over the
+		// cap detaches the stream and loses what follows.
+		Expect(unique(run, results.SequenceDrift, "v1.4.180", "v1.4.173", "desktop")).NotTo(BeNil(), out)
+		over := unique(run, results.DataLoss, "v1.4.180", "v1.4.173", "desktop")
+		Expect(over).NotTo(BeNil(), out)
+		Expect(over.ShrunkEvents).To(Equal([]string{"cap-transformed"}))
+		j, err := journeys.Load(over.Shrunk)
+		Expect(err).NotTo(HaveOccurred())
+		text, _ := j.Steps[1].Commands[0].Get("text")
+		Expect(len(text)).To(BeNumerically(">", 49152))
+		Expect(len(text)).To(BeNumerically("<=", 49152+4))
+		// The repro replays the shrunk file with the same finding.
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		args := []string{"run", "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--host", "v1.4.180", "--client", "v1.4.173",
+			"--kind", "desktop", "--journey", over.Shrunk, "--seed", "5"}
+		rcode := exitCode(cmdRepro(ctx, args[1:], &stdout, &stderr), &stderr)
+		Expect(rcode).To(Equal(1), stdout.String()+stderr.String())
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var replay results.Run
+		Expect(json.Unmarshal(data, &replay)).To(Succeed())
+		var kinds []results.Kind
+		for _, p := range replay.Pairings {
+			if p.Host == "v1.4.180" && p.Client == "v1.4.173" {
+				for _, f := range p.Findings {
+					kinds = append(kinds, f.Kind)
+				}
+			}
+		}
+		Expect(kinds).To(ContainElement(over.Kind))
+	})
+
+	It("finds v1.4.147's OutputSpan silently dropped by a v1.4.146 mobile client as data loss", func(ctx SpecContext) {
+		code, out, run := fuzzOn(ctx, "--host", "v1.4.147", "--client", "v1.4.146", "--kind", "mobile", "--cases", "4", "--seed", "3",
+			"--exclude", "long-stream", "--shrink-tries", "20")
+		Expect(code).To(Equal(1), out)
+		Expect(unique(run, results.DataLoss, "v1.4.147", "v1.4.146", "mobile")).NotTo(BeNil(), out)
+	})
+
+	DescribeTable("finds nothing where the builds are compatible",
+		func(ctx SpecContext, host, client string) {
+			code, out, run := fuzzOn(ctx, "--host", host, "--client", client, "--cases", "8", "--seed", "11", "--exclude", "long-stream")
+			Expect(code).To(Equal(0), out)
+			Expect(run.Campaign.Findings).To(BeEmpty())
+			Expect(run.Campaign.Cases).To(Equal(8))
+			for _, c := range run.Campaign.CaseList {
+				Expect(c.Status).To(Equal(results.StatusPass), c.Name)
+			}
+		},
+		Entry("the working tree with v1.4.190, both ways", "worktree", "v1.4.190"),
+		Entry("v1.4.190 host with v1.4.173 clients, both ways", "v1.4.190", "v1.4.173"),
+	)
+
+	// The edge-input switches (examples/remoteterm/README.md, e2e_edge_test.go: every journey
+	// misses each) are found by the fuzzer, one per generator family. --exclude narrows each
+	// campaign to its family's events so the spec stays short; a full campaign draws them too.
+	allTerminalEvents := []string{"plain", "utf8", "transformed", "transformed-equal", "zero-run", "cap-output", "cap-transformed",
+		"burst", "long-stream", "pause", "reveal", "resize", "drop"}
+	except := func(keep ...string) string {
+		var out []string
+		for _, e := range allTerminalEvents {
+			if !slices.Contains(keep, e) {
+				out = append(out, e)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	DescribeTable("finds an edge-input bug no journey reaches, one per generator family",
+		func(ctx SpecContext, host, client, kind, features, generator, exclude string, want ...results.Kind) {
+			args := []string{"--host", host, "--client", client, "--kind", kind, "--generator", generator, "--cases", "4", "--seed", "2",
+				"--shrink-tries", "12", "--env", "worktree:REMOTETERM_FEATURES=" + features}
+			if exclude != "" {
+				args = append(args, "--exclude", exclude)
+			}
+			code, out, run := fuzzOn(ctx, args...)
+			Expect(code).To(Equal(1), out)
+			var found []results.Kind
+			for _, k := range want {
+				if unique(run, k, host, client, kind) != nil {
+					found = append(found, k)
+				}
+			}
+			Expect(found).NotTo(BeEmpty(), out)
+		},
+		Entry("code points across the chunk cap (chunkCutsCodePoints)", "worktree", "v1.4.190", "mobile",
+			`{"chunkCutsCodePoints":true}`, "terminal", except("cap-output", "cap-transformed"), results.DataLoss),
+		Entry("long streams (ackLedgerWraps)", "worktree", "v1.4.190", "desktop",
+			// The parked stream stalls the next barrier, or the host reports the client's acks
+			// past its wrapped position as excessive first (a driver error): timing decides.
+			`{"ackLedgerWraps":true}`, "terminal", except("long-stream"), results.Stall, results.DriverError),
+		Entry("snapshot sizes (snapshotRowsCapped)", "worktree", "v1.4.190", "desktop",
+			`{"snapshotRowsCapped":true}`, "terminal", except("reveal"), results.DataLoss),
+		Entry("session event order (roundProgressArrivalOrder)", "v1.4.190", "worktree", "session",
+			`{"roundProgressArrivalOrder":true}`, "session-order", "", results.Stall),
+	)
+})

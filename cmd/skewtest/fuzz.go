@@ -1,0 +1,786 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/fuzz"
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/results"
+)
+
+// fuzzOptions are the flags of fuzz: run's pairing flags plus the campaign's.
+type fuzzOptions struct {
+	runOptions
+	Cases       int
+	Budget      time.Duration
+	Corpus      string
+	Generators  []string
+	Exclude     []string
+	ShrinkTries int
+	// Batch is how many cases run in one plan (their pairings share -j).
+	Batch int
+	// Pack is how many cases share one journey (and so one pairing's processes); 1 runs
+	// every case alone.
+	Pack int
+}
+
+// DefaultFuzzSeed is PR mode's seed when --seed is not given: a pull request's campaign
+// is the same every time.
+const DefaultFuzzSeed = 1
+
+// DefaultFuzzPack is how many cases share a journey by default.
+const DefaultFuzzPack = 8
+
+// DefaultFuzzCases is PR mode's case count when neither --cases nor --budget is given.
+const DefaultFuzzCases = 50
+
+func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
+	o := &fuzzOptions{}
+	fs := newFlagSet("fuzz", stderr, "fuzz --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [flags]")
+	o.register(fs)
+	o.registerPins(fs)
+	var kinds, gens, exclude string
+	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (with --client; default: the pins with the working tree)`)
+	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree"`)
+	fs.StringVar(&kinds, "kind", "", "client kinds to fuzz, comma-separated (default: every kind the generators drive)")
+	fs.IntVar(&o.Cases, "cases", 0, fmt.Sprintf("PR mode: run N cases (default %d; the seed defaults to %d)", DefaultFuzzCases, DefaultFuzzSeed))
+	fs.DurationVar(&o.Budget, "budget", 0, "nightly mode: draw cases until this much time has passed (a fresh seed unless --seed)")
+	fs.StringVar(&o.Corpus, "corpus", "", "keep minimised failures and a sample of passing cases here, and replay them first (default: <report-dir>/corpus, not replayed)")
+	fs.StringVar(&gens, "generator", "", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
+	fs.StringVar(&exclude, "exclude", "", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
+	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
+	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j, or -j packs with --pack)")
+	fs.IntVar(&o.Pack, "pack", DefaultFuzzPack, "cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone)")
+	o.registerEnv(fs)
+	o.registerParallel(fs)
+	if err := parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	seedGiven := false
+	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
+	switch {
+	case o.Pack < 1:
+		return nil, usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
+	case o.Cases < 0:
+		return nil, usagef("--cases %d: give how many cases to run, 1 or more", o.Cases)
+	case o.Budget < 0:
+		return nil, usagef("--budget must be positive")
+	case o.Cases > 0 && o.Budget > 0:
+		return nil, usagef("--cases and --budget do not go together: --cases N for a pull request, --budget D for a nightly campaign")
+	case (o.Host == "") != (o.Client == ""):
+		return nil, usagef("--host and --client go together")
+	case o.Host != "" && (len(o.Pins) > 0 || o.Last > 0 || o.Window):
+		return nil, usagef("--host/--client and pin rules do not go together")
+	}
+	if o.Cases == 0 && o.Budget == 0 {
+		o.Cases = DefaultFuzzCases
+	}
+	if !seedGiven && o.Budget == 0 {
+		o.Seed = DefaultFuzzSeed
+	}
+	o.Kinds, o.Generators, o.Exclude = list(kinds), list(gens), list(exclude)
+	return o, o.check()
+}
+
+func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFuzz(args, stderr)
+	if err != nil {
+		return err
+	}
+	return fuzzCampaign(ctx, o, stdout, stderr)
+}
+
+// campaign is one fuzz campaign under way.
+type campaign struct {
+	o        *fuzzOptions
+	stdout   io.Writer
+	progress io.Writer
+	gens     []*fuzz.Generator
+	built    []*harness.Build
+	// pairs are the (host, client) builds every case runs on, references aside.
+	pairs   [][2]*harness.Build
+	opts    harness.ExecuteOptions
+	run     *results.Run
+	c       *results.Campaign
+	corpus  string
+	unique  map[string]int // finding key → index in c.Findings
+	started time.Time
+	// seen holds event pairs passing cases have covered: a case with a new one is kept
+	// in the corpus as an interesting passing case (at most keepPassing per campaign).
+	seen map[string]bool
+	kept int
+}
+
+// keepPassing bounds how many passing cases one campaign adds to the corpus.
+const keepPassing = 20
+
+func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer) error {
+	cfg, err := builds.LoadConfig(filepath.Join(o.Repo, builds.ConfigFile))
+	if err != nil {
+		return err
+	}
+	if len(cfg.Fuzz) == 0 {
+		return usagef("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md)", filepath.Join(o.Repo, builds.ConfigFile))
+	}
+	gens, err := fuzz.LoadSet(o.Repo, cfg.Fuzz)
+	if err != nil {
+		return err
+	}
+	if gens, err = pickGenerators(gens, o.Generators); err != nil {
+		return err
+	}
+	if gens, err = generatorsFor(gens, o.Kinds); err != nil {
+		return err
+	}
+	// Every generator must make journeys the vocabulary knows: draw one case of each.
+	for _, g := range gens {
+		if err := checkGenerator(g, o.Seed, o.Exclude); err != nil {
+			return err
+		}
+	}
+	support, err := supportPolicy(ctx, o.Repo, cfg)
+	if err != nil {
+		return err
+	}
+	mode := "cases"
+	if o.Budget > 0 {
+		mode = "budget"
+	}
+	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
+	run.Campaign = &results.Campaign{Seed: o.Seed, Mode: mode, Budget: o.Budget, Generators: map[string]int{}, Events: map[string]int{},
+		Findings: []results.CampaignFinding{}, CaseList: []results.CampaignCase{}}
+	fmt.Fprintf(stdout, "skewtest fuzz: seed %d\n", o.Seed)
+	// The report directory is this campaign's from here on, as a run's (a corpus kept in it
+	// stays where it is).
+	release, err := claimReportDir(o.ReportDir, []string{"skewtest", "fuzz"})
+	if err != nil {
+		return err
+	}
+	defer release()
+	built, hostIdx, clientIdx, err := prepareBuilds(ctx, &o.runOptions, run, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	cp := &campaign{o: o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
+		unique: map[string]int{}, seen: map[string]bool{}}
+	if hostIdx >= 0 {
+		h, c := built[hostIdx], built[clientIdx]
+		cp.pairs = [][2]*harness.Build{{h, c}}
+		if h != c {
+			cp.pairs = append(cp.pairs, [2]*harness.Build{c, h})
+		}
+	} else {
+		for _, p := range built[1:] {
+			cp.pairs = append(cp.pairs, [2]*harness.Build{p, built[0]}, [2]*harness.Build{built[0], p})
+		}
+		if len(built) == 1 {
+			cp.pairs = [][2]*harness.Build{{built[0], built[0]}}
+		}
+	}
+	cp.corpus = o.Corpus
+	if cp.corpus == "" {
+		cp.corpus = filepath.Join(o.ReportDir, "corpus")
+	}
+	cp.opts = harness.ExecuteOptions{
+		ReportDir: o.ReportDir,
+		Pairing:   harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
+		Repro:     func(p harness.Pairing) string { return reproLine(&o.runOptions, p) },
+		Parallel:  o.Parallel,
+	}
+	if o.Verbose {
+		cp.opts.Progress, cp.opts.Verbose = stderr, true
+	}
+	cp.started = time.Now()
+	err = cp.go_(ctx)
+	run.Finished = time.Now()
+	cp.c.Duration = time.Since(cp.started)
+	if m := cp.c.Duration.Minutes(); m > 0 {
+		cp.c.CasesPerMin = float64(cp.c.Cases+cp.c.CorpusCases) / m
+	}
+	if err != nil {
+		return err
+	}
+	if werr := reports.Write(o.ReportDir, run); werr != nil {
+		return fmt.Errorf("write reports: %w", werr)
+	}
+	fmt.Fprintf(stdout, "\nfuzz: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings; %s\n",
+		cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
+		plural(len(cp.c.Findings), "unique finding"))
+	for _, f := range cp.c.Findings {
+		fmt.Fprintf(stdout, "  %s on %s: %d cases, first %s; shrunk to %s (%s)\n    %s\n",
+			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), f.Cases, f.First, f.Shrunk,
+			strings.Join(f.ShrunkEvents, " "), f.Repro)
+	}
+	fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	return &exitError{run.ExitCode()}
+}
+
+func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, error) {
+	if len(names) == 0 {
+		return gens, nil
+	}
+	var out []*fuzz.Generator
+	var have []string
+	for _, g := range gens {
+		have = append(have, g.Name)
+	}
+	for _, n := range names {
+		i := slices.Index(have, n)
+		if i < 0 {
+			return nil, usagef("--generator %s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
+		}
+		out = append(out, gens[i])
+	}
+	return out, nil
+}
+
+// generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
+// empty): --kind desktop leaves out a generator of session cases.
+func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, error) {
+	if len(kinds) == 0 {
+		return gens, nil
+	}
+	var out []*fuzz.Generator
+	for _, g := range gens {
+		for _, k := range strings.Split(g.Kinds, ",") {
+			if k = strings.TrimSpace(k); k == journeys.AnyKind || slices.Contains(kinds, k) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--kind %s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
+	}
+	return out, nil
+}
+
+// checkGenerator draws cases of g until each of its events has appeared once (or a few
+// dozen tries) and validates them, so a generator that writes a bad journey is a
+// configuration error before anything is built.
+func checkGenerator(g *fuzz.Generator, seed int64, exclude []string) error {
+	for i := 1; i <= 32; i++ {
+		c, err := fuzz.Draw([]*fuzz.Generator{g}, seed, -i, fuzz.Options{Exclude: exclude})
+		if err != nil {
+			return usagef("%v", err)
+		}
+		j, err := c.Journey(g.File + " (case drawn)")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			return usagef("generator %s writes a journey the vocabulary refuses: %v\n%s", g.File, err, numbered(c.Text()))
+		}
+	}
+	return nil
+}
+
+func numbered(text []byte) string {
+	var b strings.Builder
+	for i, l := range strings.Split(strings.TrimRight(string(text), "\n"), "\n") {
+		if len(l) > 160 {
+			l = l[:160] + "…"
+		}
+		fmt.Fprintf(&b, "%4d  %s\n", i+1, l)
+	}
+	return b.String()
+}
+
+// go_ replays the corpus, then runs cases in batches until the count or budget is spent.
+func (cp *campaign) go_(ctx context.Context) error {
+	if cp.o.Corpus != "" {
+		if err := cp.replayCorpus(ctx); err != nil {
+			return err
+		}
+	}
+	deadline := time.Time{}
+	if cp.o.Budget > 0 {
+		deadline = cp.started.Add(cp.o.Budget)
+	}
+	// A case's skew pairings wait for its references: a batch of several cases keeps -j
+	// pairings busy while some wait.
+	batch := cp.o.Batch
+	if batch <= 0 {
+		batch = max(2, cp.o.Parallel) * cp.o.Pack
+	}
+	next := 1
+	for ctx.Err() == nil {
+		if deadline.IsZero() && next > cp.o.Cases {
+			break
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
+		n := batch
+		if deadline.IsZero() {
+			n = min(n, cp.o.Cases-next+1)
+		}
+		var cases []*fuzz.Case
+		for k := range n {
+			c, err := fuzz.Draw(cp.gens, cp.o.Seed, next+k, fuzz.Options{Exclude: cp.o.Exclude})
+			if err != nil {
+				return usagef("%v", err)
+			}
+			cases = append(cases, c)
+		}
+		next += n
+		if err := cp.runCases(ctx, cases); err != nil {
+			return err
+		}
+		cp.report()
+	}
+	return nil
+}
+
+// report prints the campaign's progress line, with its rate.
+func (cp *campaign) report() {
+	d := time.Since(cp.started)
+	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
+	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
+		plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+}
+
+// caseJourney is one case to run: its journey and, for a generated case, the case.
+type caseJourney struct {
+	j    *journeys.Journey
+	c    *fuzz.Case // nil for a corpus journey
+	name string
+}
+
+// plan lists a case's pairings: each skew pair (both directions) with the references.
+func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
+	var plan []harness.Pairing
+	for _, pr := range cp.pairs {
+		ps, _ := harness.Journeys(pr[0], pr[1], harness.PlanOptions{Kinds: cp.o.Kinds, Journeys: []*journeys.Journey{j}})
+		plan = append(plan, ps...)
+	}
+	return harness.WithReferences(plan)
+}
+
+// runCases runs a batch of generated cases as one plan and records what they found.
+func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
+	var cjs []caseJourney
+	for _, c := range cases {
+		j, err := c.Journey(c.Name + ".txtar")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			return usagef("generator %s, case %d: %v\n%s", c.Gen.File, c.Index, err, numbered(c.Text()))
+		}
+		cjs = append(cjs, caseJourney{j: j, c: c, name: c.Name})
+		cp.c.Generators[c.Gen.Name]++
+		for _, e := range c.EventNames() {
+			cp.c.Events[c.Gen.Name+"/"+e]++
+		}
+	}
+	if cp.o.Pack <= 1 {
+		return cp.runJourneys(ctx, cjs, false)
+	}
+	return cp.runPacked(ctx, cjs)
+}
+
+// runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
+// driver processes and connection serve many cases. Every case of a packed journey that
+// passes on every pairing passes; the cases of one that does not are run again alone, so
+// a verdict, a finding and a shrink are always a single case's.
+func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
+	var packs [][]caseJourney
+	byGen := map[*fuzz.Generator]int{}
+	for _, cj := range cjs {
+		i, ok := byGen[cj.c.Gen]
+		if !ok || len(packs[i]) >= cp.o.Pack {
+			byGen[cj.c.Gen] = len(packs)
+			packs = append(packs, nil)
+			i = len(packs) - 1
+		}
+		packs[i] = append(packs[i], cj)
+	}
+	var plan []harness.Pairing
+	var owner []int
+	for i, pk := range packs {
+		var cases []*fuzz.Case
+		for _, cj := range pk {
+			cases = append(cases, cj.c)
+		}
+		packed := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
+		j, err := packed.Journey(packed.Name + ".txtar")
+		if err != nil {
+			return usagef("generator %s, pack of cases %s…: %v", packed.Gen.File, pk[0].name, err)
+		}
+		ps := cp.plan(j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.opts)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	pass := make([]bool, len(packs))
+	for i := range pass {
+		pass[i] = true
+	}
+	ran := make([]int, len(packs))
+	for _, r := range batch.Pairings {
+		i := owner[r.Index-1]
+		ran[i]++
+		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
+			pass[i] = false
+		}
+		if r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		}
+	}
+	for i, pk := range packs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !pass[i] || ran[i] == 0 {
+			if err := cp.runJourneys(ctx, pk, false); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, cj := range pk {
+			cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
+			cp.c.Cases++
+			if cp.o.Corpus != "" {
+				cp.keepIfNew(cj.c)
+			}
+		}
+	}
+	return nil
+}
+
+func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool) error {
+	var plan []harness.Pairing
+	owner := []int{}
+	for i, cj := range cjs {
+		ps := cp.plan(cj.j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	if len(plan) == 0 {
+		return usagef("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), orNone(harness.KindsOf(cp.built...)))
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.opts)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	// Execute records pairings in plan order, leaving out the ones not run.
+	byIndex := map[int]*results.Pairing{}
+	for _, r := range batch.Pairings {
+		byIndex[r.Index] = r
+	}
+	status := make([]results.Status, len(cjs))
+	for i := range status {
+		status[i] = results.StatusPass
+	}
+	for k, p := range plan {
+		r := byIndex[p.Index]
+		if r == nil {
+			continue
+		}
+		i := owner[k]
+		status[i] = worse(status[i], r.Status)
+		switch r.Status {
+		case results.StatusPass, results.StatusExpectedRefusal:
+			// A passing pairing's directory is not worth keeping by the thousand.
+			if r.Transcript != "" {
+				_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+			}
+		case results.StatusFail:
+			if err := cp.found(ctx, cjs[i], p, r, fromCorpus); err != nil {
+				return err
+			}
+		default:
+			cp.run.Pairings = append(cp.run.Pairings, r)
+		}
+	}
+	for i, cj := range cjs {
+		var events []string
+		if cj.c != nil {
+			events = cj.c.EventNames()
+		}
+		cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: events, Status: status[i]})
+		if fromCorpus {
+			cp.c.CorpusCases++
+			continue
+		}
+		cp.c.Cases++
+		if status[i] == results.StatusPass && cp.o.Corpus != "" {
+			cp.keepIfNew(cj.c)
+		}
+	}
+	return nil
+}
+
+func kindsOfGens(gens []*fuzz.Generator) string {
+	var out []string
+	for _, g := range gens {
+		out = append(out, g.Name+" drives "+g.Kinds)
+	}
+	return strings.Join(out, "; ")
+}
+
+// worse is the worse of two verdicts: error, then fail, then anything else.
+func worse(a, b results.Status) results.Status {
+	rank := func(s results.Status) int {
+		switch s {
+		case results.StatusError:
+			return 3
+		case results.StatusFail, results.StatusFlaky:
+			return 2
+		case results.StatusPass, results.StatusExpectedRefusal:
+			return 0
+		}
+		return 1
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// keepIfNew keeps a passing case in the corpus when it draws an event pair no kept case
+// has drawn.
+func (cp *campaign) keepIfNew(c *fuzz.Case) {
+	if cp.kept >= keepPassing {
+		return
+	}
+	ev := append([]string{"^"}, c.EventNames()...)
+	fresh := false
+	for i := 1; i < len(ev); i++ {
+		k := c.Gen.Name + "/" + ev[i-1] + ">" + ev[i]
+		if !cp.seen[k] {
+			cp.seen[k], fresh = true, true
+		}
+	}
+	if !fresh {
+		return
+	}
+	if err := writeCase(filepath.Join(cp.corpus, "passing"), c); err == nil {
+		cp.kept++
+	}
+}
+
+func writeCase(dir string, c *fuzz.Case) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, c.Name+".txtar"), c.Text(), 0o644)
+}
+
+// consequences are finding kinds that usually follow from another finding of the same
+// pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
+// checks name as data loss): they are not shrunk on their own when the case has another.
+var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError}
+
+// found records a failing pairing of a case: a finding kind new on this pairing is a
+// unique finding; one seen before is counted. The case is shrunk on the pairing for each
+// new kind that is not one of the consequences, and written to the corpus; the new
+// consequences name the first shrunk file.
+func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
+	var fresh []int // indexes in cp.c.Findings (the slice grows: no pointers into it)
+	counted := map[string]bool{}
+	for _, f := range r.Findings {
+		key := strings.Join([]string{string(f.Kind), p.Host.Label, p.Client.Label, p.Kind}, "|")
+		if counted[key] {
+			continue // one count per case, however many findings of the kind it has
+		}
+		counted[key] = true
+		if i, ok := cp.unique[key]; ok {
+			cp.c.Findings[i].Cases++
+			continue
+		}
+		cp.unique[key] = len(cp.c.Findings)
+		fresh = append(fresh, len(cp.c.Findings))
+		cp.c.Findings = append(cp.c.Findings, results.CampaignFinding{Kind: f.Kind, Host: p.Host.Label, Client: p.Client.Label,
+			ClientKind: p.Kind, Cases: 1, First: cj.name, Message: f.Message, Repro: r.Repro})
+		fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s): %s\n", f.Kind, results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, f.Message)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	cp.run.Pairings = append(cp.run.Pairings, r)
+	if cj.c == nil || fromCorpus {
+		for _, i := range fresh {
+			cp.c.Findings[i].Shrunk = cj.j.File
+		}
+		return nil
+	}
+	// Each new kind that is not a consequence is shrunk on its own (the smallest case with
+	// one kind is not the smallest with another: any transformed run may drift where only
+	// one over the cap loses data); the consequences name the first shrunk case.
+	var primary, rest []int
+	for _, i := range fresh {
+		if slices.Contains(consequences, cp.c.Findings[i].Kind) {
+			rest = append(rest, i)
+		} else {
+			primary = append(primary, i)
+		}
+	}
+	if len(primary) == 0 {
+		primary, rest = rest[:1], rest[1:]
+	}
+	for n, i := range primary {
+		u := &cp.c.Findings[i]
+		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
+		if errors.Is(err, errNotReproduced) {
+			// The case run again on the pairing does not show the kind: a flaky verdict
+			// (timing under load), said as such and not shrunk.
+			cp.c.Findings[i].Flaky = true
+			fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) did not reproduce: flaky\n", u.Kind,
+				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		u = &cp.c.Findings[i]
+		u.Shrunk, u.ShrunkEvents, u.ShrinkRuns = file, events, runs
+		if repro != "" {
+			u.Repro = repro
+		}
+		if n == 0 {
+			for _, k := range rest {
+				c := &cp.c.Findings[k]
+				c.Shrunk, c.ShrunkEvents, c.ShrinkRuns, c.Repro = u.Shrunk, u.ShrunkEvents, 0, u.Repro
+			}
+		}
+	}
+	return nil
+}
+
+// shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
+// once more from its file so results.json has the pairing with a repro line naming it.
+func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind) (file string, events []string, runs int, repro string, err error) {
+	try := 0
+	fails := func(ctx context.Context, cand *fuzz.Case) (bool, error) {
+		try++
+		cand.Name = fmt.Sprintf("%s-shrink%d", c.Name, try)
+		j, err := cand.Journey(cand.Name + ".txtar")
+		if err != nil {
+			return false, nil // a candidate the journey parser refuses is not the failure
+		}
+		r, err := cp.runOne(ctx, p, j, false)
+		if err != nil || r == nil {
+			return false, err
+		}
+		for _, f := range r.Findings {
+			if f.Kind == kind {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	// Confirm first: a finding the same case does not show again is not worth shrinking.
+	if ok, err := fails(ctx, c.Clone()); err != nil || !ok {
+		if err != nil {
+			return "", nil, 1, "", err
+		}
+		return "", nil, 1, "", errNotReproduced
+	}
+	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
+	runs++
+	if err != nil && ctx.Err() == nil {
+		return "", nil, runs, "", err
+	}
+	small.Name = fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label)
+	small.Name = strings.NewReplacer("/", "_", " ", "_").Replace(small.Name)
+	if err := writeCase(cp.corpus, small); err != nil {
+		return "", nil, runs, "", fmt.Errorf("write corpus: %w", err)
+	}
+	file, _ = filepath.Abs(filepath.Join(cp.corpus, small.Name+".txtar"))
+	fmt.Fprintf(cp.progress, "fuzz: shrunk %s to %s (%s) in %d runs\n", c.Name, file, strings.Join(small.EventNames(), " "), runs)
+	j, err := journeys.Load(file)
+	if err != nil {
+		return "", nil, runs, "", fmt.Errorf("read back %s: %w", file, err)
+	}
+	r, err := cp.runOne(ctx, p, j, true)
+	if err != nil {
+		return "", nil, runs, "", err
+	}
+	if r != nil {
+		repro = r.Repro
+		cp.run.Pairings = append(cp.run.Pairings, r)
+	}
+	return file, small.EventNames(), runs, repro, nil
+}
+
+// errNotReproduced is a failing case that passes (for the kind in question) when run again.
+var errNotReproduced = errors.New("the finding did not reproduce")
+
+// runOne runs journey j on the builds of pairing p, with the references it is checked
+// against, and returns p's result (nil when it did not run).
+// Its pairings' directories are removed unless keep is set.
+func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.Journey, keep bool) (*results.Pairing, error) {
+	q := p
+	q.Journey, q.Index = j, 0
+	plan := harness.Number(harness.WithReferences([]harness.Pairing{q}))
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.opts)
+	cp.c.Pairings += len(batch.Pairings)
+	var out *results.Pairing
+	for _, r := range batch.Pairings {
+		if r.Host == p.Host.Label && r.Client == p.Client.Label && r.ClientKind == p.Kind {
+			out = r
+		}
+		if !keep && r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		}
+	}
+	return out, ctx.Err()
+}
+
+// replayCorpus runs every journey in the corpus directory (minimised failures first,
+// then the kept passing cases) before any new case.
+func (cp *campaign) replayCorpus(ctx context.Context) error {
+	var files []string
+	for _, pat := range []string{"*.txtar", "passing/*.txtar"} {
+		m, _ := filepath.Glob(filepath.Join(cp.o.Corpus, pat))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	fmt.Fprintf(cp.stdout, "corpus: replaying %s from %s\n", plural(len(files), "case"), cp.o.Corpus)
+	var cjs []caseJourney
+	for _, f := range files {
+		abs, _ := filepath.Abs(f)
+		j, err := journeys.Load(abs)
+		if err != nil {
+			return err
+		}
+		if err := harness.Validate(j); err != nil {
+			return err
+		}
+		j.Name = "corpus-" + j.Name
+		cjs = append(cjs, caseJourney{j: j, name: j.Name})
+	}
+	return cp.runJourneys(ctx, cjs, true)
+}
