@@ -165,7 +165,7 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	fmt.Fprintf(stdout, "skewtest fuzz: seed %d\n", o.Seed)
 	// The report directory is this campaign's from here on, as a run's (a corpus kept in it
 	// stays where it is).
-	release, err := claimReportDir(o.ReportDir, []string{"skewtest", "fuzz"})
+	release, err := claimReportDir(o.ReportDir, []string{"fuzz"})
 	if err != nil {
 		return err
 	}
