@@ -77,4 +77,11 @@ var _ = Describe("CheckNames and CheckActions", func() {
 		Expect(harness.CheckActions(j, "host", "host worktree", []string{"emit-output"})).To(Succeed(), "control: the host's actions are the host's")
 		Expect(harness.CheckActions(j, "client", "desktop client worktree", nil)).To(Succeed(), "a driver that announces nothing is not checked")
 	})
+
+	It("leaves a line with conditions to the pairings where they hold", func() {
+		j := parse("client subscribe\n[cap:pausing] client pause")
+		Expect(harness.CheckActions(j, "client", "mobile client worktree", []string{"subscribe"})).To(Succeed())
+		j = parse("client subscribe\nclient pause")
+		Expect(harness.CheckActions(j, "client", "mobile client worktree", []string{"subscribe"})).To(MatchError(ContainSubstring(`client action "pause"`)), "control: unconditioned, it is checked")
+	})
 })

@@ -152,7 +152,10 @@ func CheckNames(j *journeys.Journey, known []string, whose string) error {
 // "client") against the actions a driver announced in its hello (a driver that announces
 // none is not checked). The drivers of the build whose journeys these are (the working
 // tree) define the journeys' actions, so an action its driver does not know is a typo: a
-// configuration error at the journey's file:line, which names the driver.
+// configuration error at the journey's file:line, which names the driver. A line with
+// conditions is not checked: it may name an action only some kinds or builds have, for
+// the pairings where its conditions hold (where they hold and the driver lacks it, the
+// driver's unsupported-action answer is a driver-error finding).
 func CheckActions(j *journeys.Journey, role, driverName string, announced []string) error {
 	if len(announced) == 0 {
 		return nil
@@ -163,7 +166,7 @@ func CheckActions(j *journeys.Journey, role, driverName string, announced []stri
 			if v.role == nil {
 				continue
 			}
-			if r, ok := v.role(c); !ok || r != role || len(c.Args) == 0 {
+			if r, ok := v.role(c); !ok || r != role || len(c.Args) == 0 || len(c.Conds) > 0 {
 				continue
 			}
 			if name := c.Args[0].Value; !slices.Contains(announced, name) {

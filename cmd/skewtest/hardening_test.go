@@ -230,7 +230,7 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 		dir := GinkgoT().TempDir()
 		code, out := cli(ctx, "run", "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--pins", "v1.4.190", "--journey", typo)
 		Expect(code).To(Equal(2), out)
-		Expect(out).To(ContainSubstring(`typo.txtar:16: client action "inptu"`))
+		Expect(out).To(ContainSubstring(terminalLine("typo.txtar", "client input terminal=t1") + ` client action "inptu"`))
 		Expect(out).To(ContainSubstring("desktop client worktree driver does not announce it"))
 		Expect(out).NotTo(ContainSubstring("driver-error"))
 		Expect(filepath.Join(dir, "results.json")).NotTo(BeAnExistingFile(), "no verdict on any pairing")
