@@ -34,27 +34,11 @@ type plan struct {
 // toolchain name and its overlays. The key uses the git tree hash and the overlays'
 // content digest, so nothing is written when the build is cached.
 func planCommit(ctx context.Context, repo *git.Repository, src Source, cacheDir string) (*plan, error) {
-	commit, err := repo.CommitObject(src.Commit)
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", src.Commit, err)
-	}
-	tree, err := commit.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("tree of commit %s: %w", src.Commit, err)
-	}
-	own, err := commitConfig(tree, src.Label)
+	cf, err := readCommit(repo, src)
 	if err != nil {
 		return nil, err
 	}
-	wt, err := repo.Worktree()
-	if err != nil {
-		return nil, fmt.Errorf("open working tree: %w", err)
-	}
-	subjectPath := filepath.Join(wt.Filesystem.Root(), ConfigFile)
-	subject, err := loadSubjectConfig(subjectPath)
-	if err != nil {
-		return nil, err
-	}
+	commit, tree, own, subject, subjectPath := cf.commit, cf.tree, cf.own, cf.subject, cf.subjectPath
 	p := &plan{
 		label:    src.Label,
 		revision: commit.Hash.String(),
@@ -73,14 +57,9 @@ func planCommit(ctx context.Context, repo *git.Repository, src Source, cacheDir 
 		p.notes = append(p.notes, fmt.Sprintf("versions row %q (%s) applies", p.rule.Range, at))
 	}
 	if own == nil {
-		if p.rule == nil {
-			return nil, &ConfigError{File: src.Label + ":" + ConfigFile, Msg: "not found: a subject needs " + ConfigFile +
-				" at the root of its repository; to build a tag cut before the subject adopted skewtest with the working tree's " +
-				ConfigFile + ", add a versions row whose range covers it (see docs/subject.md)"}
+		if p.config, err = borrowedConfig(src, subject, p.rule); err != nil {
+			return nil, err
 		}
-		c := *subject
-		c.Pins, c.Versions = pins.Options{}, nil
-		p.config = &c
 		p.notes = append(p.notes, "no "+ConfigFile+" in "+src.Label+": built with the working tree's")
 	}
 	if p.rule != nil && p.rule.Recipe != nil {
@@ -254,6 +233,38 @@ func Describe(ctx context.Context, repoDir string, src Source) (*Description, er
 		}
 		return &Description{Label: src.Label, Revision: WorktreeLabel, Config: cfg, ConfigFile: subjectPath}, nil
 	}
+	cf, err := readCommit(repo, src)
+	if err != nil {
+		return nil, err
+	}
+	commit, own, subject := cf.commit, cf.own, cf.subject
+	d := &Description{Label: src.Label, Revision: commit.Hash.String(), Config: own, ConfigFile: src.Label + ":" + ConfigFile}
+	if subject != nil {
+		d.Version = subject.Versions.Match(src.Label)
+	}
+	if own == nil {
+		if d.Config, err = borrowedConfig(src, subject, d.Version); err != nil {
+			return nil, err
+		}
+		d.ConfigFile = subjectPath
+	}
+	if d.Version != nil && within(path.Clean(filepath.ToSlash(d.Config.Contract)), d.Version.Overlay) {
+		d.ContractInWorktree = true
+	}
+	return d, nil
+}
+
+// commitFiles is what planning a pinned commit reads: the commit, its tree, its own
+// skewtest.yaml (nil without one) and the working tree's (nil without one), whose versions
+// table applies to it, with that file's path.
+type commitFiles struct {
+	commit       *object.Commit
+	tree         *object.Tree
+	own, subject *Config
+	subjectPath  string
+}
+
+func readCommit(repo *git.Repository, src Source) (*commitFiles, error) {
 	commit, err := repo.CommitObject(src.Commit)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", src.Commit, err)
@@ -266,26 +277,27 @@ func Describe(ctx context.Context, repoDir string, src Source) (*Description, er
 	if err != nil {
 		return nil, err
 	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil, fmt.Errorf("open working tree: %w", err)
+	}
+	subjectPath := filepath.Join(wt.Filesystem.Root(), ConfigFile)
 	subject, err := loadSubjectConfig(subjectPath)
 	if err != nil {
 		return nil, err
 	}
-	d := &Description{Label: src.Label, Revision: commit.Hash.String(), Config: own, ConfigFile: src.Label + ":" + ConfigFile}
-	if subject != nil {
-		d.Version = subject.Versions.Match(src.Label)
+	return &commitFiles{commit: commit, tree: tree, own: own, subject: subject, subjectPath: subjectPath}, nil
+}
+
+// borrowedConfig is the configuration of a commit that has no skewtest.yaml: the working
+// tree's, when a versions row covers the commit (rule), without its pins and versions.
+func borrowedConfig(src Source, subject *Config, rule *VersionRule) (*Config, error) {
+	if rule == nil {
+		return nil, &ConfigError{File: src.Label + ":" + ConfigFile, Msg: "not found: a subject needs " + ConfigFile +
+			" at the root of its repository; to build a tag cut before the subject adopted skewtest with the working tree's " +
+			ConfigFile + ", add a versions row whose range covers it (see docs/subject.md)"}
 	}
-	if own == nil {
-		if d.Version == nil {
-			return nil, &ConfigError{File: src.Label + ":" + ConfigFile, Msg: "not found: a subject needs " + ConfigFile +
-				" at the root of its repository; to build a tag cut before the subject adopted skewtest with the working tree's " +
-				ConfigFile + ", add a versions row whose range covers it (see docs/subject.md)"}
-		}
-		c := *subject
-		c.Pins, c.Versions = pins.Options{}, nil
-		d.Config, d.ConfigFile = &c, subjectPath
-	}
-	if d.Version != nil && within(path.Clean(filepath.ToSlash(d.Config.Contract)), d.Version.Overlay) {
-		d.ContractInWorktree = true
-	}
-	return d, nil
+	c := *subject
+	c.Pins, c.Versions = pins.Options{}, nil
+	return &c, nil
 }

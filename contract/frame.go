@@ -31,7 +31,7 @@ type Frame struct {
 // ByOpcode reports whether the frame is named by an opcode rather than a type name.
 func (f *Frame) ByOpcode() bool { return f.Type == "" }
 
-// Label is the frame as a sequence shows it: "H>C SnapshotStart".
+// Label is the frame as a sequence shows it: "H>C Delta".
 func (f *Frame) Label() string { return f.Direction + " " + f.Name }
 
 // Travels reports whether the frame may travel in dir; "" matches every direction.

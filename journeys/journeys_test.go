@@ -100,7 +100,7 @@ var _ = Describe("Parse", func() {
 		Entry("a section marker without a name (txtar panicked on it; found by FuzzParse)", "kind desktop\n-- script --\nstep a\n-- --\n", "bad.txtar:4: a section marker without a name (want -- script -- or -- frames --)"),
 		Entry("unterminated string", "kind desktop\n-- script --\nstep a\nclient input text=\"abc\n", "bad.txtar:4: unterminated string"),
 		Entry("bad repeat", "kind desktop\n-- script --\nstep a\nclient input text=\"a\"*many\n", `bad.txtar:4: text: repeat count "many" is not a number up to 67108864`),
-		Entry("bad frame line", "kind desktop\n-- script --\nstep a\n-- frames --\nSubscribe\n", `bad.txtar:5: frame line "Subscribe": want DIRECTION NAME, such as H>C SnapshotStart`),
+		Entry("bad frame line", "kind desktop\n-- script --\nstep a\n-- frames --\nSubscribe\n", `bad.txtar:5: frame line "Subscribe": want DIRECTION NAME, such as H>C Delta`),
 		Entry("unknown section", "kind desktop\n-- script --\nstep a\n-- oracle --\n", `bad.txtar:4: unknown section "oracle" (want script or frames)`),
 		Entry("no script", "kind desktop\n-- frames --\n", "bad.txtar:1: no -- script -- section"),
 		Entry("conditional step", "kind desktop\n-- script --\n[cap:x] step a\n", "bad.txtar:3: a step cannot be conditional; put the condition on its commands"),

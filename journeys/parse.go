@@ -213,7 +213,7 @@ func (j *Journey) parseFrames(data []byte, first int) error {
 		}
 		dir, name, ok := strings.Cut(rest, " ")
 		if !ok || (dir != "C>H" && dir != "H>C") {
-			return j.errorf(n, "frame line %q: want DIRECTION NAME, such as H>C SnapshotStart", rest)
+			return j.errorf(n, "frame line %q: want DIRECTION NAME, such as H>C Delta", rest)
 		}
 		name = strings.TrimSpace(name)
 		fl := FrameLine{Line: n, Conds: conds, Dir: dir, Step: step}

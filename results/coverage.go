@@ -8,11 +8,11 @@ import (
 
 // Coverage categories (CoverageItem.Category).
 const (
-	CoverFrame      = "frame"      // a frame per direction and client kind: "H>C WriteUnavailable (desktop)"
-	CoverField      = "field"      // a field of a frame, by JSON pointer: "H>C SnapshotStart /cursor/row"
-	CoverEnum       = "enum"       // one value of an enum field: `H>C SnapshotStart /kind = "resized"`
-	CoverCapability = "capability" // a capability or feature negotiated: "terminal capability outputPause"
-	CoverAction     = "action"     // a driver action announced in hello: "client desktop: request-snapshot"
+	CoverFrame      = "frame"      // a frame per direction and client kind: "H>C Delta (web)"
+	CoverField      = "field"      // a field of a frame, by JSON pointer: "H>C Delta /range/start"
+	CoverEnum       = "enum"       // one value of an enum field: `H>C Delta /kind = "insert"`
+	CoverCapability = "capability" // a capability or feature negotiated: "feed capability typing"
+	CoverAction     = "action"     // a driver action announced in hello: "client web: post"
 )
 
 // CoverageCategories lists the categories in the order reports show them.
@@ -68,7 +68,7 @@ func (c *Coverage) Missing(category string) []CoverageItem {
 	return out
 }
 
-// Summary is one line per category: "frames 40/42 covered; never sent: H>C WriteUnavailable
+// Summary is one line per category: "frames 40/42 covered; never sent: H>C Delta
 // (desktop), …", naming at most limit missing items per category (0: all).
 func (c *Coverage) Summary(limit int) []string {
 	var out []string

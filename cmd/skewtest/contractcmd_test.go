@@ -10,7 +10,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/results"
 )
@@ -193,11 +192,7 @@ var _ = Describe("skewtest contract", func() {
 	})
 
 	It("finds the reference subject's release-skew bugs that its contracts show, and only those", func(ctx SpecContext) {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo := referenceHistory()
 
 		// The reference subject declares its session protocol cut in its support policy, so
 		// the cut is allowed; the gate removed in v1.4.190 is its one real skew bug.

@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -38,11 +37,7 @@ var _ = Describe("edge-input negative controls on the reference subject", Ordere
 	var repo, cache string
 
 	BeforeAll(func() {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo = referenceHistory()
 		cache = GinkgoT().TempDir()
 	})
 

@@ -11,7 +11,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/results"
@@ -23,11 +22,7 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 	var repo, cache string
 
 	BeforeAll(func() {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo = referenceHistory()
 		cache = GinkgoT().TempDir()
 	})
 

@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
@@ -20,11 +19,7 @@ import (
 var _ = Describe("shards of a run on the reference subject", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
 	var repo, cache string
 	BeforeAll(func() {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo = referenceHistory()
 		cache = GinkgoT().TempDir()
 	})
 

@@ -34,11 +34,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 	var repo, cache string
 
 	BeforeAll(func() {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo = referenceHistory()
 		cache = GinkgoT().TempDir()
 	})
 

@@ -94,11 +94,7 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 	desktop := []string{"--pins", "v1.4.190", "--kind", "desktop", "--journey", "terminal", "--seed", "12"}
 
 	BeforeAll(func() {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo = referenceHistory()
 		cache = GinkgoT().TempDir()
 	})
 

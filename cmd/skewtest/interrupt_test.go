@@ -15,7 +15,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/internal/proctest"
 	"github.com/skewtest/skewtest/internal/testlabels"
 )
@@ -41,11 +40,7 @@ var _ = Describe("skewtest SIGKILLed during a cold build", Ordered, Label(testla
 		bin = filepath.Join(GinkgoT().TempDir(), "skewtest")
 		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ".").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		repo = referenceHistory()
 	}, NodeTimeout(5*time.Minute))
 
 	DescribeTable("leaves no process, nothing in $TMPDIR, and nothing in the cache after cache prune",

@@ -2,11 +2,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/proc"
 )
 
@@ -21,4 +23,16 @@ func TestSkewtest(t *testing.T) {
 	t.Setenv("GITHUB_STEP_SUMMARY", "")
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "Skewtest Command Suite")
+}
+
+// referenceHistory writes the reference subject's history (skewtest example) into a new
+// temporary directory and returns the repository's path.
+func referenceHistory() string {
+	GinkgoHelper()
+	src, err := example.FindSource("")
+	Expect(err).NotTo(HaveOccurred())
+	repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+	_, err = example.Write(src, repo)
+	Expect(err).NotTo(HaveOccurred())
+	return repo
 }
