@@ -119,6 +119,12 @@ var _ = Describe("Contract errors", func() {
 			`line 2: /channels/0/json/pointer: unknown key "pointer" (known here: discriminator)`),
 		Entry("v1 payload", "{\"contractVersion\": 1, \"channels\": [{\"name\": \"t\", \"paths\": [\"/t\"], \"frames\": [\n{\"type\": \"a\", \"name\": \"a\", \"direction\": \"H>C\", \"payload\": \"binary\"}]}]}",
 			`line 2: /channels/0/frames/0/payload: payload "binary" is not text, json or empty`),
+		Entry("from on a stream that is not cumulative", "{\"contractVersion\": 2, \"channels\": [], \"streams\": [{\"name\": \"s\", \"compare\": \"each\",\n"+
+			`"sent": {"role": "host", "observations": ["a"]}, "delivered": {"role": "client", "observations": ["b"], "from": "/from"}}]}`,
+			`/streams/0/delivered/from: from needs compare "cumulative"`),
+		Entry("from on the sent end", "{\"contractVersion\": 2, \"channels\": [], \"streams\": [{\"name\": \"s\", \"compare\": \"cumulative\",\n"+
+			`"sent": {"role": "host", "observations": ["a"], "from": "/from"}, "delivered": {"role": "client", "observations": ["b"]}}]}`,
+			`/streams/0/sent/from: from belongs on the delivered end`),
 	)
 
 	It("reads null where any JSON value is allowed", func() {

@@ -71,6 +71,12 @@ type Endpoint struct {
 	// action carrying several, such as a batch); Pointer and ID are then read in each
 	// element. Data without that array is one item.
 	Each string `json:"each,omitempty"`
+	// From, on the delivered end of a cumulative stream, points at a number: the byte of
+	// the accumulated value at which this value starts, replacing everything from there on
+	// (a driver that reports what changed since its last report, so a buffer that grows to
+	// megabytes costs its growth per report, not its size). A value without the number
+	// starts at 0: it is the whole buffer. Read in each element with Each.
+	From string `json:"from,omitempty"`
 }
 
 // ValuePointer is the endpoint's pointer, /bytes by default.
@@ -154,6 +160,12 @@ func (v *validator) product(c *Contract) {
 		}
 		v.endpoint(s.Sent, p+"/sent", s.Compare)
 		v.endpoint(s.Delivered, p+"/delivered", s.Compare)
+		if s.Sent.From != "" {
+			v.add(p+"/sent/from", "from belongs on the delivered end of a cumulative stream: what was sent is concatenated")
+		}
+		if s.Delivered.From != "" && s.Compare != CompareCumulative {
+			v.add(p+"/delivered/from", `from needs compare "cumulative" (compare %q compares whole values)`, s.Compare)
+		}
 	}
 	for i, m := range c.Refusals {
 		v.match(m, child("/refusals", i))
@@ -194,6 +206,7 @@ func (v *validator) endpoint(e Endpoint, p, compare string) {
 	v.pointer(e.Pointer, p+"/pointer", false)
 	v.pointer(e.ID, p+"/id", compare == CompareSet)
 	v.pointer(e.Each, p+"/each", false)
+	v.pointer(e.From, p+"/from", false)
 	v.where(e.Where, p+"/where")
 }
 

@@ -163,6 +163,21 @@ var _ = Describe("Run", func() {
 		Expect(filepath.Join(dir, "client-desktop.log")).To(BeAnExistingFile())
 	}, NodeTimeout(60*time.Second))
 
+	It("leaves nothing of a passing pairing with DiscardPassing, and keeps a failing one's transcript", func(ctx SpecContext) {
+		dir := filepath.Join(GinkgoT().TempDir(), "pairing")
+		p := run(ctx, build("a", "ok", false), build("b", "ok", false), harness.Options{Dir: dir, DiscardPassing: true})
+		Expect(p.Status).To(Equal(results.StatusPass))
+		Expect(p.Transcript).To(BeEmpty())
+		Expect(p.Logs).To(BeEmpty())
+		Expect(dir).NotTo(BeAnExistingFile())
+
+		j.Steps[2].Commands = j.Steps[2].Commands[:1] // the barrier would stall: keep only the action
+		p = run(ctx, build("a", "ok", false), build("b", "lose-output", false), harness.Options{Dir: dir, DiscardPassing: true})
+		Expect(p.Status).To(Equal(results.StatusFail))
+		Expect(filepath.Join(dir, p.Transcript)).To(BeAnExistingFile())
+		Expect(filepath.Join(dir, "host.log")).To(BeAnExistingFile())
+	}, NodeTimeout(60*time.Second))
+
 	It("fails at the right step when the host's decoder lacks an opcode", func(ctx SpecContext) {
 		p := run(ctx, build("a", "no-input-op", false), build("b", "ok", false), harness.Options{Timeout: 2 * time.Second})
 		Expect(p.Status).To(Equal(results.StatusFail))

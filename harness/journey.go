@@ -32,6 +32,8 @@ type journey struct {
 	// settled is the transcript's size when the step started or its last barrier or
 	// expectation ended: an absence assertion (expect … none) covers what arrived after it.
 	settled mark
+	// streams reads streams for text barriers, folding cumulative ones as they grow.
+	streams checks.StreamReader
 }
 
 type mark struct {
@@ -187,7 +189,7 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 		cond = func(t *transcript.Transcript) bool {
 			n := 0
 			for _, o := range t.Observations[from:] {
-				if o.Role == role && o.What == what && fieldsMatch(o.Data, want) {
+				if o.Role == role && o.What == what && fieldsMatch(o, want) {
 					n++
 				}
 			}
@@ -237,7 +239,7 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 		from := j.settled.observations
 		seen = func(t *transcript.Transcript) (string, bool) {
 			for _, o := range t.Observations[from:] {
-				if o.Role == role && o.What == what && fieldsMatch(o.Data, want) {
+				if o.Role == role && o.What == what && fieldsMatch(o, want) {
 					return fmt.Sprintf("%s %s %s", o.Role, o.What, truncate(string(o.Data), 200)), true
 				}
 			}
@@ -299,26 +301,29 @@ func (j *journey) named(t *transcript.Transcript) []checks.Named {
 // streamText is what ROLE reported as WHAT, as bytes to search: a declared stream's end of
 // that role (its latest value where it accumulates), else WHAT observations' bytes.
 func (j *journey) streamText(t *transcript.Transcript, role transcript.Role, what string) []byte {
-	return checks.StreamText(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}, role, what)
+	return j.streams.Text(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}, role, what)
 }
 
 // fieldsMatch reports whether an observation's data has every key=value (values compared as
-// text: strings as they are, other JSON values as written).
-func fieldsMatch(data json.RawMessage, want []journeys.Arg) bool {
+// text: strings as they are, other JSON values as encoding/json writes them: compactly,
+// object keys sorted).
+func fieldsMatch(o transcript.Observation, want []journeys.Arg) bool {
 	if len(want) == 0 {
 		return true
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
+	v, _ := o.Value()
+	m, ok := v.(map[string]any)
+	if !ok {
 		return false
 	}
 	for _, a := range want {
-		raw, ok := m[a.Key]
+		x, ok := m[a.Key]
 		if !ok {
 			return false
 		}
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, isString := x.(string)
+		if !isString {
+			raw, _ := json.Marshal(x)
 			s = string(raw)
 		}
 		if s != a.Value {

@@ -95,6 +95,10 @@ type Options struct {
 	// Rewriter, when set, rewrites messages on their way through the wire tap (the
 	// future-peer pass, RunFuture).
 	Rewriter tap.Rewriter
+	// DiscardPassing leaves nothing of a pairing that passes (or ends in an expected
+	// refusal): no transcript, no logs, no directory; its result and in-memory transcript
+	// are still returned. A fuzz campaign runs thousands of pairings and keeps the failures.
+	DiscardPassing bool
 	// OnUsage, if not nil, is told of a mistake of the user's found only once drivers ran
 	// (a journey action the working tree's driver does not announce): the run should stop
 	// and report it as a configuration error. The pairing is an error either way.
@@ -181,10 +185,6 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	}
 	err := run(ctx, p, opts, newRecorder(t))
 	res.Duration = time.Since(start)
-	if werr := writeTranscript(opts.Dir, t); werr != nil && err == nil {
-		err = fmt.Errorf("write transcript: %w", werr)
-	}
-	res.Transcript = filepath.Base(transcriptFile)
 	for _, l := range []string{opts.logPath(transcript.Host, ""), opts.logPath(transcript.Client, p.Kind)} {
 		if _, err := os.Stat(l); err == nil {
 			res.Logs = append(res.Logs, filepath.Base(l))
@@ -197,6 +197,11 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	if err != nil || ctx.Err() != nil {
 		// The infrastructure, the harness or a journey the vocabulary does not cover
 		// broke: the pairing was not tested, so it is an error, never a pass.
+		if werr := writeTranscript(opts.Dir, t); werr != nil {
+			err = errors.Join(err, fmt.Errorf("write transcript: %w", werr))
+		} else {
+			res.Transcript = filepath.Base(transcriptFile)
+		}
 		res.Status = results.StatusError
 		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
 		if ctx.Err() != nil && !errors.As(err, new(*UsageError)) {
@@ -235,6 +240,19 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	default:
 		res.Status = results.StatusPass
 	}
+	if opts.DiscardPassing && (res.Status == results.StatusPass || res.Status == results.StatusExpectedRefusal) {
+		// Nothing of a passing pairing is kept: a campaign runs thousands.
+		res.Logs = nil
+		if rerr := os.RemoveAll(opts.Dir); rerr != nil {
+			res.Status, res.Error = results.StatusError, "remove the passing pairing's directory: "+rerr.Error()
+		}
+		return res, t
+	}
+	if werr := writeTranscript(opts.Dir, t); werr != nil {
+		res.Status, res.Error = results.StatusError, "write transcript: "+werr.Error()
+		return res, t
+	}
+	res.Transcript = filepath.Base(transcriptFile)
 	return res, t
 }
 

@@ -98,7 +98,7 @@ func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 					data = json.RawMessage("null")
 				}
 				t.Observations = append(t.Observations, transcript.Observation{Role: role, What: m.What, Data: data, At: m.At,
-					Step: step, Teardown: r.teardown})
+					Step: step, Teardown: r.teardown}.Memoized())
 			case "hello":
 				if t.Hello == nil {
 					t.Hello = map[transcript.Role]transcript.Hello{}

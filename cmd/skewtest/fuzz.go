@@ -196,9 +196,11 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	}
 	cp.opts = harness.ExecuteOptions{
 		ReportDir: o.ReportDir,
-		Pairing:   harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
-		Repro:     func(p harness.Pairing) string { return reproLine(&o.runOptions, p) },
-		Parallel:  o.Parallel,
+		// Passing pairings leave nothing behind (thousands of transcripts are not worth
+		// writing); failing ones stay under pairings/.
+		Pairing:  harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support, DiscardPassing: true},
+		Repro:    func(p harness.Pairing) string { return reproLine(&o.runOptions, p) },
+		Parallel: o.Parallel,
 	}
 	if o.Verbose {
 		cp.opts.Progress, cp.opts.Verbose = stderr, true
@@ -220,9 +222,12 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 		cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
 		plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
-		fmt.Fprintf(stdout, "  %s on %s: %d cases, first %s; shrunk to %s (%s)\n    %s\n",
-			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), f.Cases, f.First, f.Shrunk,
-			strings.Join(f.ShrunkEvents, " "), f.Repro)
+		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
+		if f.Flaky {
+			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk
+		}
+		fmt.Fprintf(stdout, "  %s on %s: %d cases, first %s; %s\n    %s\n",
+			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), f.Cases, f.First, what, f.Repro)
 	}
 	fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
 	if ctx.Err() != nil {
@@ -414,16 +419,18 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	}
 	var plan []harness.Pairing
 	var owner []int
+	packed := make([]caseJourney, len(packs))
 	for i, pk := range packs {
 		var cases []*fuzz.Case
 		for _, cj := range pk {
 			cases = append(cases, cj.c)
 		}
-		packed := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
-		j, err := packed.Journey(packed.Name + ".txtar")
+		c := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
+		j, err := c.Journey(c.Name + ".txtar")
 		if err != nil {
-			return usagef("generator %s, pack of cases %s…: %v", packed.Gen.File, pk[0].name, err)
+			return usagef("generator %s, pack of cases %s…: %v", c.Gen.File, pk[0].name, err)
 		}
+		packed[i] = caseJourney{j: j, c: c, name: c.Name}
 		ps := cp.plan(j)
 		plan = append(plan, ps...)
 		for range ps {
@@ -436,36 +443,52 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.run.NotRun += batch.NotRun
 	cp.c.Pairings += len(batch.Pairings)
-	pass := make([]bool, len(packs))
-	for i := range pass {
-		pass[i] = true
-	}
 	ran := make([]int, len(packs))
+	failed := make([][]int, len(packs)) // each pack's failing pairings, by plan position
 	for _, r := range batch.Pairings {
 		i := owner[r.Index-1]
 		ran[i]++
 		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
-			pass[i] = false
+			failed[i] = append(failed[i], r.Index-1)
 		}
-		if r.Transcript != "" {
-			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
-		}
+	}
+	byIndex := map[int]*results.Pairing{}
+	for _, r := range batch.Pairings {
+		byIndex[r.Index-1] = r
 	}
 	for i, pk := range packs {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if !pass[i] || ran[i] == 0 {
-			if err := cp.runJourneys(ctx, pk, false); err != nil {
-				return err
+		if len(failed[i]) == 0 && ran[i] > 0 {
+			for _, cj := range pk {
+				cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
+				cp.c.Cases++
+				if cp.o.Corpus != "" {
+					cp.keepIfNew(cj.c)
+				}
 			}
 			continue
 		}
-		for _, cj := range pk {
-			cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
-			cp.c.Cases++
-			if cp.o.Corpus != "" {
-				cp.keepIfNew(cj.c)
+		before := len(cp.c.CaseList)
+		if err := cp.runJourneys(ctx, pk, false); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
+			// Every case passes alone, yet the pack failed: what fails is how its cases
+			// follow one another on one connection, so the pack is the failing case.
+			for _, k := range failed[i] {
+				if r := byIndex[k]; r.Status == results.StatusFail {
+					if err := cp.found(ctx, packed[i], plan[k], r, false); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, k := range failed[i] {
+			// The pack's failing pairings' directories: the cases run alone have their own.
+			if r := byIndex[k]; r.Transcript != "" {
+				_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
 			}
 		}
 	}
@@ -588,6 +611,9 @@ func (cp *campaign) keepIfNew(c *fuzz.Case) {
 	}
 }
 
+// safeName is a corpus file's name for a case name built of labels (a ref may hold a slash).
+func safeName(name string) string { return strings.NewReplacer("/", "_", " ", "_").Replace(name) }
+
 func writeCase(dir string, c *fuzz.Case) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -653,9 +679,19 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		if errors.Is(err, errNotReproduced) {
 			// The case run again on the pairing does not show the kind: a flaky verdict
 			// (timing under load), said as such and not shrunk.
-			cp.c.Findings[i].Flaky = true
-			fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) did not reproduce: flaky\n", u.Kind,
-				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name)
+			// The case is kept as it is, so the repro line names a file that exists.
+			u.Flaky = true
+			c := cj.c.Clone()
+			c.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-flaky", cj.c.Name, u.Kind, p.Host.Label, p.Kind, p.Client.Label))
+			if err := writeCase(cp.corpus, c); err != nil {
+				return fmt.Errorf("write corpus: %w", err)
+			}
+			u.Shrunk, _ = filepath.Abs(filepath.Join(cp.corpus, c.Name+".txtar"))
+			q, jj := p, *p.Journey
+			jj.File, q.Journey = u.Shrunk, &jj
+			u.Repro = reproLine(&cp.o.runOptions, q)
+			fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) did not reproduce: flaky; kept as %s\n", u.Kind,
+				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Shrunk)
 			continue
 		}
 		if err != nil {
@@ -710,8 +746,7 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	if err != nil && ctx.Err() == nil {
 		return "", nil, runs, "", err
 	}
-	small.Name = fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label)
-	small.Name = strings.NewReplacer("/", "_", " ", "_").Replace(small.Name)
+	small.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label))
 	if err := writeCase(cp.corpus, small); err != nil {
 		return "", nil, runs, "", fmt.Errorf("write corpus: %w", err)
 	}

@@ -18,14 +18,24 @@ type condition struct {
 
 // condContext is what conditions read about a pairing.
 type condContext struct {
-	in   *Input
-	caps map[string]bool
-	path string
+	in        *Input
+	path      string
+	caps      map[string]bool // what was negotiated, read on first use
+	capsKnown bool
+}
+
+// negotiated is Negotiated(c.in), found the first time a condition needs it: a [kind:K]
+// line reads no negotiation.
+func (c *condContext) negotiated(name string) bool {
+	if !c.capsKnown {
+		c.caps, c.capsKnown = Negotiated(c.in), true
+	}
+	return c.caps[name]
 }
 
 var conditions = map[string]condition{
 	"kind": {arg: "K", holds: func(c *condContext, k string) bool { return c.in.Transcript.Kind == k }},
-	"cap":  {arg: "NAME", holds: func(c *condContext, name string) bool { return c.caps[name] }},
+	"cap":  {arg: "NAME", holds: func(c *condContext, name string) bool { return c.negotiated(name) }},
 	// frame:NAME: both builds know frame NAME (the client for its kind) and, where the
 	// host's contract gates it on the journey's path, its capability was negotiated.
 	"frame": {arg: "NAME", holds: func(c *condContext, name string) bool {
@@ -34,7 +44,7 @@ var conditions = map[string]condition{
 			return false
 		}
 		g := hf.Gate(c.path)
-		return g == "" || c.caps[g]
+		return g == "" || c.negotiated(g)
 	}},
 	// client-frame:NAME: the client's contract knows frame NAME for its kind, whatever the
 	// host knows (to make an old client try what it would try in the field).
@@ -75,7 +85,7 @@ func CheckCondition(c journeys.Cond) error {
 
 // Conditions evaluates journey conditions for this pairing (see the conditions table).
 func Conditions(in *Input) func(string) bool {
-	c := &condContext{in: in, caps: Negotiated(in), path: path(in.Transcript)}
+	c := &condContext{in: in, path: path(in.Transcript)}
 	return func(name string) bool {
 		key, arg, _ := strings.Cut(name, ":")
 		def, ok := conditions[key]

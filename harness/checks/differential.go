@@ -248,12 +248,11 @@ func finalValue(t *transcript.Transcript, s *contract.StateSpec) (string, bool) 
 	if last == nil {
 		return "", false
 	}
-	var v any
-	if json.Unmarshal(last.Data, &v) != nil {
+	v, ok := last.Value()
+	if !ok {
 		return "", false
 	}
 	if s.Pointer != "" {
-		var ok bool
 		if v, ok = contract.Resolve(v, s.Pointer); !ok {
 			return "", false
 		}

@@ -55,11 +55,11 @@ func Echoes(in *Input) []Echo {
 			var found []Echo
 			if src.Observation != "" {
 				for _, o := range in.Transcript.Observations {
-					if o.Role != transcript.Client || o.What != src.Observation || !whereMatches(o.Data, src.Where) {
+					if o.Role != transcript.Client || o.What != src.Observation {
 						continue
 					}
-					var data any
-					if json.Unmarshal(o.Data, &data) != nil {
+					data, ok := o.Value()
+					if !ok || !whereMatches(data, src.Where) {
 						continue
 					}
 					found = append(found, echoAt(src.Observation, o.Step, data, src.Pointer, ch.Scope))
@@ -161,14 +161,14 @@ func usedChannels(in *Input) []*contract.Channel {
 	return out
 }
 
-// whereMatches reports whether an observation's data has every top-level value of where
-// (compared as JSON values; a where value's text matches a string field too).
-func whereMatches(data json.RawMessage, where map[string]any) bool {
+// whereMatches reports whether an observation's data (decoded) has every top-level value of
+// where (compared as JSON values; a where value's text matches a string field too).
+func whereMatches(data any, where map[string]any) bool {
 	if len(where) == 0 {
 		return true
 	}
-	var m map[string]any
-	if json.Unmarshal(data, &m) != nil {
+	m, ok := data.(map[string]any)
+	if !ok {
 		return false
 	}
 	for k, want := range where {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
@@ -14,6 +15,9 @@ type Item struct {
 	Value []byte
 	ID    string
 	Step  string
+	// From is where Value starts in a cumulative stream's accumulated value (the endpoint's
+	// From pointer); 0: Value is the whole.
+	From int
 }
 
 // stream is a declared stream with both ends resolved for this pairing: the sending role's
@@ -64,58 +68,71 @@ func Streams(in *Input) []stream {
 // Values lists what an endpoint carried, in order: its observations' values, or the
 // successful actions' arguments (what the journey made a driver send).
 func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
-	role := transcript.Role(e.Role)
 	var out []Item
-	if len(e.Actions) > 0 {
-		for _, a := range t.Actions {
-			if a.Role == role && a.OK && e.Carries(a.Name, true) {
-				out = append(out, itemsOf(a.Args, a.Step, e)...)
-			}
-		}
-		return out
-	}
-	for _, o := range t.Observations {
-		if o.Role == role && e.Carries(o.What, false) {
-			out = append(out, itemsOf(o.Data, o.Step, e)...)
-		}
-	}
+	forEachValue(t, e, 0, func(_ int, items []Item) { out = append(out, items...) })
 	return out
 }
 
-// lastValue is the last of Values(t, e), found from the end: only the last observation (or
-// action) that carries a value is decoded, so a barrier that waits on an accumulating
-// stream costs the same however long the transcript has grown.
-func lastValue(t *transcript.Transcript, e contract.Endpoint) (Item, bool) {
+// forEachValue calls f with the items of every observation (or successful action) of
+// endpoint e from position from on, and with the position after it.
+func forEachValue(t *transcript.Transcript, e contract.Endpoint, from int, f func(next int, items []Item)) {
 	role := transcript.Role(e.Role)
 	if len(e.Actions) > 0 {
+		for i := from; i < len(t.Actions); i++ {
+			if a := t.Actions[i]; a.Role == role && a.OK && e.Carries(a.Name, true) {
+				v, ok := decodeJSON(a.Args)
+				f(i+1, itemsOf(v, ok, a.Step, e))
+			}
+		}
+		return
+	}
+	for i := from; i < len(t.Observations); i++ {
+		if o := t.Observations[i]; o.Role == role && e.Carries(o.What, false) {
+			v, ok := o.Value()
+			f(i+1, itemsOf(v, ok, o.Step, e))
+		}
+	}
+}
+
+// lastWhole is the position of the last observation (or successful action) of endpoint e
+// that carries a whole value (an item with From 0), found from the end; 0 when none does.
+func lastWhole(t *transcript.Transcript, e contract.Endpoint) int {
+	role := transcript.Role(e.Role)
+	whole := func(items []Item) bool {
+		return slices.ContainsFunc(items, func(it Item) bool { return it.From == 0 })
+	}
+	if len(e.Actions) > 0 {
 		for i := len(t.Actions) - 1; i >= 0; i-- {
-			a := t.Actions[i]
-			if a.Role == role && a.OK && e.Carries(a.Name, true) {
-				if items := itemsOf(a.Args, a.Step, e); len(items) > 0 {
-					return items[len(items)-1], true
+			if a := t.Actions[i]; a.Role == role && a.OK && e.Carries(a.Name, true) {
+				if v, ok := decodeJSON(a.Args); whole(itemsOf(v, ok, a.Step, e)) {
+					return i
 				}
 			}
 		}
-		return Item{}, false
+		return 0
 	}
 	for i := len(t.Observations) - 1; i >= 0; i-- {
-		o := t.Observations[i]
-		if o.Role == role && e.Carries(o.What, false) {
-			if items := itemsOf(o.Data, o.Step, e); len(items) > 0 {
-				return items[len(items)-1], true
+		if o := t.Observations[i]; o.Role == role && e.Carries(o.What, false) {
+			if v, ok := o.Value(); whole(itemsOf(v, ok, o.Step, e)) {
+				return i
 			}
 		}
 	}
-	return Item{}, false
+	return 0
 }
 
-// itemsOf is what one observation's data (or one action's arguments) carries on endpoint e.
-func itemsOf(data json.RawMessage, step string, e contract.Endpoint) []Item {
-	if !whereMatches(data, e.Where) {
-		return nil
-	}
+func decodeJSON(data json.RawMessage) (any, bool) {
 	var v any
 	if json.Unmarshal(data, &v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+// itemsOf is what one observation's data (or one action's arguments), decoded, carries on
+// endpoint e.
+func itemsOf(v any, ok bool, step string, e contract.Endpoint) []Item {
+	if !ok || !whereMatches(v, e.Where) {
 		return nil
 	}
 	item := func(v any) Item {
@@ -126,6 +143,13 @@ func itemsOf(data json.RawMessage, step string, e contract.Endpoint) []Item {
 		if e.ID != "" {
 			if id, ok := contract.Resolve(v, e.ID); ok {
 				it.ID = string(encoded(id, contract.EncodingJSON))
+			}
+		}
+		if e.From != "" {
+			if n, ok := contract.Resolve(v, e.From); ok {
+				if f, ok := n.(float64); ok && f > 0 {
+					it.From = int(f)
+				}
 			}
 		}
 		return it
@@ -142,6 +166,38 @@ func itemsOf(data json.RawMessage, step string, e contract.Endpoint) []Item {
 		}
 	}
 	return []Item{item(v)}
+}
+
+// fold is a cumulative stream's delivered end read so far: the accumulated value (each value
+// replaces what came before from its From byte on) and the step of the last value. A
+// barrier keeps one per stream and reads only what arrived since its last look.
+type fold struct {
+	e     contract.Endpoint
+	next  int // the next observation (or action) to read
+	value []byte
+	step  string
+	any   bool // a value arrived
+}
+
+// advance reads what t has beyond the fold's position. A fold that has read nothing starts
+// at the last whole value (From 0): what came before it does not count.
+func (f *fold) advance(t *transcript.Transcript) {
+	if f.next == 0 {
+		f.next = lastWhole(t, f.e)
+	}
+	forEachValue(t, f.e, f.next, func(next int, items []Item) {
+		f.next = next
+		for _, it := range items {
+			from := min(it.From, len(f.value)) // a value past the end continues it
+			if from < len(f.value) {
+				// A copy: values handed out before must not change under their holders.
+				f.value = append(append(make([]byte, 0, from+len(it.Value)), f.value[:from]...), it.Value...)
+			} else {
+				f.value = append(f.value, it.Value...)
+			}
+			f.step, f.any = it.Step, true
+		}
+	})
 }
 
 // encoded turns a value into the bytes a stream compares: base64 strings decoded (the driver
@@ -165,10 +221,23 @@ func encoded(v any, encoding string) []byte {
 }
 
 // StreamText is what a role reported on the stream called what, as bytes to search (await
-// ROLE WHAT text=T): the latest value for a cumulative stream's delivered end, else every
-// value concatenated. ok is false when no declared stream has that name and an end of that
-// role; then what is read as an observation name whose /bytes values are concatenated.
+// ROLE WHAT text=T): the accumulated value for a cumulative stream's delivered end, else every
+// value concatenated. When no declared stream has that name and an end of that role, what is
+// read as an observation name whose /bytes values are concatenated.
 func StreamText(in *Input, role transcript.Role, what string) []byte {
+	return new(StreamReader).Text(in, role, what)
+}
+
+// StreamReader reads streams as StreamText does, for one pairing's transcript as it grows: it
+// keeps each cumulative stream's fold, so a barrier that reads again on every change of the
+// transcript decodes only what arrived since.
+type StreamReader struct {
+	folds map[string]*fold
+}
+
+// Text is StreamText(in, role, what), reading only what in.Transcript has gained since the
+// last call for a cumulative stream (the transcript only grows).
+func (r *StreamReader) Text(in *Input, role transcript.Role, what string) []byte {
 	for _, s := range Streams(in) {
 		if s.name != what {
 			continue
@@ -181,11 +250,16 @@ func StreamText(in *Input, role transcript.Role, what string) []byte {
 				continue
 			}
 			if end.delivered && s.compare == contract.CompareCumulative {
-				last, ok := lastValue(in.Transcript, end.e)
-				if !ok {
-					return nil
+				if r.folds == nil {
+					r.folds = map[string]*fold{}
 				}
-				return last.Value
+				f := r.folds[s.name]
+				if f == nil {
+					f = &fold{e: end.e}
+					r.folds[s.name] = f
+				}
+				f.advance(in.Transcript)
+				return f.value
 			}
 			return join(Values(in.Transcript, end.e))
 		}

@@ -109,3 +109,64 @@ var _ = Describe("StreamText on a cumulative stream", func() {
 		Expect(string(checks.StreamText(in, transcript.Host, "doc"))).To(Equal("ab"), "the sent end, concatenated")
 	})
 })
+
+// A product whose client reports, after every change, only the part of its document past
+// what its previous report covered (from), and the whole document now and then.
+const partsContract = `{"contractVersion":2,"protocol":{"version":1,"minCompatible":1},
+  "channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"pointer":"/method"}},
+    "frames":[{"type":"put","name":"put","direction":"C>H"}]}],
+  "streams":[
+    {"name":"doc","sent":{"role":"host","observations":["wrote"],"pointer":"/text","encoding":"text"},
+     "delivered":{"role":"client","observations":["shown","reloaded"],"pointer":"/doc","from":"/from","encoding":"text"},"compare":"cumulative"}]}`
+
+var _ = Describe("a cumulative stream reported in parts (from)", func() {
+	var (
+		c  *contract.Contract
+		j  *journeys.Journey
+		t  *transcript.Transcript
+		in *checks.Input
+	)
+	BeforeEach(func() {
+		var err error
+		c, err = contract.Parse("parts.json", []byte(partsContract))
+		Expect(err).NotTo(HaveOccurred())
+		j, err = journeys.Parse("d.txtar", []byte("kind *\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+		t = &transcript.Transcript{Kind: "cli"}
+		in = &checks.Input{Transcript: t, Journey: j, Host: c, Client: c}
+	})
+	obs := func(role transcript.Role, what string, data any) {
+		raw, _ := json.Marshal(data)
+		t.Observations = append(t.Observations, transcript.Observation{Role: role, What: what, Data: raw, Step: "a"}.Memoized())
+	}
+
+	It("folds each part into what came before it, and a part without from replaces the whole", func() {
+		var r checks.StreamReader
+		obs(transcript.Client, "shown", map[string]any{"doc": "hello"})
+		obs(transcript.Client, "shown", map[string]any{"doc": " world", "from": 5})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("hello world"))
+		obs(transcript.Client, "shown", map[string]any{"doc": "!", "from": 11})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("hello world!"), "read on from where it was")
+		obs(transcript.Client, "shown", map[string]any{"doc": "W", "from": 6})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("hello W"), "a part replaces everything from its byte on")
+		obs(transcript.Client, "shown", map[string]any{"doc": "?", "from": 99})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("hello W?"), "a part past the end continues it")
+		obs(transcript.Client, "reloaded", map[string]any{"doc": "fresh"})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("fresh"))
+		Expect(string(checks.StreamText(in, transcript.Client, "doc"))).To(Equal("fresh"), "a reader of its own sees the same")
+	})
+
+	It("finds data loss in the folded value, and none when the parts add up", func() {
+		obs(transcript.Host, "wrote", map[string]any{"text": "abc"})
+		obs(transcript.Host, "wrote", map[string]any{"text": "def"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "abc"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "def", "from": 3})
+		Expect(checks.DataLoss(in)).To(BeEmpty())
+
+		obs(transcript.Host, "wrote", map[string]any{"text": "ghi"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "gh", "from": 6})
+		fs := checks.DataLoss(in)
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Message).To(Equal("stream doc: the last delivered value differs from everything sent (9 bytes sent, 8 delivered)"))
+	})
+})

@@ -39,7 +39,11 @@ func matches(m contract.Match, o transcript.Observation) bool {
 	if m.Role != "" && m.Role != contract.RoleAny && m.Role != string(o.Role) {
 		return false
 	}
-	return o.What == m.Observation && whereMatches(o.Data, m.Where)
+	if o.What != m.Observation {
+		return false
+	}
+	v, ok := o.Value()
+	return ok && whereMatches(v, m.Where)
 }
 
 // exercisesWindow reports whether the journey meets the protocol window on purpose: a

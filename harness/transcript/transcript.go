@@ -5,6 +5,7 @@ package transcript
 
 import (
 	"encoding/json"
+	"sync"
 	"time"
 )
 
@@ -115,6 +116,42 @@ type Observation struct {
 	Step string          `json:"step"`
 	// Teardown is set for an observation made after the journey ended.
 	Teardown bool `json:"teardown,omitempty"`
+	// memo keeps Data decoded once it has been (copies of the observation share it); nil
+	// for an observation not made by Memoized: then Value decodes on every call.
+	memo *decodedData
+}
+
+// decodedData is an observation's data decoded once, for every check that reads it.
+type decodedData struct {
+	once sync.Once
+	v    any
+	ok   bool
+}
+
+// Memoized returns o such that Value decodes its data once, however many checks, barriers
+// and copies read it. The recorder makes every observation so: a barrier re-reads the
+// transcript on every change, and a check reads each observation several times.
+func (o Observation) Memoized() Observation {
+	o.memo = &decodedData{}
+	return o
+}
+
+// Value is the observation's data decoded as JSON (as encoding/json decodes into any);
+// ok is false when it is not JSON. Callers must not modify what it returns.
+func (o Observation) Value() (v any, ok bool) {
+	if o.memo == nil {
+		return decodeData(o.Data)
+	}
+	o.memo.once.Do(func() { o.memo.v, o.memo.ok = decodeData(o.Data) })
+	return o.memo.v, o.memo.ok
+}
+
+func decodeData(data json.RawMessage) (any, bool) {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil, false
+	}
+	return v, true
 }
 
 // Action is one action sent to a driver and how it ended.

@@ -76,7 +76,10 @@ var _ = Describe("gap detection", func() {
 		h.send(wire.OpOutput, 1, 23, "new")
 		Eventually(rendered(rec)).Should(Equal([]string{"abc", "new"}))
 		Expect(observe.Of[observe.RenderedSnapshot](rec)[1].Screen).To(Equal([]byte("snap\r\nabc.......defghi.......")))
-		Expect(observe.Of[observe.RenderedOutput](rec)[1].Screen).To(Equal([]byte("snap\r\nabc.......defghi.......new")))
+		Expect(observe.Screen(rec.All())).To(Equal([]byte("snap\r\nabc.......defghi.......new")))
+		// Each render reports only what its previous report did not cover.
+		Expect(observe.Of[observe.RenderedOutput](rec)[1]).To(And(
+			HaveField("Screen", []byte("new")), HaveField("ScreenFrom", len("snap\r\nabc.......defghi......."))))
 		Expect(observe.Of[observe.Resync](rec)).To(HaveLen(1))
 
 		// Every delivered payload byte is acked, rendered or dropped.

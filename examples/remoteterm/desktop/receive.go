@@ -142,6 +142,7 @@ func (c *Client) renderSnapshot(st *stream) {
 	st.dropThrough = s.start.Seq
 	st.awaitingRecovery = false
 	st.haveSnapshot = true
+	st.reported = len(st.screen) // a snapshot reports the whole buffer
 	c.opts.Sink.Observe(observe.RenderedSnapshot{
 		Terminal: st.terminal,
 		Bytes:    s.data,
@@ -171,13 +172,15 @@ func (c *Client) output(cn *conn, st *stream, data []byte, seq, rawLength uint64
 	if seq > 0 {
 		st.expectedSeq = seq
 	}
+	part, from := observe.ScreenReport(st.screen, &st.reported)
 	c.opts.Sink.Observe(observe.RenderedOutput{
 		Terminal:    st.terminal,
 		Bytes:       append([]byte(nil), data...),
 		RawLength:   rawLength,
 		Transformed: transformed,
 		Seq:         seq,
-		Screen:      append([]byte(nil), st.screen...),
+		Screen:      part,
+		ScreenFrom:  from,
 	})
 }
 

@@ -17,6 +17,7 @@ type stream struct {
 	cols, rows   int
 	title        string // the terminal's title (Title, 18), where negotiated
 	screen       []byte
+	reported     int              // how much of screen the last render's report covered
 	snap         *pendingSnapshot // a snapshot being received
 	haveSnapshot bool
 	// expectedSeq is the seq the next output should start at.

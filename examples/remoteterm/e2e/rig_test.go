@@ -85,16 +85,7 @@ func newMobile(r rig) client {
 
 // screen is the client's whole rendered buffer after its last render.
 func (c client) screen() string {
-	var s []byte
-	for _, o := range c.rec.All() {
-		switch o := o.(type) {
-		case observe.RenderedSnapshot:
-			s = o.Screen
-		case observe.RenderedOutput:
-			s = o.Screen
-		}
-	}
-	return string(s)
+	return string(observe.Screen(c.rec.All()))
 }
 
 func (c client) snapshots() int { return len(observe.Of[observe.RenderedSnapshot](c.rec)) }

@@ -73,6 +73,7 @@ type stream struct {
 	terminal     string
 	cols, rows   int
 	screen       []byte
+	reported     int    // how much of screen the last render's report covered
 	snap         []byte // snapshot being received
 	snapStart    json.RawMessage
 	snapSize     snapshotStart

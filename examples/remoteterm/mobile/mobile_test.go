@@ -71,11 +71,10 @@ func send(ws *websocket.Conn, op wire.Opcode, seq uint64, v any) {
 }
 
 func screen(rec *observe.Recorder) string {
-	outs := observe.Of[observe.RenderedOutput](rec)
-	if len(outs) == 0 {
+	if len(observe.Of[observe.RenderedOutput](rec)) == 0 {
 		return ""
 	}
-	return string(outs[len(outs)-1].Screen)
+	return string(observe.Screen(rec.All()))
 }
 
 var _ = Describe("the mobile client", func() {

@@ -55,6 +55,7 @@ func (c *Client) receive(cn *conn, typ int, data []byte) {
 		st.haveSnapshot = true
 		st.screen = append([]byte(nil), st.snap...)
 		st.cols, st.rows = st.snapSize.Cols, st.snapSize.Rows
+		st.reported = len(st.screen) // a snapshot reports the whole buffer
 		c.opts.Sink.Observe(observe.RenderedSnapshot{
 			Terminal: st.terminal,
 			Bytes:    append([]byte(nil), st.snap...),
@@ -70,12 +71,14 @@ func (c *Client) receive(cn *conn, typ int, data []byte) {
 	case opOutput:
 		// The app ignores seq: whatever arrives is painted.
 		st.screen = append(st.screen, f.payload...)
+		part, from := observe.ScreenReport(st.screen, &st.reported)
 		c.opts.Sink.Observe(observe.RenderedOutput{
-			Terminal:  st.terminal,
-			Bytes:     append([]byte(nil), f.payload...),
-			RawLength: uint64(len(f.payload)),
-			Seq:       f.seq,
-			Screen:    append([]byte(nil), st.screen...),
+			Terminal:   st.terminal,
+			Bytes:      append([]byte(nil), f.payload...),
+			RawLength:  uint64(len(f.payload)),
+			Seq:        f.seq,
+			Screen:     part,
+			ScreenFrom: from,
 		})
 	case opResized:
 		var v viewport

@@ -45,8 +45,10 @@ func ScrollbackRows(data []byte, rows int) int {
 
 func (RenderedSnapshot) What() string { return "rendered-snapshot" }
 
-// RenderedOutput is output the client rendered. Screen is the whole rendered buffer after
-// the render.
+// RenderedOutput is output the client rendered. Screen is the rendered buffer after the
+// render from byte ScreenFrom on: the part the client's previous report of the stream
+// (output or snapshot) did not cover, so a buffer that grows to megabytes costs each report
+// its growth, not its size (the contract's screen stream declares ScreenFrom as its from).
 type RenderedOutput struct {
 	Terminal    string `json:"terminal"`
 	Bytes       []byte `json:"bytes"`
@@ -54,6 +56,32 @@ type RenderedOutput struct {
 	Transformed bool   `json:"transformed"`
 	Seq         uint64 `json:"seq"`
 	Screen      []byte `json:"screen"`
+	ScreenFrom  int    `json:"screenFrom,omitempty"`
+}
+
+// ScreenReport is what a render reports of the whole buffer screen: the part past the
+// length *reported that the previous report covered (the buffer only grows between
+// snapshots, which report it whole), and where that part starts; *reported becomes
+// len(screen).
+func ScreenReport(screen []byte, reported *int) (part []byte, from int) {
+	from = min(*reported, len(screen))
+	*reported = len(screen)
+	return append([]byte(nil), screen[from:]...), from
+}
+
+// Screen is the whole rendered buffer after the last render among obs: the last snapshot's
+// screen and every output's part after it.
+func Screen(obs []Observation) []byte {
+	var s []byte
+	for _, o := range obs {
+		switch o := o.(type) {
+		case RenderedSnapshot:
+			s = append([]byte(nil), o.Screen...)
+		case RenderedOutput:
+			s = append(s[:min(o.ScreenFrom, len(s)):min(o.ScreenFrom, len(s))], o.Screen...)
+		}
+	}
+	return s
 }
 
 func (RenderedOutput) What() string { return "rendered-output" }
