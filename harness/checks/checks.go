@@ -27,6 +27,11 @@ type Input struct {
 	// ClientOlder says the client build is an older release than the host build (the order
 	// is the caller's: checks know no version scheme).
 	ClientOlder bool
+
+	// named is NameFrames' answer for the first namedFor frames: every check reads the named
+	// frames, and naming decodes each frame with the contracts.
+	named    []Named
+	namedFor int
 }
 
 // Support is what the working tree's support policy says of a pairing.

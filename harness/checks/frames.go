@@ -48,13 +48,18 @@ func (in *Input) sender(dir string) (*contract.Contract, string) {
 	return in.Client, in.Transcript.Kind
 }
 
-// NameFrames decodes every tapped frame with its receiver's contract.
+// NameFrames decodes every tapped frame with its receiver's contract. The answer is kept in
+// in while the transcript has as many frames: callers must not modify it.
 func NameFrames(in *Input) []Named {
+	if in.named != nil && in.namedFor == len(in.Transcript.Frames) {
+		return in.named
+	}
 	nm := NewNamer(in)
 	out := make([]Named, 0, len(in.Transcript.Frames))
 	for _, f := range in.Transcript.Frames {
 		out = append(out, nm.Name(f)...)
 	}
+	in.named, in.namedFor = out, len(in.Transcript.Frames)
 	return out
 }
 
