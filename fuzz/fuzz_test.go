@@ -58,6 +58,8 @@ var _ = Describe("generator files", func() {
 		Expect(g.Events[0].Weight).To(Equal(3))
 		Expect(g.Events[1].Weight).To(Equal(1))
 		Expect(g.Frames).To(Equal("ignore C>H Ping\n"))
+		Expect(g.Pack).To(BeZero(), "no pack line: the campaign's default")
+		Expect(mustParse("kind d\npack 32\n-- event e --\nclient x\n").Pack).To(Equal(32))
 	})
 
 	DescribeTable("errors say file, line and what is wrong",
@@ -72,6 +74,7 @@ var _ = Describe("generator files", func() {
 		Entry("no kind", "-- event e --\nclient x\n", "gen.txtar:1: no kind line"),
 		Entry("unknown header", "kind d\ncolour red\n-- event e --\nclient x\n", "gen.txtar:2: unknown header line \"colour\""),
 		Entry("bad events range", "kind d\nevents 5..2\n-- event e --\nclient x\n", "gen.txtar:2: events \"5..2\""),
+		Entry("bad pack", "kind d\npack 0\n-- event e --\nclient x\n", "gen.txtar:2: pack \"0\": want how many cases share a journey"),
 		Entry("bad weight", "kind d\n-- event e weight=0 --\nclient x\n", "gen.txtar:2: event option \"weight=0\""),
 		Entry("event twice", "kind d\n-- event e --\nclient x\n-- event e --\nclient y\n", "gen.txtar:4: event \"e\" already defined at line 2"),
 		Entry("unknown section", "kind d\n-- events --\nclient x\n", "gen.txtar:2: unknown section \"events\""),

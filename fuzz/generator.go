@@ -44,9 +44,13 @@ type Generator struct {
 	Kinds string
 	// MinEvents and MaxEvents bound how many events a case draws (events MIN..MAX).
 	MinEvents, MaxEvents int
-	Setup                *Section
-	Events               []*Section
-	Finish               *Section
+	// Pack is how many of its cases share one journey (pack N), 0 when the file does not
+	// say: cases of a few small frames amortise a pairing's start over many more cases
+	// than cases that move megabytes.
+	Pack   int
+	Setup  *Section
+	Events []*Section
+	Finish *Section
 	// Frames is the frames section, copied into every case as it is.
 	Frames string
 	// Description is the header's comment lines.
@@ -243,8 +247,14 @@ func (g *Generator) parseHeader(data []byte) error {
 					return g.errorf(n, "events %q: want MIN..MAX, such as events 1..6 (at most 1000)", val)
 				}
 				g.MinEvents, g.MaxEvents = lo, hi
+			case "pack":
+				p, err := strconv.Atoi(val)
+				if err != nil || p < 1 || p > 1000 {
+					return g.errorf(n, "pack %q: want how many cases share a journey, such as pack 32 (1 to 1000)", val)
+				}
+				g.Pack = p
 			default:
-				return g.errorf(n, "unknown header line %q (want kind, timeout, quiet or events, or # comments)", key)
+				return g.errorf(n, "unknown header line %q (want kind, timeout, quiet, events or pack, or # comments)", key)
 			}
 		}
 	}

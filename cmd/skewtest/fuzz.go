@@ -33,7 +33,7 @@ type fuzzOptions struct {
 	// Batch is how many cases run in one plan (their pairings share -j).
 	Batch int
 	// Pack is how many cases share one journey (and so one pairing's processes); 1 runs
-	// every case alone.
+	// every case alone; 0: each generator's own pack line, else DefaultFuzzPack.
 	Pack int
 }
 
@@ -41,7 +41,8 @@ type fuzzOptions struct {
 // is the same every time.
 const DefaultFuzzSeed = 1
 
-// DefaultFuzzPack is how many cases share a journey by default.
+// DefaultFuzzPack is how many cases share a journey when neither --pack nor the generator's
+// pack line says.
 const DefaultFuzzPack = 8
 
 // DefaultFuzzCases is PR mode's case count when neither --cases nor --budget is given.
@@ -63,7 +64,7 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs.StringVar(&exclude, "exclude", "", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
 	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j, or -j packs with --pack)")
-	fs.IntVar(&o.Pack, "pack", DefaultFuzzPack, "cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone)")
+	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d)", DefaultFuzzPack))
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	if err := parse(fs, args, 0); err != nil {
@@ -72,7 +73,7 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	seedGiven := false
 	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
 	switch {
-	case o.Pack < 1:
+	case o.Pack < 0:
 		return nil, usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
 	case o.Cases < 0:
 		return nil, usagef("--cases %d: give how many cases to run, 1 or more", o.Cases)
@@ -322,7 +323,11 @@ func (cp *campaign) go_(ctx context.Context) error {
 	// pairings busy while some wait.
 	batch := cp.o.Batch
 	if batch <= 0 {
-		batch = max(2, cp.o.Parallel) * cp.o.Pack
+		most := 1
+		for _, g := range cp.gens {
+			most = max(most, cp.packOf(g))
+		}
+		batch = max(2, cp.o.Parallel) * most
 	}
 	next := 1
 	for ctx.Err() == nil {
@@ -395,10 +400,22 @@ func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 			cp.c.Events[c.Gen.Name+"/"+e]++
 		}
 	}
-	if cp.o.Pack <= 1 {
+	if cp.o.Pack == 1 {
 		return cp.runJourneys(ctx, cjs, false)
 	}
 	return cp.runPacked(ctx, cjs)
+}
+
+// packOf is how many cases of generator g share a journey: --pack, else the generator's pack
+// line, else DefaultFuzzPack.
+func (cp *campaign) packOf(g *fuzz.Generator) int {
+	switch {
+	case cp.o.Pack > 0:
+		return cp.o.Pack
+	case g.Pack > 0:
+		return g.Pack
+	}
+	return DefaultFuzzPack
 }
 
 // runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
@@ -410,7 +427,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	byGen := map[*fuzz.Generator]int{}
 	for _, cj := range cjs {
 		i, ok := byGen[cj.c.Gen]
-		if !ok || len(packs[i]) >= cp.o.Pack {
+		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
 			byGen[cj.c.Gen] = len(packs)
 			packs = append(packs, nil)
 			i = len(packs) - 1
