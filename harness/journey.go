@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,7 +143,7 @@ func (j *journey) action(ctx context.Context, s journeys.Step, c journeys.Comman
 // await is a barrier:
 //
 //	await frame DIR NAME [count=N]     the tap saw N frames DIR NAME during this step (default 1)
-//	await ROLE WHAT text=T             what ROLE reported as WHAT contains T (see streamText)
+//	await ROLE WHAT text=T             what ROLE reported as WHAT contains T (checks.StreamReader)
 //	await ROLE WHAT [k=v …] [count=N]  ROLE made N observations WHAT with every k=v in this step
 func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	pos := c.Positional()
@@ -174,8 +173,10 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 		}
 	case hasText:
 		role, what := transcript.Role(pos[0]), pos[1]
+		search := &checks.Search{Text: []byte(text)}
 		cond = func(t *transcript.Transcript) bool {
-			return bytes.Contains(j.streamText(t, role, what), []byte(text))
+			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
+			return j.streams.Contains(in, role, what, search)
 		}
 	default:
 		role, what := transcript.Role(pos[0]), pos[1]
@@ -296,12 +297,6 @@ func truncate(s string, n int) string {
 // named names the transcript's frames with the pairing's contracts.
 func (j *journey) named(t *transcript.Transcript) []checks.Named {
 	return checks.NameFrames(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract})
-}
-
-// streamText is what ROLE reported as WHAT, as bytes to search: a declared stream's end of
-// that role (its latest value where it accumulates), else WHAT observations' bytes.
-func (j *journey) streamText(t *transcript.Transcript, role transcript.Role, what string) []byte {
-	return j.streams.Text(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}, role, what)
 }
 
 // fieldsMatch reports whether an observation's data has every key=value (values compared as

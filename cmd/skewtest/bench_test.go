@@ -103,7 +103,7 @@ func BenchmarkPlanCold(b *testing.B) {
 // a failing one (v1.4.190 host × v1.4.120 desktop client, where most terminal cases fail
 // and are run again case by case; shrinking is bounded to one candidate so the figure is
 // the rate of cases, not of shrinking). Each iteration is a PR-mode campaign with seed 1 and
-// the default --pack.
+// each generator's own pack.
 func BenchmarkFuzz(b *testing.B) {
 	src, err := example.FindSource("")
 	if err != nil {
@@ -118,9 +118,9 @@ func BenchmarkFuzz(b *testing.B) {
 		name, host, client, kind, generator string
 		cases                               int
 	}{
-		{"passing=worktree-x-v1.4.190/generator=session", "worktree", "v1.4.190", "", "session", 256},
-		{"passing=worktree-x-v1.4.190/generator=terminal", "worktree", "v1.4.190", "", "terminal", 32},
-		{"passing=worktree-x-v1.4.190/generator=all", "worktree", "v1.4.190", "", "", 64},
+		{"passing=worktree-x-v1.4.190/generator=session", "worktree", "v1.4.190", "", "session", 1024},
+		{"passing=worktree-x-v1.4.190/generator=terminal", "worktree", "v1.4.190", "", "terminal", 64},
+		{"passing=worktree-x-v1.4.190/generator=all", "worktree", "v1.4.190", "", "", 256},
 		{"failing=v1.4.190-x-v1.4.120-desktop/generator=terminal", "v1.4.190", "v1.4.120", "desktop", "terminal", 16},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

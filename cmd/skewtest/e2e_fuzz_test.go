@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -26,11 +27,12 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		cache = GinkgoT().TempDir()
 	})
 
-	// fuzzOn runs skewtest fuzz and returns its exit code, output and results.json.
-	fuzzOn := func(ctx SpecContext, args ...string) (int, string, *results.Run) {
+	// fuzzIn runs skewtest fuzz on the subject in dir and returns its exit code, output and
+	// results.json; fuzzOn runs it on the reference history.
+	fuzzIn := func(ctx SpecContext, subject string, args ...string) (int, string, *results.Run) {
 		dir := GinkgoT().TempDir()
 		var stdout, stderr bytes.Buffer
-		args = append([]string{"fuzz", "--repo", repo, "--cache-dir", cache, "--report-dir", dir}, args...)
+		args = append([]string{"fuzz", "--repo", subject, "--cache-dir", cache, "--report-dir", dir}, args...)
 		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
 		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
@@ -41,6 +43,7 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		Expect(json.Unmarshal(data, &run)).To(Succeed())
 		return code, stdout.String() + stderr.String(), &run
 	}
+	fuzzOn := func(ctx SpecContext, args ...string) (int, string, *results.Run) { return fuzzIn(ctx, repo, args...) }
 
 	// unique returns the campaign's unique finding of kind on host × kind client.
 	unique := func(run *results.Run, kind results.Kind, host, client, clientKind string) *results.CampaignFinding {
@@ -179,4 +182,55 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		Entry("session event order (roundProgressArrivalOrder)", "v1.4.190", "worktree", "session",
 			`{"roundProgressArrivalOrder":true}`, "session-order", "", results.Stall),
 	)
+
+	// Two cases of 700,000 bytes each pass alone on a host whose ack ledger wraps after 1 MiB
+	// (ackLedgerWraps), and fail packed on one stream: the pack is the failing case.
+	It("finds what only cases packed one after another show, and keeps the pack as the case", func(ctx SpecContext) {
+		subject := referenceHistory()
+		Expect(os.WriteFile(filepath.Join(subject, "fuzz", "ledger.txtar"), []byte(ledgerGenerator), 0o644)).To(Succeed())
+		code, out, run := fuzzIn(ctx, subject, "--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--generator", "ledger",
+			"--cases", "2", "--shrink-tries", "4", "--env", `worktree:REMOTETERM_FEATURES={"ackLedgerWraps":true}`)
+		Expect(code).To(Equal(1), out)
+		Expect(run.Campaign.CaseList).To(HaveLen(2))
+		for _, c := range run.Campaign.CaseList {
+			Expect(c.Status).To(Equal(results.StatusPass), "each case passes alone: %s", c.Name)
+		}
+		var packed []results.CampaignFinding
+		for _, f := range run.Campaign.Findings {
+			if f.Host == "worktree" && f.Client == "v1.4.190" && strings.HasSuffix(f.First, "-pack2") {
+				packed = append(packed, f)
+			}
+		}
+		Expect(packed).NotTo(BeEmpty(), out)
+		for _, f := range packed {
+			Expect(f.Kind).To(BeElementOf(results.Stall, results.DriverError, results.IncompleteJourney), out)
+			Expect(f.Shrunk).To(BeAnExistingFile(), "the repro line names a file that exists")
+			Expect(f.Repro).To(ContainSubstring("--journey " + f.Shrunk))
+		}
+	}, SpecTimeout(10*time.Minute))
 })
+
+// ledgerGenerator draws cases of one long stream each, 700,000 bytes: one case stays under
+// the 1 MiB an ackLedgerWraps host's ledger holds, two packed on one stream pass it.
+const ledgerGenerator = `# ledger: one long stream per case, two cases to a journey
+kind desktop
+timeout 30s
+events 1..1
+pack 2
+
+-- setup --
+client subscribe path=/terminal.multiplex terminal=t1 cols=120 rows=40
+await client rendered-snapshot
+
+-- event long --
+host emit-output terminal=t1 text={ascii 700000..700000}
+host emit-output terminal=t1 text="\r\n"+{fresh long- as=mk}+"\r\n"
+await client screen text={tail mk 64}
+
+-- finish --
+client input terminal=t1 text="echo done\r"
+await host input text="echo done\r"
+
+-- frames --
+ignore C>H Ack
+`

@@ -491,21 +491,25 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		if err := cp.runJourneys(ctx, pk, false); err != nil {
 			return err
 		}
-		if !slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
+		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
+			// A case shows it alone: the pack's failing pairings are not worth keeping.
+			for _, k := range failed[i] {
+				if r := byIndex[k]; r.Transcript != "" {
+					_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+				}
+			}
+		} else {
 			// Every case passes alone, yet the pack failed: what fails is how its cases
 			// follow one another on one connection, so the pack is the failing case.
 			for _, k := range failed[i] {
-				if r := byIndex[k]; r.Status == results.StatusFail {
+				switch r := byIndex[k]; r.Status {
+				case results.StatusFail:
 					if err := cp.found(ctx, packed[i], plan[k], r, false); err != nil {
 						return err
 					}
+				case results.StatusError:
+					cp.run.Pairings = append(cp.run.Pairings, r) // the harness broke on the pack
 				}
-			}
-		}
-		for _, k := range failed[i] {
-			// The pack's failing pairings' directories: the cases run alone have their own.
-			if r := byIndex[k]; r.Transcript != "" {
-				_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
 			}
 		}
 	}

@@ -177,7 +177,14 @@ type fold struct {
 	value []byte
 	step  string
 	any   bool // a value arrived
+	// reads counts advances; edits are the values that replaced part of the accumulated one
+	// (From inside it), each with the advance that read it, so a search knows which bytes
+	// it has looked at are still there.
+	reads int
+	edits []edit
 }
+
+type edit struct{ read, from int }
 
 // advance reads what t has beyond the fold's position. A fold that has read nothing starts
 // at the last whole value (From 0): what came before it does not count.
@@ -185,11 +192,13 @@ func (f *fold) advance(t *transcript.Transcript) {
 	if f.next == 0 {
 		f.next = lastWhole(t, f.e)
 	}
+	f.reads++
 	forEachValue(t, f.e, f.next, func(next int, items []Item) {
 		f.next = next
 		for _, it := range items {
 			from := min(it.From, len(f.value)) // a value past the end continues it
 			if from < len(f.value) {
+				f.edits = append(f.edits, edit{read: f.reads, from: from})
 				// A copy: values handed out before must not change under their holders.
 				f.value = append(append(make([]byte, 0, from+len(it.Value)), f.value[:from]...), it.Value...)
 			} else {
@@ -238,6 +247,10 @@ type StreamReader struct {
 // Text is StreamText(in, role, what), reading only what in.Transcript has gained since the
 // last call for a cumulative stream (the transcript only grows).
 func (r *StreamReader) Text(in *Input, role transcript.Role, what string) []byte {
+	if f := r.fold(in, role, what); f != nil {
+		f.advance(in.Transcript)
+		return f.value
+	}
 	for _, s := range Streams(in) {
 		if s.name != what {
 			continue
@@ -249,22 +262,65 @@ func (r *StreamReader) Text(in *Input, role transcript.Role, what string) []byte
 			if end.e.Role != string(role) {
 				continue
 			}
-			if end.delivered && s.compare == contract.CompareCumulative {
-				if r.folds == nil {
-					r.folds = map[string]*fold{}
-				}
-				f := r.folds[s.name]
-				if f == nil {
-					f = &fold{e: end.e}
-					r.folds[s.name] = f
-				}
-				f.advance(in.Transcript)
-				return f.value
-			}
 			return join(Values(in.Transcript, end.e))
 		}
 	}
 	return join(Values(in.Transcript, contract.Endpoint{Role: string(role), Observations: []string{what}}))
+}
+
+// fold is the reader's fold of stream what when role is the delivered end of a cumulative
+// stream of that name (the first end of role, as Text reads them), else nil.
+func (r *StreamReader) fold(in *Input, role transcript.Role, what string) *fold {
+	for _, s := range Streams(in) {
+		if s.name != what {
+			continue
+		}
+		if s.delivered.Role != string(role) || s.compare != contract.CompareCumulative {
+			return nil
+		}
+		f := r.folds[s.name]
+		if f == nil {
+			if r.folds == nil {
+				r.folds = map[string]*fold{}
+			}
+			f = &fold{e: s.delivered}
+			r.folds[s.name] = f
+		}
+		return f
+	}
+	return nil
+}
+
+// Search is one barrier's look for text in a stream (Contains): how far it has looked, so
+// the next look at a cumulative stream reads only what arrived since (and what replaced
+// bytes it had looked at).
+type Search struct {
+	Text    []byte
+	read    int // the fold's advance at the last look
+	checked int // the bytes looked at then, found without Text
+}
+
+// Contains reports whether Text(in, role, what) holds s.Text. Called again with the same s
+// as the transcript grows, it searches a cumulative stream's new bytes only (with the
+// len(s.Text)-1 bytes before them), so a barrier over a megabyte screen costs what arrived.
+func (r *StreamReader) Contains(in *Input, role transcript.Role, what string, s *Search) bool {
+	f := r.fold(in, role, what)
+	if f == nil {
+		return bytes.Contains(r.Text(in, role, what), s.Text)
+	}
+	f.advance(in.Transcript)
+	start := s.checked
+	for _, e := range f.edits {
+		if e.read > s.read {
+			start = min(start, e.from)
+		}
+	}
+	s.read = f.reads
+	if bytes.Contains(f.value[max(0, min(start, len(f.value))-len(s.Text)+1):], s.Text) {
+		return true
+	}
+	s.checked = len(f.value)
+	return false
 }
 
 func join(items []Item) []byte {

@@ -156,6 +156,23 @@ var _ = Describe("a cumulative stream reported in parts (from)", func() {
 		Expect(string(checks.StreamText(in, transcript.Client, "doc"))).To(Equal("fresh"), "a reader of its own sees the same")
 	})
 
+	It("searches only what arrived since its last look, and again what a part replaced", func() {
+		var r checks.StreamReader
+		s := &checks.Search{Text: []byte("marker")}
+		obs(transcript.Client, "shown", map[string]any{"doc": "abc mar"})
+		Expect(r.Contains(in, transcript.Client, "doc", s)).To(BeFalse())
+		obs(transcript.Client, "shown", map[string]any{"doc": "ker", "from": 7})
+		Expect(r.Contains(in, transcript.Client, "doc", s)).To(BeTrue(), "a match across the bytes looked at and the new ones")
+
+		s = &checks.Search{Text: []byte("xyz")}
+		Expect(r.Contains(in, transcript.Client, "doc", s)).To(BeFalse())
+		obs(transcript.Client, "shown", map[string]any{"doc": "xyz", "from": 2})
+		Expect(r.Contains(in, transcript.Client, "doc", s)).To(BeTrue(), "bytes replaced inside what was looked at are looked at again")
+		obs(transcript.Client, "reloaded", map[string]any{"doc": "none here"})
+		Expect(r.Contains(in, transcript.Client, "doc", &checks.Search{Text: []byte("xyz")})).To(BeFalse())
+		Expect(r.Contains(in, transcript.Client, "doc", &checks.Search{Text: []byte("here")})).To(BeTrue())
+	})
+
 	It("finds data loss in the folded value, and none when the parts add up", func() {
 		obs(transcript.Host, "wrote", map[string]any{"text": "abc"})
 		obs(transcript.Host, "wrote", map[string]any{"text": "def"})
