@@ -36,9 +36,13 @@ var _ = Describe("Validate", func() {
 		Entry("expect without none", "expect client output for=1s", "j.txtar:4: expect asserts an absence: it ends with none and a for=DURATION"),
 		Entry("expect without for", "expect frame H>C Output none", "j.txtar:4: expect needs for=DURATION"),
 		Entry("end", "end now", "j.txtar:4: end knows only expected-refusal (end expected-refusal)"),
-		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, frame:NAME, kind:K, window)"),
+		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, command:NAME@V, frame:NAME, host-command:NAME@V, kind:K, window)"),
 		Entry("condition without its argument", "[cap] tap drop", "j.txtar:4: condition [cap] needs an argument: [cap:NAME]"),
 		Entry("condition with an argument it does not take", "[window:2] tap drop", "j.txtar:4: condition [window:2] takes no argument: [window]"),
+		Entry("command condition without a version", "[command:review.start] tap drop",
+			`j.txtar:4: condition [command:review.start]: want NAME@V (a command id and a version), not "review.start": [command:NAME@V]`),
+		Entry("command condition with a version that is not a number", "[!host-command:review.start@two] tap drop",
+			`j.txtar:4: condition [!host-command:review.start@two]: version "two" of review.start is not a positive number: [host-command:NAME@V]`),
 	)
 })
 
