@@ -2,14 +2,16 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
 )
 
-// commandVersion splits a command condition's argument, NAME@V.
-func commandVersion(arg string) (name string, version int, err error) {
+// CommandVersion splits a command condition's argument, NAME@V ([command:NAME@V],
+// [host-command:NAME@V]).
+func CommandVersion(arg string) (name string, version int, err error) {
 	name, v, ok := strings.Cut(arg, "@")
 	if !ok || name == "" {
 		return "", 0, fmt.Errorf("want NAME@V (a command id and a version), not %q", arg)
@@ -23,14 +25,28 @@ func commandVersion(arg string) (name string, version int, err error) {
 
 // checkCommandArg says what is wrong with a command condition's argument, or nil.
 func checkCommandArg(arg string) error {
-	_, _, err := commandVersion(arg)
+	_, _, err := CommandVersion(arg)
 	return err
+}
+
+// commandConditions are the conditions whose argument is NAME@V.
+var commandConditions = []string{"command", "host-command"}
+
+// CommandArg returns the command id a condition names ([command:NAME@V] and
+// [host-command:NAME@V]), or false for another condition or a malformed argument.
+func CommandArg(c string) (string, bool) {
+	key, arg, _ := strings.Cut(c, ":")
+	if !slices.Contains(commandConditions, key) {
+		return "", false
+	}
+	name, _, err := CommandVersion(arg)
+	return name, err == nil
 }
 
 // speaks reports whether contract k declares the command version arg (NAME@V): on the
 // channel of the journey's path, or on any channel before the journey has used one.
 func (c *condContext) speaks(k *contract.Contract, arg string) bool {
-	name, version, err := commandVersion(arg)
+	name, version, err := CommandVersion(arg)
 	if k == nil || err != nil {
 		return false
 	}
