@@ -1,5 +1,7 @@
 package contract
 
+import "slices"
+
 // Channel is one kind of traffic: a set of WebSocket paths, the codec of each message type,
 // and the frames it carries.
 type Channel struct {
@@ -63,6 +65,16 @@ type Feature struct {
 type Command struct {
 	ID       string `json:"id"`
 	Versions []int  `json:"versions"`
+}
+
+// Speaks reports whether the channel declares command id at version.
+func (ch *Channel) Speaks(id string, version int) bool {
+	for _, c := range ch.Commands {
+		if c.ID == id && slices.Contains(c.Versions, version) {
+			return true
+		}
+	}
+	return false
 }
 
 // Capability returns the capability called name, or nil.

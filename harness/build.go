@@ -55,6 +55,25 @@ func FrameNames(bs ...*Build) []string {
 	return out
 }
 
+// CommandNames lists the command ids the contracts of the builds declare, sorted, each once.
+func CommandNames(bs ...*Build) []string {
+	var out []string
+	for _, b := range bs {
+		if b.Contract == nil {
+			continue
+		}
+		for _, ch := range b.Contract.Channels {
+			for _, c := range ch.Commands {
+				if !slices.Contains(out, c.ID) {
+					out = append(out, c.ID)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // argv resolves a driver command: a first word starting with "./" is relative to Dir.
 func (b *Build) argv(cmd []string) []string {
 	out := append([]string(nil), cmd...)

@@ -36,10 +36,46 @@ var _ = Describe("Validate", func() {
 		Entry("expect without none", "expect client output for=1s", "j.txtar:4: expect asserts an absence: it ends with none and a for=DURATION"),
 		Entry("expect without for", "expect frame H>C Output none", "j.txtar:4: expect needs for=DURATION"),
 		Entry("end", "end now", "j.txtar:4: end knows only expected-refusal (end expected-refusal)"),
-		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, frame:NAME, kind:K, window)"),
+		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, command:NAME@V, frame:NAME, host-command:NAME@V, kind:K, window)"),
 		Entry("condition without its argument", "[cap] tap drop", "j.txtar:4: condition [cap] needs an argument: [cap:NAME]"),
 		Entry("condition with an argument it does not take", "[window:2] tap drop", "j.txtar:4: condition [window:2] takes no argument: [window]"),
+		Entry("command condition without a version", "[command:review.start] tap drop",
+			`j.txtar:4: condition [command:review.start]: want NAME@V (a command id and a version), not "review.start": [command:NAME@V]`),
+		Entry("command condition with a version that is not a number", "[!host-command:review.start@two] tap drop",
+			`j.txtar:4: condition [!host-command:review.start@two]: version "two" of review.start is not a positive number: [host-command:NAME@V]`),
 	)
+})
+
+var _ = Describe("CheckCommands", func() {
+	known := []string{"ping", "review.start"}
+	parse := func(body string) *journeys.Journey {
+		j, err := journeys.Parse("j.txtar", []byte("kind session\n-- script --\nstep a\n"+body+"\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(j)).To(Succeed())
+		return j
+	}
+
+	It("accepts command ids the contracts declare, in script and frames lines (the control)", func() {
+		j := parse("[command:review.start@2] client call\n[!host-command:ping@1] await client session\n-- frames --\n[command:ping@1] C>H request")
+		Expect(harness.CheckCommands(j, known, "the builds a, b")).To(Succeed())
+	})
+
+	DescribeTable("refuses a command id no contract declares, at its line",
+		func(body, want string) {
+			Expect(harness.CheckCommands(parse(body), known, "the builds a, b")).To(MatchError(want))
+		},
+		Entry("in a command condition", "[command:review.strat@2] client call",
+			`j.txtar:4: command "review.strat" is in no contract of the builds a, b: did you mean "review.start"? (they declare ping, review.start)`),
+		Entry("in a negated host-command condition", "client call\n[!host-command:board.read@1] await client session",
+			`j.txtar:5: command "board.read" is in no contract of the builds a, b (they declare ping, review.start)`),
+		Entry("in the frames section", "client call\n-- frames --\n[command:pnig@1] C>H request",
+			`j.txtar:6: command "pnig" is in no contract of the builds a, b: did you mean "ping"? (they declare ping, review.start)`),
+	)
+
+	It("names none when no contract declares a command", func() {
+		Expect(harness.CheckCommands(parse("[command:ping@1] client call"), nil, "the builds a")).To(MatchError(
+			`j.txtar:4: command "ping" is in no contract of the builds a (they declare none)`))
+	})
 })
 
 var _ = Describe("CheckNames and CheckActions", func() {

@@ -148,6 +148,53 @@ func CheckNames(j *journeys.Journey, known []string, whose string) error {
 	return nil
 }
 
+// CheckCommands checks the command ids a journey's command conditions name
+// ([command:NAME@V], [host-command:NAME@V]) against the commands the contracts of a run's
+// builds declare (CommandNames), before anything runs: a command no contract declares is a
+// typo that would make the condition never hold, a configuration error at the journey's
+// file:line. whose says whose contracts they are, for the message. A journey must pass
+// Validate first.
+func CheckCommands(j *journeys.Journey, known []string, whose string) error {
+	conds := func(line int, cs []journeys.Cond) error {
+		for _, c := range cs {
+			name, ok := checks.CommandArg(c.Name)
+			if !ok || slices.Contains(known, name) {
+				continue
+			}
+			hint := ""
+			if near := nearest(name, known); near != "" {
+				hint = fmt.Sprintf(": did you mean %q?", near)
+			}
+			return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
+				"command %q is in no contract of %s%s (they declare %s)", name, whose, hint, declared(known))}
+		}
+		return nil
+	}
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			if err := conds(c.Line, c.Conds); err != nil {
+				return err
+			}
+		}
+	}
+	for _, fls := range [][]journeys.FrameLine{j.Frames, j.Ignore} {
+		for _, fl := range fls {
+			if err := conds(fl.Line, fl.Conds); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// declared lists names for a message, or says there are none.
+func declared(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
 // CheckActions checks the actions a journey sends to drivers of one role ("host" or
 // "client") against the actions a driver announced in its hello (a driver that announces
 // none is not checked). The drivers of the build whose journeys these are (the working

@@ -59,11 +59,12 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 	return out, nil
 }
 
-// worktreeFrames is the frame names of the working tree's contract when the working tree is
-// not one of srcs: the journeys are the working tree's, so a frame only it knows (named in a
-// condition that holds only where a build knows it) is no typo. Nil when the working tree
-// is built anyway or its contract cannot be read (nothing of the run depends on it then).
-func worktreeFrames(repo string, srcs []builds.Source) []string {
+// worktreeContract is the working tree's contract, as a build that holds only it, when the
+// working tree is not one of srcs: the journeys are the working tree's, so a frame or a
+// command only it knows (named in a condition that holds only where a build knows it) is
+// no typo. Nil when the working tree is built anyway or its contract cannot be read
+// (nothing of the run depends on it then).
+func worktreeContract(repo string, srcs []builds.Source) *harness.Build {
 	for _, src := range srcs {
 		if src.IsWorktree() {
 			return nil
@@ -81,14 +82,15 @@ func worktreeFrames(repo string, srcs []builds.Source) []string {
 	if err != nil {
 		return nil
 	}
-	return harness.FrameNames(&harness.Build{Contract: c})
+	return &harness.Build{Contract: c}
 }
 
 // checkBeforeBuilding refuses, before anything is built, what the builds' own files
 // already show to be wrong: a --kind no build has a driver for, and a frame name in a
-// journey that no contract of the run's builds declares, nor the working tree's (whose
-// journeys they are: worktree holds its frame names when it is not one of the builds).
-func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree []string) error {
+// journey, or a command id in a command condition, that no contract of the run's builds
+// declares, nor the working tree's (whose journeys they are: worktree holds its contract
+// when it is not one of the builds, else nil).
+func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree *harness.Build) error {
 	have := harness.KindsOf(described...)
 	for _, k := range kinds {
 		if !slices.Contains(have, k) {
@@ -100,16 +102,21 @@ func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 	for _, b := range described {
 		labels = append(labels, b.Label)
 	}
-	known := harness.FrameNames(described...)
-	if len(worktree) > 0 {
-		known = append(known, worktree...)
+	all := described
+	if worktree != nil {
+		all = append(slices.Clip(described), worktree)
 		labels = append(labels, "and the working tree")
 	}
+	known, commands := harness.FrameNames(all...), harness.CommandNames(all...)
 	if len(known) == 0 {
 		return nil // no contract could be read: the builds' errors say why
 	}
+	whose := "the builds " + strings.Join(labels, ", ")
 	for _, j := range js {
-		if err := harness.CheckNames(j, known, "the builds "+strings.Join(labels, ", ")); err != nil {
+		if err := harness.CheckNames(j, known, whose); err != nil {
+			return err
+		}
+		if err := harness.CheckCommands(j, commands, whose); err != nil {
 			return err
 		}
 	}

@@ -208,6 +208,62 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 			Expect(f.Repro).To(ContainSubstring("--journey " + f.Shrunk))
 		}
 	}, SpecTimeout(10*time.Minute))
+
+	// The session generator's explicit command versions and progress events with added
+	// fields reach a bug no journey does: each switch below passes every journey of the
+	// subject, is found by a campaign narrowed to the one event that reaches it (shrunk to
+	// that event), and the same campaign without the switch finds nothing.
+	allSessionEvents := []string{"ping", "probe", "review", "review-version", "server-request", "presence",
+		"progress", "progress-duplicated", "progress-added-field"}
+	DescribeTable("finds a session bug that only the session generator's edge events reach, and every journey misses",
+		func(ctx SpecContext, host, client, features, event string, want results.Kind) {
+			var exclude []string
+			for _, e := range allSessionEvents {
+				if e != event {
+					exclude = append(exclude, e)
+				}
+			}
+			withSwitch := "worktree:REMOTETERM_FEATURES=" + features
+
+			By("every journey of the subject passes with the switch on")
+			dir := GinkgoT().TempDir()
+			var stdout, stderr bytes.Buffer
+			args := []string{"repro", "--repo", repo, "--cache-dir", cache, "--report-dir", dir, "--host", host, "--client", client,
+				"--seed", "42", "--env", withSwitch}
+			code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
+			Expect(code).To(Equal(0), stdout.String()+stderr.String())
+			data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+			Expect(err).NotTo(HaveOccurred())
+			var journeyRun results.Run
+			Expect(json.Unmarshal(data, &journeyRun)).To(Succeed())
+			ran := map[string]bool{}
+			for _, p := range journeyRun.Pairings {
+				Expect(p.Status).To(Equal(results.StatusPass), p.Label())
+				ran[p.Journey] = true
+			}
+			Expect(ran).To(HaveLen(3), "terminal, terminal-mobile and session")
+
+			campaign := []string{"--host", host, "--client", client, "--kind", "session", "--generator", "session", "--cases", "4",
+				"--seed", "2", "--shrink-tries", "12", "--exclude", strings.Join(exclude, ",")}
+
+			By("the fuzzer finds it, shrunk to the one event")
+			code, out, run := fuzzOn(ctx, append(append([]string{}, campaign...), "--env", withSwitch)...)
+			Expect(code).To(Equal(1), out)
+			f := unique(run, want, host, client, "session")
+			Expect(f).NotTo(BeNil(), out)
+			Expect(f.ShrunkEvents).To(Equal([]string{event}))
+
+			By("the same campaign without the switch finds nothing")
+			code, out, run = fuzzOn(ctx, campaign...)
+			Expect(code).To(Equal(0), out)
+			Expect(run.Campaign.Findings).To(BeEmpty())
+			Expect(run.Campaign.Events).To(HaveKeyWithValue("session/"+event, BeNumerically(">", 0)))
+		},
+		Entry("an explicit older command version (olderCommandVersionRefused: the daemon answers review.start v1 unsupported_version)",
+			"worktree", "v1.4.190", `{"olderCommandVersionRefused":true}`, "review-version", results.Stall),
+		Entry("a progress event with an added field (progressUnknownFieldDropped: the session client drops it from the merge)",
+			"v1.4.190", "worktree", `{"progressUnknownFieldDropped":true}`, "progress-added-field", results.Stall),
+	)
 })
 
 // ledgerGenerator draws cases of one long stream each, 700,000 bytes: one case stays under

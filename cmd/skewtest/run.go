@@ -194,7 +194,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := checkBeforeBuilding(o.Kinds, js, described, worktreeFrames(o.Repo, srcs)); err != nil {
+	if err := checkBeforeBuilding(o.Kinds, js, described, worktreeContract(o.Repo, srcs)); err != nil {
 		return err
 	}
 	if err := applyEnv(described, o.Env); err != nil {

@@ -14,6 +14,7 @@ import (
 type condition struct {
 	arg   string // the argument's placeholder ("K", "NAME"), "" when it takes none
 	holds func(c *condContext, arg string) bool
+	check func(arg string) error // what is wrong with an argument, or nil; nil takes any
 }
 
 // condContext is what conditions read about a pairing.
@@ -53,6 +54,16 @@ var conditions = map[string]condition{
 	}},
 	// window: each build's protocol version is at least the other's minimum compatible one.
 	"window": {holds: func(c *condContext, _ string) bool { return InWindow(c.in) }},
+	// command:NAME@V: both builds' contracts declare command NAME at version V, so a client
+	// may call that version explicitly.
+	"command": {arg: "NAME@V", check: checkCommandArg, holds: func(c *condContext, arg string) bool {
+		return c.speaks(c.in.Host, arg) && c.speaks(c.in.Client, arg)
+	}},
+	// host-command:NAME@V: the host's contract declares command NAME at version V, whatever
+	// the client declares (what a probe of that version is answered with).
+	"host-command": {arg: "NAME@V", check: checkCommandArg, holds: func(c *condContext, arg string) bool {
+		return c.speaks(c.in.Host, arg)
+	}},
 }
 
 // ConditionSyntax lists the conditions as written, for messages.
@@ -79,6 +90,10 @@ func CheckCondition(c journeys.Cond) error {
 		return fmt.Errorf("condition %s needs an argument: [%s:%s]", c, key, def.arg)
 	case def.arg == "" && hasArg:
 		return fmt.Errorf("condition %s takes no argument: [%s]", c, key)
+	case def.check != nil:
+		if err := def.check(arg); err != nil {
+			return fmt.Errorf("condition %s: %v: [%s:%s]", c, err, key, def.arg)
+		}
 	}
 	return nil
 }

@@ -108,6 +108,19 @@ type Features struct {
 	// arrival order, their seq ignored, so a late or duplicated event rolls the merged state
 	// back. Only events out of order or twice show it (the journeys send them in order).
 	RoundProgressArrivalOrder bool `json:"roundProgressArrivalOrder"`
+	// OlderCommandVersionRefused (daemon): a request that names a version of a command below
+	// the newest one the daemon speaks is answered unsupported_version, as if the daemon
+	// spoke only its newest version. Only an explicit call of an older version by a client
+	// that speaks a newer one shows it (the journeys call the highest version both speak,
+	// and the older clients that call review.start at 1 are outside the window of a daemon
+	// with two versions of it).
+	OlderCommandVersionRefused bool `json:"olderCommandVersionRefused"`
+	// ProgressUnknownFieldDropped (session client): a roundProgress event that carries a key
+	// besides the ones its schema defines (phase) is dropped from the merge, breaking the
+	// rule that a later daemon may add optional fields to an event. Only events with such a
+	// field show it (the journeys send {"phase"} alone, and the future-peer pass adds fields
+	// only to objects the contract lists fields for, which the event is not).
+	ProgressUnknownFieldDropped bool `json:"progressUnknownFieldDropped"`
 
 	// Compatible changes: each adds to the wire without breaking a released peer.
 	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}

@@ -205,9 +205,12 @@ func (c *Client) onRoundProgress(f RoundProgress) {
 	if c.rel.RoundProgressArrivalOrder {
 		seq = nil // the negative control: events folded as they arrive, seq ignored
 	}
-	if !c.rel.RoundProgressKeepsFirst || l.Len() == 0 {
+	// The negative controls: a client that keeps only a review's first event, and one that
+	// drops an event with a key its schema does not define.
+	dropped := c.rel.ProgressUnknownFieldDropped && ProgressEventSchema().CheckStrict(f.Event) != nil
+	if (!c.rel.RoundProgressKeepsFirst || l.Len() == 0) && !dropped {
 		merged = l.Add(seq, f.Event)
-	} // else the negative control: a client that keeps only a review's first event
+	}
 	st := l.State()
 	c.mu.Unlock()
 	// phase is the merged state's phase, at the top level so a barrier can wait for it.

@@ -101,6 +101,27 @@ var _ = Describe("requests over a loopback WebSocket", func() {
 			Expect(rawRead(ws).(session.RPCErrorFrame).RequestID).To(Equal("board.read"))
 		}, SpecTimeout(5e9))
 
+		It("answers an explicit older version; olderCommandVersionRefused answers it unsupported_version", func(ctx SpecContext) {
+			for _, refused := range []bool{false, true} {
+				rel := releaseOf("v1.4.157")
+				rel.OlderCommandVersionRefused = refused
+				p = startDaemon(rel)
+				ws := p.rawDial(ctx)
+				rawSend(ws, session.Hello{ClientID: "raw", ClientType: "desktop", ProtocolVersion: 1, MinCompatibleProtocolVersion: 1})
+				rawRead(ws)
+				rawSend(ws, session.Request{RequestID: "r1", Command: "review.start", Version: 1, Input: json.RawMessage(`{"repo":"r"}`)})
+				rawSend(ws, session.Request{RequestID: "r2", Command: "review.start", Version: 2, Input: json.RawMessage(`{"repo":"r","base":"main"}`)})
+				first, second := rawRead(ws), rawRead(ws)
+				if refused {
+					Expect(first).To(BeAssignableToTypeOf(session.RPCErrorFrame{}))
+					Expect(first.(session.RPCErrorFrame).Code).To(Equal(session.CodeUnsupportedVersion))
+				} else {
+					Expect(first).To(BeAssignableToTypeOf(session.Response{}))
+				}
+				Expect(second).To(BeAssignableToTypeOf(session.Response{}), "the newest version is answered either way")
+			}
+		}, SpecTimeout(5e9))
+
 		It("reads a single-version command without a version as that version", func(ctx SpecContext) {
 			p = startDaemon(releaseOf("v1.4.120"))
 			ws := p.rawDial(ctx)

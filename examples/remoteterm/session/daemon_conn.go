@@ -172,7 +172,11 @@ func (c *daemonConn) request(ctx context.Context, r Request) {
 		}
 		version = versions[0]
 	}
-	if !slices.Contains(versions, version) {
+	spoken := slices.Contains(versions, version)
+	if c.d.rel.OlderCommandVersionRefused && version < slices.Max(versions) {
+		spoken = false // the negative control: a daemon that checks the version against its newest only
+	}
+	if !spoken {
 		c.fail(ctx, r.RequestID, CodeUnsupportedVersion,
 			fmt.Sprintf("command %s version %d is not spoken here (versions %v)", r.Command, version, sortedVersions(versions)),
 			map[string]any{"supported": sortedVersions(versions)})

@@ -92,6 +92,26 @@ var _ = Describe("roundProgress over a loopback WebSocket", func() {
 		}
 	}, SpecTimeout(5e9))
 
+	It("merges an event with a field a later daemon may add; progressUnknownFieldDropped drops it", func(ctx SpecContext) {
+		for _, drops := range []bool{false, true} {
+			p := startDaemon(releaseOf("v1.4.157"))
+			rel := releaseOf("v1.4.157")
+			rel.ProgressUnknownFieldDropped = drops
+			c := p.dial(ctx, rel, session.ClientOptions{})
+			_, err := c.Hello(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.daemon.SendRoundProgress(ctx, "rv-1", []session.ProgressEvent{ev(0, "dispatched"),
+				{Event: json.RawMessage(`{"phase":"composed","detail":{"reviewer":"x"}}`)}})).To(Succeed())
+			Eventually(func() []map[string]any { return p.clientObs.Find(session.EventRoundProgress) }).Should(HaveLen(2))
+			last := p.clientObs.Find(session.EventRoundProgress)[1]
+			if drops {
+				Expect(last).To(SatisfyAll(HaveKeyWithValue("phase", "dispatched"), HaveKeyWithValue("merged", false)))
+			} else {
+				Expect(last).To(SatisfyAll(HaveKeyWithValue("phase", "composed"), HaveKeyWithValue("merged", true)))
+			}
+		}
+	}, SpecTimeout(5e9))
+
 	It("refuses an event without a phase before sending anything", func(ctx SpecContext) {
 		p := startDaemon(releaseOf("v1.4.157"))
 		err := p.daemon.SendRoundProgress(ctx, "rv-1", []session.ProgressEvent{{Event: json.RawMessage(`{}`)}})
