@@ -38,34 +38,38 @@ type Build struct {
 
 // FrameNames lists the frame names the contracts of the builds declare, sorted, each once.
 func FrameNames(bs ...*Build) []string {
-	var out []string
-	for _, b := range bs {
-		if b.Contract == nil {
-			continue
+	return channelNames(bs, func(ch *contract.Channel) []string {
+		var out []string
+		for _, f := range ch.Frames {
+			out = append(out, f.Name)
 		}
-		for _, ch := range b.Contract.Channels {
-			for _, f := range ch.Frames {
-				if !slices.Contains(out, f.Name) {
-					out = append(out, f.Name)
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
+		return out
+	})
 }
 
 // CommandNames lists the command ids the contracts of the builds declare, sorted, each once.
 func CommandNames(bs ...*Build) []string {
+	return channelNames(bs, func(ch *contract.Channel) []string {
+		var out []string
+		for _, c := range ch.Commands {
+			out = append(out, c.ID)
+		}
+		return out
+	})
+}
+
+// channelNames is what names gives for every channel of the builds' contracts, sorted, each
+// once.
+func channelNames(bs []*Build, names func(*contract.Channel) []string) []string {
 	var out []string
 	for _, b := range bs {
 		if b.Contract == nil {
 			continue
 		}
-		for _, ch := range b.Contract.Channels {
-			for _, c := range ch.Commands {
-				if !slices.Contains(out, c.ID) {
-					out = append(out, c.ID)
+		for i := range b.Contract.Channels {
+			for _, n := range names(&b.Contract.Channels[i]) {
+				if !slices.Contains(out, n) {
+					out = append(out, n)
 				}
 			}
 		}
