@@ -63,7 +63,7 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs.StringVar(&gens, "generator", "", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
 	fs.StringVar(&exclude, "exclude", "", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
-	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j, or -j packs with --pack)")
+	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j packs, at least 2, of the generators' largest pack)")
 	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d)", DefaultFuzzPack))
 	o.registerEnv(fs)
 	o.registerParallel(fs)
