@@ -16,13 +16,22 @@ import (
 	"github.com/skewtest/skewtest/journeys"
 )
 
+// peer is one side of a pairing: a driver process of its own (*driver.Driver) or a lane of
+// a shared one (*lanePeer).
+type peer interface {
+	Do(ctx context.Context, action string, args any) (driver.Message, error)
+	Hello() driver.Message
+	Exited() <-chan struct{}
+	ExitErr() error
+}
+
 // journey runs one pairing's journey, line by line, through the vocabulary's verbs.
 type journey struct {
 	p      Pairing
 	opts   Options
 	rec    *recorder
-	host   *driver.Driver
-	client *driver.Driver
+	host   peer
+	client peer
 	proxy  *tap.Proxy
 	has    func(cond string) bool
 	// mark is the transcript's size when the current step started: barriers look at what
@@ -71,7 +80,7 @@ func (j *journey) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-func (j *journey) driverFor(role string) (*driver.Driver, transcript.Role) {
+func (j *journey) driverFor(role string) (peer, transcript.Role) {
 	if role == "host" {
 		return j.host, transcript.Host
 	}
@@ -401,7 +410,7 @@ func (j *journey) quiet() time.Duration {
 	return DefaultQuiet
 }
 
-func (j *journey) exited(role transcript.Role, d *driver.Driver, s journeys.Step) error {
+func (j *journey) exited(role transcript.Role, d peer, s journeys.Step) error {
 	j.rec.problem(role, fmt.Sprintf("exited during step %s: %v", s.Name, d.ExitErr()), "")
 	return errAbort
 }

@@ -99,6 +99,9 @@ type Options struct {
 	// refusal): no transcript, no logs, no directory; its result and in-memory transcript
 	// are still returned. A fuzz campaign runs thousands of pairings and keeps the failures.
 	DiscardPassing bool
+	// Pool, when set, runs the pairing in lanes of its shared driver processes where the
+	// builds' drivers serve lanes (see Pool); nil: processes of the pairing's own.
+	Pool *Pool
 	// OnUsage, if not nil, is told of a mistake of the user's found only once drivers ran
 	// (a journey action the working tree's driver does not announce): the run should stop
 	// and report it as a configuration error. The pairing is an error either way.
@@ -183,11 +186,24 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 		Kind:    p.Kind,
 		Journey: p.Journey.Name,
 	}
-	err := run(ctx, p, opts, newRecorder(t))
+	rec := newRecorder(t)
+	err := run(ctx, p, opts, rec)
+	if errors.Is(err, errSharedExited) && ctx.Err() == nil {
+		// Which lane made the shared process exit is unknown: run the pairing again with
+		// processes of its own, so a crash is found on the pairing that makes it.
+		opts.Pool = nil
+		return run0(ctx, p, opts)
+	}
 	res.Duration = time.Since(start)
 	for _, l := range []string{opts.logPath(transcript.Host, ""), opts.logPath(transcript.Client, p.Kind)} {
 		if _, err := os.Stat(l); err == nil {
 			res.Logs = append(res.Logs, filepath.Base(l))
+		}
+	}
+	for _, l := range rec.shared {
+		// A lane's log is its shared process's, outside the pairing's directory.
+		if rel, err := filepath.Rel(opts.Dir, l); err == nil {
+			res.Logs = append(res.Logs, rel)
 		}
 	}
 	var ue *UsageError
@@ -279,36 +295,13 @@ func writeTranscript(dir string, t *transcript.Transcript) error {
 	return os.WriteFile(filepath.Join(dir, transcriptFile), b.Bytes(), 0o644)
 }
 
-// run owns the pairing's processes: every one started here is stopped before it returns.
+// run owns the pairing's processes and lanes: every one started or opened here is stopped or
+// closed before it returns. It returns errSharedExited when a shared process of the pool
+// exited while the pairing ran in one of its lanes.
 func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return err
 	}
-	// Teardown must finish even when ctx is cancelled (Ctrl-C): it gets its own deadline.
-	stopCtx := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(context.WithoutCancel(ctx), 4*max(opts.StopGrace, 3*time.Second))
-	}
-	stop := func(role transcript.Role, d *driver.Driver) {
-		sctx, cancel := stopCtx()
-		defer cancel()
-		serr := d.Stop(sctx)
-		if serr == nil {
-			return
-		}
-		// A crash during the journey is already a problem of its step; report only what
-		// stopping itself found (a driver that ignored stop, or died unnoticed).
-		reported := false
-		rec.view(func(t *transcript.Transcript) {
-			for _, p := range t.Problems {
-				reported = reported || p.Role == role
-			}
-		})
-		if errors.Is(serr, driver.ErrExited) && reported {
-			return
-		}
-		rec.problem(role, serr.Error(), "")
-	}
-
 	var dec *decoder
 	if usesDriverDecoding(p.Host.Contract, p.Client.Contract) {
 		dec = newDecoder(rec, p)
@@ -319,16 +312,16 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		defer cancel()
 	}
 
-	host, hostURL, err := startDriver(ctx, p.Host, p.Journey, transcript.Host, "", p.Host.Host, nil, opts, rec)
+	host, err := openSide(ctx, p, p.Host, transcript.Host, "", p.Host.Host, "", opts, rec)
 	if err != nil {
 		return err
 	}
-	defer stop(transcript.Host, host)
+	defer host.end(ctx, opts, rec, &err)
 	if dec != nil {
-		dec.attach(transcript.Host, host)
+		dec.attach(transcript.Host, host.d)
 	}
 
-	proxy, err := tap.Start(ctx, hostURL, rec, tap.WithRewriter(opts.Rewriter))
+	proxy, err := tap.Start(ctx, host.url, rec, tap.WithRewriter(opts.Rewriter))
 	if err != nil {
 		return fmt.Errorf("start wire tap: %w", err)
 	}
@@ -338,21 +331,20 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	if !ok {
 		return fmt.Errorf("client %s has no %s driver", p.Client, p.Kind)
 	}
-	client, _, err := startDriver(ctx, p.Client, p.Journey, transcript.Client, p.Kind, argv,
-		[]string{"SKEWTEST_HOST_URL=" + proxy.URL()}, opts, rec)
+	client, err := openSide(ctx, p, p.Client, transcript.Client, p.Kind, argv, proxy.URL(), opts, rec)
 	if err != nil {
 		return err
 	}
-	defer stop(transcript.Client, client)
+	defer client.end(ctx, opts, rec, &err)
 	// Runs first: what arrives while the drivers stop belongs to no step.
 	defer rec.endJourney()
 	if dec != nil {
-		dec.attach(transcript.Client, client)
+		dec.attach(transcript.Client, client.d)
 		// Before the journey ends, every frame it tapped gets its receiving driver's name.
 		defer dec.drain(ctx, max(opts.Timeout, DefaultTimeout))
 	}
 
-	j := &journey{p: p, opts: opts, rec: rec, host: host, client: client, proxy: proxy}
+	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy}
 	j.has = func(name string) bool {
 		var v bool
 		rec.view(func(t *transcript.Transcript) {
@@ -374,6 +366,96 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	return nil
 }
 
+// side is one side of a running pairing: a driver process of its own, or a lane of a
+// shared process of the pool.
+type side struct {
+	role transcript.Role
+	peer peer
+	d    *driver.Driver // the process (a lane's shared one): the decoder asks it
+	lane *lanePeer      // nil for a process of its own
+	url  string         // a host's URL
+}
+
+// openSide starts b's driver in role (a client of kind, reaching the host at hostURL), or
+// opens a lane in the pool's process of it when the pool has one that serves lanes.
+func openSide(ctx context.Context, p Pairing, b *Build, role transcript.Role, kind string, argv []string, hostURL string,
+	opts Options, rec *recorder) (*side, error) {
+	name := driverName(b, role, kind)
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%s: no driver command", name)
+	}
+	if opts.Pool != nil {
+		sp, err := opts.Pool.process(b, role, kind, argv)
+		if err != nil {
+			return nil, err
+		}
+		if sp != nil {
+			l, url, err := sp.openLane(ctx, hostURL, rec.onMessage(role))
+			if err != nil {
+				if isDone(sp.d.Exited()) && ctx.Err() == nil {
+					return nil, fmt.Errorf("%w: %v", errSharedExited, err)
+				}
+				return nil, err
+			}
+			s := &side{role: role, peer: l, d: sp.d, lane: l, url: url}
+			rec.hello(role, sp.d.Hello())
+			rec.shared = append(rec.shared, sp.log)
+			if err := checkStarted(p, b, role, name, s.peer, url, rec); err != nil {
+				s.end(ctx, opts, rec, new(error))
+				return nil, err
+			}
+			return s, nil
+		}
+	}
+	var env []string
+	if hostURL != "" {
+		env = []string{"SKEWTEST_HOST_URL=" + hostURL}
+	}
+	d, url, err := startDriver(ctx, b, p.Journey, role, kind, argv, env, opts, rec)
+	if err != nil {
+		return nil, err
+	}
+	return &side{role: role, peer: d, d: d, url: url}, nil
+}
+
+// end stops the side's driver, or closes its lane. What stopping found is a problem of the
+// pairing's, unless the driver's end is already one. A lane whose shared process exited
+// before it closed sets *err to errSharedExited.
+func (s *side) end(ctx context.Context, opts Options, rec *recorder, err *error) {
+	// Teardown must finish even when ctx is cancelled (Ctrl-C): it gets its own deadline.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 4*max(opts.StopGrace, 3*time.Second))
+	defer cancel()
+	if s.lane != nil {
+		cerr := s.lane.close(sctx)
+		switch {
+		case cerr == nil:
+		case s.lane.exited():
+			if *err == nil {
+				*err = errSharedExited
+			}
+		default:
+			rec.problem(s.role, fmt.Sprintf("could not close its lane: %v", cerr), "")
+		}
+		return
+	}
+	serr := s.d.Stop(sctx)
+	if serr == nil {
+		return
+	}
+	// A crash during the journey is already a problem of its step; report only what
+	// stopping itself found (a driver that ignored stop, or died unnoticed).
+	reported := false
+	rec.view(func(t *transcript.Transcript) {
+		for _, p := range t.Problems {
+			reported = reported || p.Role == s.role
+		}
+	})
+	if errors.Is(serr, driver.ErrExited) && reported {
+		return
+	}
+	rec.problem(s.role, serr.Error(), "")
+}
+
 // logPath is where a driver's log goes in the pairing's directory.
 func (o *Options) logPath(role transcript.Role, kind string) string {
 	name := string(role)
@@ -385,20 +467,13 @@ func (o *Options) logPath(role transcript.Role, kind string) string {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-func startDriver(ctx context.Context, b *Build, j *journeys.Journey, role transcript.Role, kind string, cmd []string, env []string,
-	opts Options, rec *recorder) (*driver.Driver, string, error) {
-	name := string(role) + " " + b.Label
-	if kind != "" {
-		name = kind + " client " + b.Label
-	}
-	if len(cmd) == 0 {
-		return nil, "", fmt.Errorf("%s: no driver command", name)
-	}
-	spec := driver.Spec{
-		Argv:    b.argv(cmd),
+// driverSpec is how b's driver in role (and kind) is started.
+func driverSpec(b *Build, role transcript.Role, kind string, argv, env []string, logPath string, stopGrace time.Duration) driver.Spec {
+	return driver.Spec{
+		Argv:    b.argv(argv),
 		Dir:     b.Dir,
-		LogPath: opts.logPath(role, kind),
-		Name:    name,
+		LogPath: logPath,
+		Name:    driverName(b, role, kind),
 		Env: append([]string{
 			"SKEWTEST_DRIVER_PROTOCOL=1",
 			"SKEWTEST_ROLE=" + string(role),
@@ -406,51 +481,76 @@ func startDriver(ctx context.Context, b *Build, j *journeys.Journey, role transc
 			"SKEWTEST_BUILD_LABEL=" + b.Label,
 			"SKEWTEST_BUILD_REVISION=" + b.Revision,
 		}, append(append([]string(nil), b.Env...), env...)...),
-		StopGrace: opts.StopGrace,
+		StopGrace: stopGrace,
 	}
-	d, err := driver.Start(ctx, spec, rec.onMessage(role))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) && b.DriverAt != nil {
-			// Name the driver as the user wrote it, not its path in the build cache.
-			return nil, "", fmt.Errorf("start %s driver: %q (%s) does not exist in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix the driver's argv there",
-				name, cmd[0], b.DriverAt(kind))
+}
+
+// startError says why a driver did not start, naming it as the user wrote it.
+func startError(err error, b *Build, kind, name string, argv []string) error {
+	if errors.Is(err, fs.ErrNotExist) && b.DriverAt != nil {
+		// Name the driver as the user wrote it, not its path in the build cache.
+		return fmt.Errorf("start %s driver: %q (%s) does not exist in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix the driver's argv there",
+			name, argv[0], b.DriverAt(kind))
+	}
+	return fmt.Errorf("start %s driver: %w", name, err)
+}
+
+// readyError says why a started driver never got ready.
+func readyError(ctx context.Context, err error, d *driver.Driver, name string, timeout time.Duration, logPath string) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// Say what was awaited and for how long, not a bare deadline.
+		what := "it never said hello"
+		if d.Hello().Type != "" {
+			what = "it said hello but never said ready"
 		}
-		return nil, "", fmt.Errorf("start %s driver: %w", name, err)
+		return fmt.Errorf("%s driver never got ready: %s within %s (the driver protocol's first lines; see its log %s)",
+			name, what, timeout, filepath.Base(logPath))
 	}
-	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
+	return fmt.Errorf("%s driver never got ready: %w", name, err)
+}
+
+// stopQuietly stops a driver whose start went wrong; its error is not the news.
+func stopQuietly(ctx context.Context, d *driver.Driver) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	ready, err := d.WaitReady(rctx)
-	if err != nil {
-		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer scancel()
-		_ = d.Stop(sctx)
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			// Say what was awaited and for how long, not a bare deadline.
-			what := "it never said hello"
-			if d.Hello().Type != "" {
-				what = "it said hello but never said ready"
-			}
-			return nil, "", fmt.Errorf("%s driver never got ready: %s within %s (the driver protocol's first lines; see its log %s)",
-				name, what, opts.ReadyTimeout, filepath.Base(spec.LogPath))
-		}
-		return nil, "", fmt.Errorf("%s driver never got ready: %w", name, err)
-	}
+	_ = d.Stop(sctx)
+}
+
+// checkStarted checks a driver (or lane) that just got ready: the working tree's driver
+// must announce the journey's actions (a usage error otherwise), a driver of another
+// protocol version is a problem, and a host must report a ws:// URL.
+func checkStarted(p Pairing, b *Build, role transcript.Role, name string, d peer, url string, rec *recorder) error {
 	if b.Journeys {
-		if err := CheckActions(j, string(role), name, d.Hello().Actions); err != nil {
-			sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer scancel()
-			_ = d.Stop(sctx)
-			return nil, "", &UsageError{Err: err}
+		if err := CheckActions(p.Journey, string(role), name, d.Hello().Actions); err != nil {
+			return &UsageError{Err: err}
 		}
 	}
 	if h := d.Hello(); h.Protocol != 1 {
 		rec.problem(role, fmt.Sprintf("announced driver protocol %d; this skewtest speaks 1 and drives it as 1", h.Protocol), "")
 	}
-	if role == transcript.Host && !strings.HasPrefix(ready.URL, "ws://") {
-		sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer scancel()
-		_ = d.Stop(sctx)
-		return nil, "", fmt.Errorf("%s driver reported ready without a ws:// url (got %q)", name, ready.URL)
+	if role == transcript.Host && !strings.HasPrefix(url, "ws://") {
+		return fmt.Errorf("%s driver reported ready without a ws:// url (got %q)", name, url)
+	}
+	return nil
+}
+
+func startDriver(ctx context.Context, b *Build, j *journeys.Journey, role transcript.Role, kind string, cmd []string, env []string,
+	opts Options, rec *recorder) (*driver.Driver, string, error) {
+	spec := driverSpec(b, role, kind, cmd, env, opts.logPath(role, kind), opts.StopGrace)
+	d, err := driver.Start(ctx, spec, rec.onMessage(role))
+	if err != nil {
+		return nil, "", startError(err, b, kind, spec.Name, cmd)
+	}
+	rctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
+	defer cancel()
+	ready, err := d.WaitReady(rctx)
+	if err != nil {
+		stopQuietly(ctx, d)
+		return nil, "", readyError(ctx, err, d, spec.Name, opts.ReadyTimeout, spec.LogPath)
+	}
+	if err := checkStarted(Pairing{Journey: j}, b, role, spec.Name, d, ready.URL, rec); err != nil {
+		stopQuietly(ctx, d)
+		return nil, "", err
 	}
 	return d, ready.URL, nil
 }

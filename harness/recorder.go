@@ -25,6 +25,9 @@ type recorder struct {
 	open   int // connections open through the tap
 	// decoder, when set, is handed every frame its receiving driver must name.
 	decoder *decoder
+	// shared lists the logs of the shared processes the pairing ran in lanes of (set by the
+	// pairing's goroutine before it returns, read after).
+	shared []string
 }
 
 func newRecorder(t *transcript.Transcript) *recorder {
@@ -100,16 +103,25 @@ func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 				t.Observations = append(t.Observations, transcript.Observation{Role: role, What: m.What, Data: data, At: m.At,
 					Step: step, Teardown: r.teardown}.Memoized())
 			case "hello":
-				if t.Hello == nil {
-					t.Hello = map[transcript.Role]transcript.Hello{}
-				}
-				t.Hello[role] = transcript.Hello{Protocol: m.Protocol, Actions: m.Actions}
+				setHello(t, role, m)
 			case "invalid":
 				t.Problems = append(t.Problems, transcript.Problem{Role: role, Step: step,
 					Message: "wrote a line that is not a driver protocol message", Detail: m.Line})
 			}
 		})
 	}
+}
+
+// hello records what a driver announced: a lane's pairing gets its shared process's hello.
+func (r *recorder) hello(role transcript.Role, m driver.Message) {
+	r.update(func(t *transcript.Transcript, _ string) { setHello(t, role, m) })
+}
+
+func setHello(t *transcript.Transcript, role transcript.Role, m driver.Message) {
+	if t.Hello == nil {
+		t.Hello = map[transcript.Role]transcript.Hello{}
+	}
+	t.Hello[role] = transcript.Hello{Protocol: m.Protocol, Actions: m.Actions}
 }
 
 // Frame implements tap.Recorder.

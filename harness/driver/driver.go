@@ -181,9 +181,15 @@ func (d *Driver) WaitReady(ctx context.Context) (Message, error) {
 // if ctx has no deadline it waits at most spec.ActionTimeout. A nil args
 // is sent as {}.
 func (d *Driver) Do(ctx context.Context, action string, args any) (Message, error) {
+	return d.DoLane(ctx, 0, action, args)
+}
+
+// DoLane is Do for an action of lane (docs/driver-protocol.md, Lanes); lane 0 is the
+// driver's own instance, as Do.
+func (d *Driver) DoLane(ctx context.Context, lane int, action string, args any) (Message, error) {
 	ctx, cancel := withDefaultTimeout(ctx, d.spec.ActionTimeout)
 	defer cancel()
-	id, ch, err := d.send(ctx, action, args, true)
+	id, ch, err := d.send(ctx, lane, action, args, true)
 	if err != nil {
 		return Message{}, err
 	}
@@ -208,7 +214,7 @@ func (d *Driver) Do(ctx context.Context, action string, args any) (Message, erro
 func (d *Driver) Send(action string, args any) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d.spec.ActionTimeout)
 	defer cancel()
-	id, _, err := d.send(ctx, action, args, false)
+	id, _, err := d.send(ctx, 0, action, args, false)
 	return id, err
 }
 
@@ -232,7 +238,7 @@ func (d *Driver) stop(ctx context.Context) error {
 	}
 	grace := d.spec.StopGrace
 	wctx, cancel := context.WithTimeout(ctx, grace)
-	_, _, _ = d.send(wctx, "stop", nil, false) // it may have closed stdin already
+	_, _, _ = d.send(wctx, 0, "stop", nil, false) // it may have closed stdin already
 	cancel()
 	d.closeStdin()
 	if d.awaitExit(ctx, grace) {
@@ -268,7 +274,7 @@ func (d *Driver) awaitExit(ctx context.Context, grace time.Duration) bool {
 }
 
 // send writes one action line, registering for its result if wantResult.
-func (d *Driver) send(ctx context.Context, action string, args any, wantResult bool) (int, chan Message, error) {
+func (d *Driver) send(ctx context.Context, lane int, action string, args any, wantResult bool) (int, chan Message, error) {
 	if args == nil {
 		args = struct{}{}
 	}
@@ -282,7 +288,7 @@ func (d *Driver) send(ctx context.Context, action string, args any, wantResult b
 	}
 	d.mu.Unlock()
 
-	line, err := json.Marshal(request{ID: id, Action: action, Args: args})
+	line, err := json.Marshal(request{ID: id, Lane: lane, Action: action, Args: args})
 	if err != nil {
 		d.forget(id)
 		return 0, nil, fmt.Errorf("%s: action %q: encode args: %w", d.spec.Name, action, err)

@@ -39,6 +39,9 @@ type Message struct {
 	Kind     string          `json:"kind"`
 	Build    json.RawMessage `json:"build"`
 	Actions  []string        `json:"actions"`
+	// Lane is the lane an observation is about (docs/driver-protocol.md, Lanes); 0 for the
+	// driver's own instance.
+	Lane int `json:"lane"`
 
 	Line string    `json:"-"` // the raw line, without its newline
 	At   time.Time `json:"-"` // when the line was read
@@ -86,6 +89,7 @@ func invalid(line string, at time.Time, why string) Message {
 // request is one line to the driver.
 type request struct {
 	ID     int    `json:"id"`
+	Lane   int    `json:"lane,omitempty"`
 	Action string `json:"action"`
 	Args   any    `json:"args"`
 }

@@ -3,7 +3,8 @@
 // protocol. Its first argument, the mode, makes it misbehave on purpose:
 //
 //	hang          ignore stop, SIGTERM and stdin EOF, with a grandchild in the process group
-//	crash-input   exit 3 when asked to send or receive input
+//	crash-input   exit 3 when asked to send or receive input (every mode: a client asked to
+//	              send "crash\r")
 //	garbage       write a line that is not JSON after hello
 //	no-ready      say hello and never ready
 //	no-input-op   (host) the decoder does not know Input (opcode 7): refuse and drop it
@@ -11,6 +12,10 @@
 //	lose-once     (client) like lose-output, the first time only (a file in $FAKE_STATE
 //	              remembers): a flaky client
 //	span          (host) send output as OutputSpan (opcode 15)
+//
+// With FAKE_LANES set it serves lanes (open-lane, close-lane): every lane is a host or client
+// of its own, whose observations carry the lane. With FAKE_LANES=untagged a lane's
+// observations carry no lane (a driver that breaks the protocol's rule).
 package main
 
 import (
@@ -99,8 +104,22 @@ func firstTime() bool {
 
 type action struct {
 	ID     int             `json:"id"`
+	Lane   int             `json:"lane"`
 	Action string          `json:"action"`
 	Args   json.RawMessage `json:"args"`
+}
+
+// observer writes one instance's observations.
+type observer func(what string, data any)
+
+// laneObserver tags observations with the lane (unless FAKE_LANES=untagged).
+func laneObserver(lane int) observer {
+	if lane == 0 || os.Getenv("FAKE_LANES") == "untagged" {
+		return observe
+	}
+	return func(what string, data any) {
+		send(map[string]any{"type": "observe", "lane": lane, "what": what, "data": data})
+	}
 }
 
 type args struct {
@@ -132,9 +151,13 @@ func main() {
 			recordPID(sleeper.Process.Pid)
 		}
 	}
+	actions := []string{"subscribe", "input", "emit-output", "unsubscribe", "decode", "stop"}
+	if os.Getenv("FAKE_LANES") != "" {
+		actions = append(actions, "open-lane", "close-lane")
+	}
 	send(map[string]any{"type": "hello", "protocol": 1, "role": role, "kind": os.Getenv("SKEWTEST_KIND"),
 		"build":   map[string]string{"version": os.Getenv("SKEWTEST_BUILD_LABEL")},
-		"actions": []string{"subscribe", "input", "emit-output", "unsubscribe", "decode", "stop"}})
+		"actions": actions})
 	if mode == "garbage" {
 		outMu.Lock()
 		fmt.Fprintln(stdout, "this is not json")
@@ -146,11 +169,20 @@ func main() {
 	}
 	var handle func(a action, x args) error
 	if role == "host" {
-		handle = host()
+		var url string
+		handle, url, _ = host(observe)
+		send(map[string]any{"type": "ready", "url": url})
 	} else {
-		handle = client()
+		handle, _ = client(observe, os.Getenv("SKEWTEST_HOST_URL"))
+		send(map[string]any{"type": "ready"})
 	}
+	type lane struct {
+		handle func(a action, x args) error
+		close  func()
+	}
+	lanes := map[int]*lane{}
 	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 64<<20)
 	for in.Scan() {
 		var a action
 		if err := json.Unmarshal(in.Bytes(), &a); err != nil {
@@ -167,9 +199,46 @@ func main() {
 			send(map[string]any{"type": "result", "id": a.ID, "ok": true, "data": decode(role, a.Args)})
 			continue
 		}
+		var la struct {
+			Lane    int    `json:"lane"`
+			HostURL string `json:"hostURL"`
+		}
+		switch a.Action {
+		case "open-lane":
+			json.Unmarshal(a.Args, &la)
+			l := &lane{}
+			data := map[string]any{}
+			if role == "host" {
+				var url string
+				l.handle, url, l.close = host(laneObserver(la.Lane))
+				data["url"] = url
+			} else {
+				l.handle, l.close = client(laneObserver(la.Lane), la.HostURL)
+			}
+			lanes[la.Lane] = l
+			send(map[string]any{"type": "result", "id": a.ID, "ok": true, "data": data})
+			continue
+		case "close-lane":
+			json.Unmarshal(a.Args, &la)
+			if l := lanes[la.Lane]; l != nil {
+				l.close()
+				delete(lanes, la.Lane)
+			}
+			send(map[string]any{"type": "result", "id": a.ID, "ok": true})
+			continue
+		}
+		h := handle
+		if a.Lane != 0 {
+			l := lanes[a.Lane]
+			if l == nil {
+				send(map[string]any{"type": "result", "id": a.ID, "ok": false, "error": map[string]string{"code": "bad-args", "message": "no lane"}})
+				continue
+			}
+			h = l.handle
+		}
 		var x args
 		json.Unmarshal(a.Args, &x)
-		if err := handle(a, x); err != nil {
+		if err := h(a, x); err != nil {
 			send(map[string]any{"type": "result", "id": a.ID, "ok": false, "error": map[string]string{"code": "unsupported-action", "message": err.Error()}})
 			continue
 		}
@@ -180,7 +249,7 @@ func main() {
 	}
 }
 
-func host() func(a action, x args) error {
+func host(observe observer) (handle func(a action, x args) error, url string, close func()) {
 	var mu sync.Mutex
 	var conns []*websocket.Conn
 	scrollback := []byte("init\r\n")
@@ -231,8 +300,16 @@ func host() func(a action, x args) error {
 	if err != nil {
 		panic(err)
 	}
-	go http.Serve(ln, mux)
-	send(map[string]any{"type": "ready", "url": "ws://" + ln.Addr().String()})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	close = func() {
+		srv.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	}
 	return func(a action, x args) error {
 		switch a.Action {
 		case "emit-output":
@@ -251,18 +328,17 @@ func host() func(a action, x args) error {
 			return nil
 		}
 		return fmt.Errorf("no action %q", a.Action)
-	}
+	}, "ws://" + ln.Addr().String(), close
 }
 
-func client() func(a action, x args) error {
-	send(map[string]any{"type": "ready"})
+func client(observe observer, hostURL string) (handle func(a action, x args) error, close func()) {
 	var c *websocket.Conn
 	var screen []byte
 	return func(a action, x args) error {
 		switch a.Action {
 		case "subscribe":
 			var err error
-			c, _, err = websocket.DefaultDialer.Dial(os.Getenv("SKEWTEST_HOST_URL")+"/terminal.multiplex", nil)
+			c, _, err = websocket.DefaultDialer.Dial(hostURL+"/terminal.multiplex", nil)
 			if err != nil {
 				return err
 			}
@@ -309,7 +385,7 @@ func client() func(a action, x args) error {
 			}()
 			return nil
 		case "input":
-			if mode == "crash-input" {
+			if mode == "crash-input" || string(x.Bytes) == "crash\r" {
 				os.Exit(3)
 			}
 			return c.WriteMessage(websocket.BinaryMessage, frame(7, x.Bytes))
@@ -317,6 +393,10 @@ func client() func(a action, x args) error {
 			return c.WriteMessage(websocket.BinaryMessage, frame(10, nil))
 		}
 		return fmt.Errorf("no action %q", a.Action)
+	}, func() {
+		if c != nil {
+			c.Close()
+		}
 	}
 }
 
