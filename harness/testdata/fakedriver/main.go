@@ -335,69 +335,69 @@ func client(observe observer, hostURL string) (handle func(a action, x args) err
 	var c *websocket.Conn
 	var screen []byte
 	return func(a action, x args) error {
-		switch a.Action {
-		case "subscribe":
-			var err error
-			c, _, err = websocket.DefaultDialer.Dial(hostURL+"/terminal.multiplex", nil)
-			if err != nil {
-				return err
-			}
-			c.WriteMessage(websocket.BinaryMessage, frame(9, []byte(`{"streamId":1}`)))
-			go func() {
-				var snap []byte
-				for {
-					t, msg, err := c.ReadMessage()
-					if err != nil {
-						observe("transport-closed", map[string]any{"reason": err.Error()})
-						return
-					}
-					if t == websocket.TextMessage {
-						if mode == "strict-text" { // refuses keys it does not know (the future-peer specs)
-							var obj map[string]any
-							json.Unmarshal(msg, &obj)
-							if k := unknownKey(obj); k != "" {
-								observe("refused", map[string]any{"direction": "H>C", "type": obj["type"], "reason": "unknown key " + k})
-								continue
-							}
-						}
-						if strings.Contains(string(msg), "subscribed") {
-							observe("subscribed", json.RawMessage(msg))
-						}
-						continue
-					}
-					switch msg[2] {
-					case 2:
-						snap = nil
-					case 3:
-						snap = append(snap, msg[16:]...)
-					case 4:
-						screen = append([]byte(nil), snap...)
-						observe("rendered-snapshot", map[string]any{"bytes": snap, "screen": screen})
-					case 1:
-						if mode != "lose-output" && !(mode == "lose-once" && firstTime()) {
-							screen = append(screen, msg[16:]...)
-						}
-						observe("rendered-output", map[string]any{"bytes": msg[16:], "screen": screen})
-					default:
-						observe("refused", map[string]any{"direction": "H>C", "opcode": msg[2], "reason": "unknown opcode"})
-					}
+			switch a.Action {
+			case "subscribe":
+				var err error
+				c, _, err = websocket.DefaultDialer.Dial(hostURL+"/terminal.multiplex", nil)
+				if err != nil {
+					return err
 				}
-			}()
-			return nil
-		case "input":
-			if mode == "crash-input" || string(x.Bytes) == "crash\r" {
-				os.Exit(3)
+				c.WriteMessage(websocket.BinaryMessage, frame(9, []byte(`{"streamId":1}`)))
+				go func() {
+					var snap []byte
+					for {
+						t, msg, err := c.ReadMessage()
+						if err != nil {
+							observe("transport-closed", map[string]any{"reason": err.Error()})
+							return
+						}
+						if t == websocket.TextMessage {
+							if mode == "strict-text" { // refuses keys it does not know (the future-peer specs)
+								var obj map[string]any
+								json.Unmarshal(msg, &obj)
+								if k := unknownKey(obj); k != "" {
+									observe("refused", map[string]any{"direction": "H>C", "type": obj["type"], "reason": "unknown key " + k})
+									continue
+								}
+							}
+							if strings.Contains(string(msg), "subscribed") {
+								observe("subscribed", json.RawMessage(msg))
+							}
+							continue
+						}
+						switch msg[2] {
+						case 2:
+							snap = nil
+						case 3:
+							snap = append(snap, msg[16:]...)
+						case 4:
+							screen = append([]byte(nil), snap...)
+							observe("rendered-snapshot", map[string]any{"bytes": snap, "screen": screen})
+						case 1:
+							if mode != "lose-output" && !(mode == "lose-once" && firstTime()) {
+								screen = append(screen, msg[16:]...)
+							}
+							observe("rendered-output", map[string]any{"bytes": msg[16:], "screen": screen})
+						default:
+							observe("refused", map[string]any{"direction": "H>C", "opcode": msg[2], "reason": "unknown opcode"})
+						}
+					}
+				}()
+				return nil
+			case "input":
+				if mode == "crash-input" || string(x.Bytes) == "crash\r" {
+					os.Exit(3)
+				}
+				return c.WriteMessage(websocket.BinaryMessage, frame(7, x.Bytes))
+			case "unsubscribe":
+				return c.WriteMessage(websocket.BinaryMessage, frame(10, nil))
 			}
-			return c.WriteMessage(websocket.BinaryMessage, frame(7, x.Bytes))
-		case "unsubscribe":
-			return c.WriteMessage(websocket.BinaryMessage, frame(10, nil))
+			return fmt.Errorf("no action %q", a.Action)
+		}, func() {
+			if c != nil {
+				c.Close()
+			}
 		}
-		return fmt.Errorf("no action %q", a.Action)
-	}, func() {
-		if c != nil {
-			c.Close()
-		}
-	}
 }
 
 // unknownKey returns a key of a text frame that the fake client does not know, or "".
