@@ -40,6 +40,7 @@ type Pool struct {
 	noLanes map[poolKey]bool // builds whose driver does not serve lanes
 	all     []*sharedProc    // every process started, for Close
 	started int
+	own     int // processes of pairings' own, started because a driver does not serve lanes
 	lane    int // the last lane id given out
 	closed  bool
 }
@@ -68,11 +69,12 @@ func NewPool(ctx context.Context, opts PoolOptions) *Pool {
 	return &Pool{ctx: ctx, opts: opts, procs: map[poolKey]*sharedProc{}, noLanes: map[poolKey]bool{}}
 }
 
-// Processes returns how many driver processes the pool has started.
+// Processes returns how many driver processes the pairings run with the pool started:
+// the shared ones, and those of pairings whose drivers do not serve lanes.
 func (p *Pool) Processes() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.started
+	return p.started + p.own
 }
 
 // Close stops every process of the pool and waits for them. Lanes still open are cut.
@@ -106,6 +108,7 @@ func (p *Pool) process(b *Build, role transcript.Role, kind string, argv []strin
 		return nil, errPoolClosed
 	}
 	if p.noLanes[key] {
+		p.own++
 		p.mu.Unlock()
 		return nil, nil
 	}
@@ -134,6 +137,7 @@ func (p *Pool) process(b *Build, role transcript.Role, kind string, argv []strin
 		}
 		if sp.err == nil {
 			p.noLanes[key] = true
+			p.own++
 		}
 		p.mu.Unlock()
 		return nil, sp.err

@@ -20,11 +20,13 @@ const (
 	PreviousDir = "previous"
 	// PairingsDir holds the pairings' transcripts and driver logs.
 	PairingsDir = "pairings"
+	// DriversDir holds the logs of driver processes shared by many pairings (lanes).
+	DriversDir = "drivers"
 )
 
 // outputs are what a run writes into its report directory; only these move to previous/,
 // so anything else kept there stays where it is.
-var outputs = []string{PairingsDir, ResultsFile, JUnitFile, SummaryFile, HTMLFile}
+var outputs = []string{PairingsDir, DriversDir, ResultsFile, JUnitFile, SummaryFile, HTMLFile}
 
 // ErrDirInUse means another run owns the report directory.
 var ErrDirInUse = errors.New("in use by another skewtest run")

@@ -113,7 +113,11 @@ type campaign struct {
 	built    []*harness.Build
 	// pairs are the (host, client) builds every case runs on, references aside.
 	pairs   [][2]*harness.Build
+	// opts run a case on processes of its own; pooled runs cases in lanes of the campaign's
+	// shared driver processes (the bulk of the campaign).
 	opts    harness.ExecuteOptions
+	pooled  harness.ExecuteOptions
+	pool    *harness.Pool
 	run     *results.Run
 	c       *results.Campaign
 	corpus  string
@@ -206,8 +210,17 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	if o.Verbose {
 		cp.opts.Progress, cp.opts.Verbose = stderr, true
 	}
+	// The campaign's cases run in lanes of driver processes it keeps from start to end (one
+	// per build, role and client kind), where the drivers serve lanes.
+	cp.pool = harness.NewPool(ctx, harness.PoolOptions{Dir: filepath.Join(o.ReportDir, reports.DriversDir)})
+	cp.pooled = cp.opts
+	cp.pooled.Pairing.Pool = cp.pool
 	cp.started = time.Now()
 	err = cp.go_(ctx)
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	cp.pool.Close(closeCtx)
+	cancel()
+	cp.c.DriverProcesses += cp.pool.Processes()
 	run.Finished = time.Now()
 	cp.c.Duration = time.Since(cp.started)
 	if m := cp.c.Duration.Minutes(); m > 0 {
@@ -219,9 +232,9 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	if werr := reports.Write(o.ReportDir, run); werr != nil {
 		return fmt.Errorf("write reports: %w", werr)
 	}
-	fmt.Fprintf(stdout, "\nfuzz: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings; %s\n",
+	fmt.Fprintf(stdout, "\nfuzz: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings, %s; %s\n",
 		cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
-		plural(len(cp.c.Findings), "unique finding"))
+		plural(cp.c.DriverProcesses, "driver process"), plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
 		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
 		if f.Flaky {
@@ -358,6 +371,14 @@ func (cp *campaign) go_(ctx context.Context) error {
 	return nil
 }
 
+// countProcesses adds the driver processes a batch run without the pool started: a host and
+// a client per pairing.
+func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptions) {
+	if opts.Pairing.Pool == nil {
+		cp.c.DriverProcesses += 2 * len(batch.Pairings)
+	}
+}
+
 // report prints the campaign's progress line, with its rate.
 func (cp *campaign) report() {
 	d := time.Since(cp.started)
@@ -401,7 +422,7 @@ func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 		}
 	}
 	if cp.o.Pack == 1 {
-		return cp.runJourneys(ctx, cjs, false)
+		return cp.runJourneys(ctx, cjs, false, cp.pooled)
 	}
 	return cp.runPacked(ctx, cjs)
 }
@@ -456,7 +477,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, cp.opts)
+	harness.Execute(ctx, plan, batch, cp.pooled)
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.run.NotRun += batch.NotRun
 	cp.c.Pairings += len(batch.Pairings)
@@ -488,7 +509,8 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			continue
 		}
 		before := len(cp.c.CaseList)
-		if err := cp.runJourneys(ctx, pk, false); err != nil {
+		// Case by case, each on processes of its own: a finding (or a crash) is the case's.
+		if err := cp.runJourneys(ctx, pk, false, cp.opts); err != nil {
 			return err
 		}
 		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
@@ -516,7 +538,8 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	return nil
 }
 
-func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool) error {
+// runJourneys runs cases, each as its own journey, with opts (in lanes or not).
+func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) error {
 	var plan []harness.Pairing
 	owner := []int{}
 	for i, cj := range cjs {
@@ -531,10 +554,11 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, cp.opts)
+	harness.Execute(ctx, plan, batch, opts)
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.run.NotRun += batch.NotRun
 	cp.c.Pairings += len(batch.Pairings)
+	cp.countProcesses(batch, opts)
 	// Execute records pairings in plan order, leaving out the ones not run.
 	byIndex := map[int]*results.Pairing{}
 	for _, r := range batch.Pairings {
@@ -801,6 +825,7 @@ func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.J
 	batch := &results.Run{}
 	harness.Execute(ctx, plan, batch, cp.opts)
 	cp.c.Pairings += len(batch.Pairings)
+	cp.countProcesses(batch, cp.opts)
 	var out *results.Pairing
 	for _, r := range batch.Pairings {
 		if r.Host == p.Host.Label && r.Client == p.Client.Label && r.ClientKind == p.Kind {
@@ -838,5 +863,5 @@ func (cp *campaign) replayCorpus(ctx context.Context) error {
 		j.Name = "corpus-" + j.Name
 		cjs = append(cjs, caseJourney{j: j, name: j.Name})
 	}
-	return cp.runJourneys(ctx, cjs, true)
+	return cp.runJourneys(ctx, cjs, true, cp.opts)
 }

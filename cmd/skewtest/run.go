@@ -452,6 +452,9 @@ func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
