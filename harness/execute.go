@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -175,26 +176,48 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	finished := make([]bool, len(plan))
 	var mu sync.Mutex // guards ended and progress
 	ended := 0
-	sem := make(chan struct{}, parallel)
+	sl := newSlots(parallel)
 	var wg sync.WaitGroup
 	for i, p := range plan {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
 		if ctx.Err() != nil {
 			break
 		}
-		// This pairing waits for the references it is checked against: references come first
-		// in the plan, so this only waits while one of them is still running.
+		// This pairing waits for the references it is checked against before it asks for one
+		// of the parallel slots: a pairing waiting for its references holds none.
 		var ref, hostRef *reference
 		if p.Host != p.Client {
 			ref, hostRef = refs[keyOf(p.Client, p)], refs[keyOf(p.Host, p)]
 		}
+		var granted <-chan struct{}
+		if ref == nil && hostRef == nil {
+			granted = sl.enqueue(i) // in plan order, before any slot is handed out
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
+			if granted == nil {
+				for _, r := range []*reference{ref, hostRef} {
+					if r == nil {
+						continue
+					}
+					select {
+					case <-r.done:
+					case <-ctx.Done():
+						return
+					}
+				}
+				granted = sl.enqueue(i)
+			}
+			select {
+			case <-granted:
+			case <-ctx.Done():
+				sl.cancel(i, granted)
+				return
+			}
+			defer sl.release()
+			if ctx.Err() != nil {
+				return
+			}
 			po := opts.Pairing
 			if p.Index == 0 {
 				p.Index = i + 1
@@ -203,16 +226,6 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			po.Dir = filepath.Join(opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
 			if opts.Repro != nil {
 				po.Repro = opts.Repro(p)
-			}
-			for _, r := range []*reference{ref, hostRef} {
-				if r == nil {
-					continue
-				}
-				select {
-				case <-r.done:
-				case <-ctx.Done():
-					return
-				}
 			}
 			if ref != nil {
 				po.Reference = ref.t
@@ -274,6 +287,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			mu.Unlock()
 		}()
 	}
+	sl.open()
 	wg.Wait()
 	for i, res := range out {
 		switch {
@@ -301,6 +315,74 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		run.Interrupted = true
 	}
 	return notRun
+}
+
+// slots hands the parallel slots to the pairings ready to run (their references ended),
+// the one earliest in the plan first, so pairings start in plan order as far as their
+// references allow, and a pairing waiting for its references holds no slot.
+type slots struct {
+	mu     sync.Mutex
+	free   int
+	opened bool
+	ready  []int                 // plan positions waiting for a slot, ascending
+	grant  map[int]chan struct{} // closed when the position gets its slot
+}
+
+func newSlots(n int) *slots { return &slots{free: n, grant: map[int]chan struct{}{}} }
+
+// enqueue puts plan position i in line; the channel is closed when it gets a slot.
+func (s *slots) enqueue(i int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan struct{})
+	s.grant[i] = ch
+	k, _ := slices.BinarySearch(s.ready, i)
+	s.ready = slices.Insert(s.ready, k, i)
+	s.dispatch()
+	return ch
+}
+
+// open starts handing out slots (Execute has put the first pairings in line).
+func (s *slots) open() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opened = true
+	s.dispatch()
+}
+
+// release gives a slot back.
+func (s *slots) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.free++
+	s.dispatch()
+}
+
+// cancel takes position i out of line, or gives back the slot it got meanwhile.
+func (s *slots) cancel(i int, granted <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-granted:
+		s.free++
+		s.dispatch()
+	default:
+		if k, ok := slices.BinarySearch(s.ready, i); ok {
+			s.ready = slices.Delete(s.ready, k, k+1)
+		}
+		delete(s.grant, i)
+	}
+}
+
+// dispatch hands free slots to the earliest positions in line. Callers hold mu.
+func (s *slots) dispatch() {
+	for s.opened && s.free > 0 && len(s.ready) > 0 {
+		i := s.ready[0]
+		s.ready = s.ready[1:]
+		s.free--
+		close(s.grant[i])
+		delete(s.grant, i)
+	}
 }
 
 // runWithRetries runs a pairing and, while it fails or errors, again up to retries times,
