@@ -112,7 +112,7 @@ type campaign struct {
 	gens     []*fuzz.Generator
 	built    []*harness.Build
 	// pairs are the (host, client) builds every case runs on, references aside.
-	pairs   [][2]*harness.Build
+	pairs [][2]*harness.Build
 	// opts run a case on processes of its own; pooled runs cases in lanes of the campaign's
 	// shared driver processes (the bulk of the campaign).
 	opts    harness.ExecuteOptions
