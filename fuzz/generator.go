@@ -23,7 +23,6 @@
 package fuzz
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -32,6 +31,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/skewtest/skewtest/journeys"
 )
 
 // Generator is one parsed generator file.
@@ -222,7 +223,7 @@ func (g *Generator) errorf(line int, format string, args ...any) error {
 
 func (g *Generator) parseHeader(data []byte) error {
 	var desc []string
-	for i, text := range lines(data) {
+	for i, text := range journeys.Lines(data) {
 		n := i + 1
 		t := strings.TrimSpace(text)
 		switch {
@@ -273,7 +274,7 @@ func (g *Generator) parseSection(name string, weight, marker int, data []byte, f
 			}
 		}
 	}
-	for i, text := range lines(data) {
+	for i, text := range journeys.Lines(data) {
 		n := first + i
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -420,16 +421,6 @@ func parseWord(w string) (Word, error) {
 		w = w[i+end+1:]
 	}
 	return word, nil
-}
-
-func lines(data []byte) []string {
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
 }
 
 // parseRange reads "A..B" (or "A", meaning A..A) with A <= B.

@@ -42,6 +42,11 @@ type journey struct {
 	settled mark
 	// streams reads streams for text barriers, folding cumulative ones as they grow.
 	streams checks.StreamReader
+	// namer names frames as they arrive for frame barriers: namedFrames are the first
+	// namedUpTo frames', named.
+	namer       *checks.Namer
+	namedFrames []checks.Named
+	namedUpTo   int
 }
 
 type mark struct {
@@ -303,9 +308,21 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// named names the transcript's frames with the pairing's contracts.
+// named names the transcript's frames with the pairing's contracts: each frame once, as it
+// arrives (a barrier wakes on every frame), except where receiving drivers name frames, whose
+// answers come later: then all of them again.
 func (j *journey) named(t *transcript.Transcript) []checks.Named {
-	return checks.NameFrames(&checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract})
+	in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
+	if usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
+		return checks.NameFrames(in)
+	}
+	if j.namer == nil {
+		j.namer = checks.NewNamer(in)
+	}
+	for ; j.namedUpTo < len(t.Frames); j.namedUpTo++ {
+		j.namedFrames = append(j.namedFrames, j.namer.Name(t.Frames[j.namedUpTo])...)
+	}
+	return j.namedFrames
 }
 
 // fieldsMatch reports whether an observation's data has every key=value (values compared as

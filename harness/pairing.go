@@ -188,6 +188,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	}
 	rec := newRecorder(t)
 	err := run(ctx, p, opts, rec)
+	t.Seal() // every process of the pairing has stopped: nothing is recorded any more
 	if errors.Is(err, errSharedExited) && ctx.Err() == nil {
 		// Which lane made the shared process exit is unknown: run the pairing again with
 		// processes of its own, so a crash is found on the pairing that makes it.

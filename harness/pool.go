@@ -242,23 +242,20 @@ func (sp *sharedProc) start(b *Build, role transcript.Role, kind string, argv []
 }
 
 // route hands a message of the process to the lane it is about: an observation or invalid
-// line without a lane goes to every open lane (it cannot be told apart).
+// line without a lane goes to every open lane (it cannot be told apart). It delivers under
+// sp.mu, so once forget returns nothing reaches that lane's pairing any more.
 func (sp *sharedProc) route(m driver.Message) {
 	sp.mu.Lock()
-	var to []*laneRoute
+	defer sp.mu.Unlock()
 	switch {
 	case m.Lane != 0:
 		if r := sp.lanes[m.Lane]; r != nil {
-			to = append(to, r)
+			r.onMessage(m)
 		}
 	case m.Type == driver.TypeObserve || m.Type == driver.TypeInvalid:
 		for _, r := range sp.lanes {
-			to = append(to, r)
+			r.onMessage(m)
 		}
-	}
-	sp.mu.Unlock()
-	for _, r := range to {
-		r.onMessage(m)
 	}
 }
 

@@ -1,7 +1,6 @@
 package journeys
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -83,7 +82,7 @@ func (j *Journey) errorf(line int, format string, args ...any) error {
 
 func (j *Journey) parseHeader(data []byte) error {
 	var desc []string
-	for i, text := range lines(data) {
+	for i, text := range Lines(data) {
 		n := i + 1
 		t := strings.TrimSpace(text)
 		switch {
@@ -121,7 +120,7 @@ func (j *Journey) parseHeader(data []byte) error {
 
 func (j *Journey) parseScript(data []byte, first int) error {
 	names := map[string]int{}
-	for i, text := range lines(data) {
+	for i, text := range Lines(data) {
 		n := first + i
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -183,7 +182,7 @@ func (j *Journey) parseFrames(data []byte, first int) error {
 	for i, s := range j.Steps {
 		steps[s.Name] = i
 	}
-	for i, text := range lines(data) {
+	for i, text := range Lines(data) {
 		n := first + i
 		t := strings.TrimSpace(text)
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -263,12 +262,18 @@ func parseKinds(val string) ([]string, error) {
 	return out, nil
 }
 
-func lines(data []byte) []string {
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		out = append(out, sc.Text())
+// Lines splits data into lines without their "\n" (or "\r\n"); a last line without a
+// newline counts, an empty data has none.
+func Lines(data []byte) []string {
+	out := make([]string, 0, bytes.Count(data, []byte("\n"))+1)
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		out = append(out, string(bytes.TrimSuffix(line, []byte("\r"))))
 	}
 	return out
 }

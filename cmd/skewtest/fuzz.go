@@ -408,6 +408,29 @@ func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
 func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 	var cjs []caseJourney
 	for _, c := range cases {
+		cjs = append(cjs, caseJourney{c: c, name: c.Name})
+		cp.c.Generators[c.Gen.Name]++
+		for _, e := range c.EventNames() {
+			cp.c.Events[c.Gen.Name+"/"+e]++
+		}
+	}
+	if cp.o.Pack == 1 {
+		if err := withJourneys(cjs); err != nil {
+			return err
+		}
+		return cp.runJourneys(ctx, cjs, false, cp.pooled)
+	}
+	return cp.runPacked(ctx, cjs)
+}
+
+// withJourneys writes and validates the journey of every generated case that has none yet
+// (a packed case gets its own only when its pack fails).
+func withJourneys(cjs []caseJourney) error {
+	for i := range cjs {
+		if cjs[i].j != nil || cjs[i].c == nil {
+			continue
+		}
+		c := cjs[i].c
 		j, err := c.Journey(c.Name + ".txtar")
 		if err == nil {
 			err = harness.Validate(j)
@@ -415,16 +438,9 @@ func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 		if err != nil {
 			return usagef("generator %s, case %d: %v\n%s", c.Gen.File, c.Index, err, numbered(c.Text()))
 		}
-		cjs = append(cjs, caseJourney{j: j, c: c, name: c.Name})
-		cp.c.Generators[c.Gen.Name]++
-		for _, e := range c.EventNames() {
-			cp.c.Events[c.Gen.Name+"/"+e]++
-		}
+		cjs[i].j = j
 	}
-	if cp.o.Pack == 1 {
-		return cp.runJourneys(ctx, cjs, false, cp.pooled)
-	}
-	return cp.runPacked(ctx, cjs)
+	return nil
 }
 
 // packOf is how many cases of generator g share a journey: --pack, else the generator's pack
@@ -465,7 +481,14 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		}
 		c := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
 		j, err := c.Journey(c.Name + ".txtar")
+		if err == nil {
+			err = harness.Validate(j)
+		}
 		if err != nil {
+			// Name the case that makes the pack's journey wrong, if one does alone.
+			if cerr := withJourneys(pk); cerr != nil {
+				return cerr
+			}
 			return usagef("generator %s, pack of cases %s…: %v", c.Gen.File, pk[0].name, err)
 		}
 		packed[i] = caseJourney{j: j, c: c, name: c.Name}
@@ -510,6 +533,9 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		}
 		before := len(cp.c.CaseList)
 		// Case by case, each on processes of its own: a finding (or a crash) is the case's.
+		if err := withJourneys(pk); err != nil {
+			return err
+		}
 		if err := cp.runJourneys(ctx, pk, false, cp.opts); err != nil {
 			return err
 		}

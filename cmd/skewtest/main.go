@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/skewtest/skewtest/builds"
@@ -45,7 +46,29 @@ func main() {
 	proc.Main()
 	ctx, stop := interruptible()
 	defer stop()
-	os.Exit(exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(profiled(func() int { return exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr) }))
+}
+
+// profileEnv names a file to write a CPU profile of skewtest to (go tool pprof reads it):
+// for the people who make skewtest faster (docs/fuzz.md, Throughput).
+const profileEnv = "SKEWTEST_CPUPROFILE"
+
+func profiled(f func() int) int {
+	path := os.Getenv(profileEnv)
+	if path == "" {
+		return f()
+	}
+	out, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(out)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "skewtest: %s: %v\n", profileEnv, err)
+		return f()
+	}
+	defer out.Close()
+	defer pprof.StopCPUProfile()
+	return f()
 }
 
 // interruptible returns a context cancelled by the first Ctrl-C (every pairing tears down

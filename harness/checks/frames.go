@@ -54,13 +54,26 @@ func NameFrames(in *Input) []Named {
 	if in.named != nil && in.namedFor == len(in.Transcript.Frames) {
 		return in.named
 	}
-	nm := NewNamer(in)
-	out := make([]Named, 0, len(in.Transcript.Frames))
-	for _, f := range in.Transcript.Frames {
-		out = append(out, nm.Name(f)...)
-	}
+	// A sealed transcript keeps its names for every Input with the same contracts (a
+	// reference is read by the checks of many pairings).
+	key := namedKey{in.Host, in.Client, in.Transcript.Kind}
+	out := in.Transcript.Derived(key, func() any {
+		nm := NewNamer(in)
+		out := make([]Named, 0, len(in.Transcript.Frames))
+		for _, f := range in.Transcript.Frames {
+			out = append(out, nm.Name(f)...)
+		}
+		return out
+	}).([]Named)
 	in.named, in.namedFor = out, len(in.Transcript.Frames)
 	return out
+}
+
+// namedKey keys a transcript's named frames: they follow from its frames and the contracts
+// they are read with.
+type namedKey struct {
+	host, client *contract.Contract
+	kind         string
 }
 
 // Namer names frames one message at a time, keeping each connection's and direction's

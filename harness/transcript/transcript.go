@@ -35,6 +35,31 @@ type Transcript struct {
 	// End is set when the journey ended early on purpose (end expected-refusal).
 	End   *End           `json:"end,omitempty"`
 	Hello map[Role]Hello `json:"hello"`
+
+	// sealed is set once the pairing ended: nothing changes any more, so what checks derive
+	// from the transcript is kept (Derived).
+	sealed  bool
+	derived sync.Map // key → derived value, once sealed
+}
+
+// Seal marks the transcript finished: from now on nothing in it changes, and what Derived
+// computes is kept. The harness seals a pairing's transcript when the pairing ends.
+func (t *Transcript) Seal() { t.sealed = true }
+
+// Derived returns what f derives from the transcript, named by key: computed once for a
+// sealed transcript (so the checks of every pairing that reads one reference transcript
+// share it), on every call for one still being written. f must not modify the transcript,
+// and callers must not modify what it returns. Safe for concurrent use on a sealed
+// transcript.
+func (t *Transcript) Derived(key any, f func() any) any {
+	if !t.sealed {
+		return f()
+	}
+	if v, ok := t.derived.Load(key); ok {
+		return v
+	}
+	v, _ := t.derived.LoadOrStore(key, f())
+	return v
 }
 
 // Build identifies one side.
