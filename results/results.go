@@ -107,15 +107,15 @@ type Campaign struct {
 	Mode   string        `json:"mode"`
 	Budget time.Duration `json:"budgetNs,omitempty"`
 	// Cases counts generated cases run; CorpusCases the corpus journeys replayed first.
-	Cases       int           `json:"cases"`
-	CorpusCases int           `json:"corpusCases"`
-	Pairings    int           `json:"pairings"` // pairings run, references included
+	Cases       int `json:"cases"`
+	CorpusCases int `json:"corpusCases"`
+	Pairings    int `json:"pairings"` // pairings run, references included
 	// DriverProcesses counts the driver processes started for the campaign's cases: shared
 	// ones serving lanes, and a pair per pairing where a driver does not serve lanes or a
 	// case runs on its own (confirming, shrinking, replaying the corpus).
-	DriverProcesses int `json:"driverProcesses"`
-	Duration    time.Duration `json:"durationNs"`
-	CasesPerMin float64       `json:"casesPerMin"`
+	DriverProcesses int           `json:"driverProcesses"`
+	Duration        time.Duration `json:"durationNs"`
+	CasesPerMin     float64       `json:"casesPerMin"`
 	// Generators and Events count the cases per generator and the drawn events per
 	// "generator/event".
 	Generators map[string]int    `json:"generators"`
