@@ -21,14 +21,17 @@ func Invariants(in *Input) []results.Finding {
 		if host == nil || client == nil {
 			continue
 		}
+		var onChannel []Named // the channel's frames, gathered for its first invariant
 		for _, inv := range host.Invariants {
 			if !slices.ContainsFunc(client.Invariants, func(o contract.Invariant) bool { return sameInvariant(o, inv) }) {
 				continue
 			}
-			var onChannel []Named
-			for _, n := range frames {
-				if !n.Teardown && n.Err == nil && n.Control == "" && slices.Contains(host.Paths, stripQuery(n.Path)) {
-					onChannel = append(onChannel, n)
+			if onChannel == nil {
+				onChannel = make([]Named, 0, len(frames))
+				for _, n := range frames {
+					if !n.Teardown && n.Err == nil && n.Control == "" && slices.Contains(host.Paths, stripQuery(n.Path)) {
+						onChannel = append(onChannel, n)
+					}
 				}
 			}
 			out = append(out, checkInvariant(inv, onChannel)...)

@@ -49,6 +49,13 @@ type Echo struct {
 // Echoes lists every negotiation report of the pairing, in transcript order. The sources are
 // the client contract's declarations for the channels the journey used (else the host's).
 func Echoes(in *Input) []Echo {
+	// A sealed transcript keeps them for every check and pairing that reads it.
+	return in.Transcript.Derived(echoesKey{in.Host, in.Client}, func() any { return echoes(in) }).([]Echo)
+}
+
+type echoesKey struct{ host, client *contract.Contract }
+
+func echoes(in *Input) []Echo {
 	var out []Echo
 	for _, ch := range usedChannels(in) {
 		for _, src := range ch.Negotiation {
@@ -173,7 +180,18 @@ func whereMatches(data any, where map[string]any) bool {
 	}
 	for k, want := range where {
 		got, ok := m[k]
-		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+		if !ok {
+			return false
+		}
+		gs, gok := got.(string)
+		ws, wok := want.(string)
+		if gok && wok {
+			if gs != ws {
+				return false
+			}
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
 			return false
 		}
 	}
