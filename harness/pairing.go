@@ -401,6 +401,7 @@ func openSide(ctx context.Context, p Pairing, b *Build, role transcript.Role, ki
 			s := &side{role: role, peer: l, d: sp.d, lane: l, url: url}
 			rec.hello(role, sp.d.Hello())
 			rec.shared = append(rec.shared, sp.log)
+			rec.alsoActive(sp.lastActive)
 			if err := checkStarted(p, b, role, name, s.peer, url, rec); err != nil {
 				s.end(ctx, opts, rec, new(error))
 				return nil, err

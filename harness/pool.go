@@ -176,8 +176,16 @@ type sharedProc struct {
 	d     *driver.Driver
 	err   error
 
-	mu    sync.Mutex
-	lanes map[int]*laneRoute
+	mu     sync.Mutex
+	lanes  map[int]*laneRoute
+	active time.Time // when the process last wrote a line
+}
+
+// lastActive returns when the process last wrote a line (for any lane).
+func (sp *sharedProc) lastActive() time.Time {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.active
 }
 
 // laneRoute is where a lane's messages go: its pairing's recorder.
@@ -247,6 +255,7 @@ func (sp *sharedProc) start(b *Build, role transcript.Role, kind string, argv []
 func (sp *sharedProc) route(m driver.Message) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	sp.active = m.At
 	switch {
 	case m.Lane != 0:
 		if r := sp.lanes[m.Lane]; r != nil {

@@ -23,6 +23,8 @@ type recorder struct {
 	// quiet from it.
 	active time.Time
 	open   int // connections open through the tap
+	// others are further sources of activity: the shared processes the pairing has lanes in.
+	others []func() time.Time
 	// decoder, when set, is handed every frame its receiving driver must name.
 	decoder *decoder
 	// shared lists the logs of the shared processes the pairing ran in lanes of (set by the
@@ -35,11 +37,25 @@ func newRecorder(t *transcript.Transcript) *recorder {
 }
 
 // activity returns when a driver or the tap last did something, and how many connections
-// are open.
+// are open. A shared process busy with other lanes counts as activity: this lane's work may
+// wait behind theirs, so its quiet is no sign that nothing is left to meet its barrier.
 func (r *recorder) activity() (time.Time, int) {
 	r.mu.Lock()
+	active, open, others := r.active, r.open, r.others
+	r.mu.Unlock()
+	for _, f := range others {
+		if t := f(); t.After(active) {
+			active = t
+		}
+	}
+	return active, open
+}
+
+// alsoActive adds a source of activity that counts as this pairing's (a shared process's).
+func (r *recorder) alsoActive(f func() time.Time) {
+	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.active, r.open
+	r.others = append(r.others, f)
 }
 
 // signal wakes every waiter. Callers hold mu.
