@@ -121,11 +121,10 @@ func actionArgs(c journeys.Command) map[string]any {
 func (j *journey) action(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	name := c.Args[0].Value
 	d, role := j.driverFor(c.Verb)
-	args := actionArgs(c)
-	raw, _ := json.Marshal(args)
+	raw, _ := json.Marshal(actionArgs(c))
 	actx, cancel := context.WithTimeout(ctx, j.timeout())
 	defer cancel()
-	_, err := d.Do(actx, name, args)
+	_, err := d.Do(actx, name, json.RawMessage(raw))
 	a := transcript.Action{Role: role, Name: name, Args: raw, Step: s.Name, OK: err == nil}
 	var ae *driver.ActionError
 	switch {
