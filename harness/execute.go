@@ -53,6 +53,11 @@ type ExecuteOptions struct {
 // barrier timeouts compete with CPU-bound builds of the subject's drivers.
 func DefaultParallel() int { return 2 * runtime.NumCPU() }
 
+// DefaultLaneParallel is how many pairings run at once by default in lanes of shared driver
+// processes (Pool): eight per core. A lane costs no process, and a process busy with several
+// lanes is woken once for many messages, so more at once is cheaper per pairing.
+func DefaultLaneParallel() int { return 8 * runtime.NumCPU() }
+
 type refKey struct{ build, kind, journey string }
 
 func keyOf(b *Build, p Pairing) refKey { return refKey{b.Label, p.Kind, p.Journey.Name} }

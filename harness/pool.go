@@ -95,6 +95,45 @@ func (p *Pool) Close(ctx context.Context) {
 	wg.Wait()
 }
 
+// Warm starts the processes the plan's pairings need, before they run, and reports
+// whether every one of them serves lanes. A process that does not start is left to the
+// pairings that need it to report.
+func (p *Pool) Warm(plan []Pairing) (lanes bool) {
+	type need struct {
+		b    *Build
+		role transcript.Role
+		kind string
+		argv []string
+	}
+	var needs []need
+	seen := map[poolKey]bool{}
+	for _, q := range plan {
+		for _, n := range []need{{q.Host, transcript.Host, "", q.Host.Host}, {q.Client, transcript.Client, q.Kind, q.Client.Clients[q.Kind]}} {
+			if k := (poolKey{n.b, n.role, n.kind}); !seen[k] && n.b.Err == nil && len(n.argv) > 0 {
+				seen[k] = true
+				needs = append(needs, n)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	served := make([]bool, len(needs))
+	for i, n := range needs {
+		wg.Go(func() {
+			sp, err := p.process(n.b, n.role, n.kind, n.argv)
+			served[i] = err == nil && sp != nil
+		})
+	}
+	wg.Wait()
+	p.mu.Lock()
+	for i, n := range needs {
+		if !served[i] && p.noLanes[poolKey{n.b, n.role, n.kind}] {
+			p.own-- // warming started no process of a pairing's own
+		}
+	}
+	p.mu.Unlock()
+	return len(needs) > 0 && !slices.Contains(served, false)
+}
+
 // errPoolClosed is a lane asked of a closed pool.
 var errPoolClosed = errors.New("driver pool closed")
 
@@ -137,7 +176,7 @@ func (p *Pool) process(b *Build, role transcript.Role, kind string, argv []strin
 		}
 		if sp.err == nil {
 			p.noLanes[key] = true
-			p.own++
+			p.own++ // the caller starts a process of the pairing's own
 		}
 		p.mu.Unlock()
 		return nil, sp.err

@@ -36,6 +36,9 @@ type fuzzOptions struct {
 	// Pack is how many cases share one journey (and so one pairing's processes); 1 runs
 	// every case alone; 0: each generator's own pack line, else DefaultFuzzPack.
 	Pack int
+	// ParallelGiven says -j was given; else a campaign whose drivers serve lanes runs
+	// harness.DefaultLaneParallel pairings at once.
+	ParallelGiven bool
 }
 
 // DefaultFuzzSeed is PR mode's seed when --seed is not given: a pull request's campaign
@@ -68,11 +71,16 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d)", DefaultFuzzPack))
 	o.registerEnv(fs)
 	o.registerParallel(fs)
+	j := fs.Lookup("j")
+	j.Usage, j.DefValue = "run `N` pairings at once (default: eight per core where the drivers serve lanes, else two per core)", ""
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
 	seedGiven := false
-	fs.Visit(func(f *flag.Flag) { seedGiven = seedGiven || f.Name == "seed" })
+	fs.Visit(func(f *flag.Flag) {
+		seedGiven = seedGiven || f.Name == "seed"
+		o.ParallelGiven = o.ParallelGiven || f.Name == "j"
+	})
 	switch {
 	case o.Pack < 0:
 		return nil, usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
@@ -221,6 +229,12 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	cp.pooled = cp.opts
 	cp.pooled.Pairing.Pool = cp.pool
 	cp.started = time.Now()
+	if cp.pool.Warm(cp.warmPlan()) {
+		if !o.ParallelGiven {
+			cp.pooled.Parallel = harness.DefaultLaneParallel()
+		}
+		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
+	}
 	err = cp.go_(ctx)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	cp.pool.Close(closeCtx)
@@ -326,6 +340,22 @@ func numbered(text []byte) string {
 	return b.String()
 }
 
+// warmPlan lists pairings of a case of every generator: the driver processes they need are
+// the campaign's shared ones.
+func (cp *campaign) warmPlan() []harness.Pairing {
+	var plan []harness.Pairing
+	for _, g := range cp.gens {
+		c, err := fuzz.Draw([]*fuzz.Generator{g}, cp.o.Seed, -1, fuzz.Options{Exclude: cp.o.Exclude})
+		if err != nil {
+			continue // checkGenerator drew it already
+		}
+		if j, err := c.Journey(g.File); err == nil {
+			plan = append(plan, cp.plan(j)...)
+		}
+	}
+	return plan
+}
+
 // go_ replays the corpus, then runs cases in batches until the count or budget is spent.
 func (cp *campaign) go_(ctx context.Context) error {
 	if cp.o.Corpus != "" {
@@ -345,7 +375,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		for _, g := range cp.gens {
 			most = max(most, cp.packOf(g))
 		}
-		batch = max(2, cp.o.Parallel) * most
+		batch = max(2, cp.pooled.Parallel) * most
 	}
 	next := 1
 	for ctx.Err() == nil {
