@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -142,10 +141,6 @@ type campaign struct {
 const keepPassing = 20
 
 func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer) error {
-	// A campaign's live heap is small (the pairings in flight) and it allocates fast (every
-	// frame and driver line of thousands of pairings): collecting less often saves a tenth of
-	// skewtest's CPU for a few dozen MB.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	cfg, err := builds.LoadConfig(filepath.Join(o.Repo, builds.ConfigFile))
 	if err != nil {
 		return err
