@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -438,6 +439,25 @@ var _ = Describe("Lanes", func() {
 			cancel()
 			Expect(done.get()).To(Equal([]string{"lane 1 closed"}))
 		}
+	})
+
+	It("leaves no goroutine of its own behind when Run returns", func(ctx SpecContext) {
+		before := runtime.NumGoroutine()
+		var text strings.Builder
+		for lane := 1; lane <= 8; lane++ {
+			fmt.Fprintf(&text, `{"id":%d,"action":"open-lane","args":{"lane":%d}}`+"\n", lane, lane)
+			fmt.Fprintf(&text, `{"id":%d,"lane":%d,"action":"add","args":{"n":1}}`+"\n", 100+lane, lane)
+			fmt.Fprintf(&text, `{"id":%d,"action":"decode","args":{"frames":[{"id":1}]}}`+"\n", 200+lane)
+		}
+		fmt.Fprintf(&text, `{"id":%d,"action":"close-lane","args":{"lane":1}}`+"\n", 300)
+		fmt.Fprintf(&text, `{"id":%d,"action":"stop"}`+"\n", 301)
+		out := &buffer{}
+		d := driverkit.New(strings.NewReader(text.String()), out, desktop)
+		d.Decode(func(driverkit.Frame) driverkit.Decoded { return driverkit.Decoded{Type: "x"} })
+		d.Lanes(func(_ context.Context, l *driverkit.Lane) (string, error) { counting(l); return "", nil })
+		Expect(d.Run(ctx, nil)).To(Succeed())
+		Expect(of("result", out.lines())).To(HaveLen(8*3 + 2))
+		Eventually(runtime.NumGoroutine).Should(BeNumerically("<=", before))
 	})
 
 	DescribeTable("refuses to register",
