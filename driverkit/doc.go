@@ -1,7 +1,7 @@
 // Package driverkit is the plumbing of skewtest's driver protocol (version 1) for drivers
 // written in Go: the JSON lines a driver writes on stdout (hello, ready, results,
-// observations), the actions it reads on stdin, and the built-in actions stop and decode.
-// It uses the standard library only, so a product can vendor it.
+// observations), the actions it reads on stdin, and the built-in actions stop, decode,
+// open-lane and close-lane. It uses the standard library only, so a product can vendor it.
 //
 // A driver registers a Handler per action, then calls Run:
 //
