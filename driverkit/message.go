@@ -41,6 +41,7 @@ type resultError struct {
 
 type observeLine struct {
 	Type string `json:"type"`
+	Lane int    `json:"lane,omitempty"` // 0: the driver's own instance
 	What string `json:"what"`
 	Data any    `json:"data"`
 }
@@ -48,6 +49,7 @@ type observeLine struct {
 // request is one action line from skewtest.
 type request struct {
 	ID     int64           `json:"id"`
+	Lane   int             `json:"lane"` // 0 (or absent): the driver's own instance
 	Action string          `json:"action"`
 	Args   json.RawMessage `json:"args"`
 }

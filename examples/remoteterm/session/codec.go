@@ -62,29 +62,32 @@ func decode(b []byte, strict bool) (Frame, error) {
 	if err != nil {
 		return nil, &DecodeError{Err: fmt.Errorf("%w: %w", ErrInvalidFrame, err)}
 	}
-	derr := &DecodeError{}
-	if raw, ok := obj["requestId"]; ok {
-		_ = json.Unmarshal(raw, &derr.RequestID) // best effort, for the refusal's requestId
-	}
+	var typ Type
 	rawType, ok := obj["type"]
-	if !ok || json.Unmarshal(rawType, &derr.Type) != nil || derr.Type == "" {
-		derr.Err = fmt.Errorf("%w: no string \"type\"", ErrInvalidFrame)
-		return nil, derr
+	if !ok || json.Unmarshal(rawType, &typ) != nil || typ == "" {
+		return nil, decodeError(obj, "", fmt.Errorf("%w: no string \"type\"", ErrInvalidFrame))
 	}
-	spec, ok := lookupFrame(derr.Type)
+	spec, ok := lookupFrame(typ)
 	if !ok {
-		derr.Err = fmt.Errorf("%w %q", ErrUnknownFrame, derr.Type)
-		return nil, derr
+		return nil, decodeError(obj, typ, fmt.Errorf("%w %q", ErrUnknownFrame, typ))
 	}
 	delete(obj, "type")
 	if err := spec.Fields.check(obj, strict); err != nil {
-		derr.Err = fmt.Errorf("%w: %w", ErrInvalidFrame, err)
-		return nil, derr
+		return nil, decodeError(obj, typ, fmt.Errorf("%w: %w", ErrInvalidFrame, err))
 	}
 	f, err := spec.decode(b)
 	if err != nil {
-		derr.Err = fmt.Errorf("%w: %w", ErrInvalidFrame, err)
-		return nil, derr
+		return nil, decodeError(obj, typ, fmt.Errorf("%w: %w", ErrInvalidFrame, err))
 	}
 	return f, nil
+}
+
+// decodeError is the DecodeError of a frame that split into obj, with the frame's
+// requestId when it carried one as a string (read only for a refusal, not for every frame).
+func decodeError(obj map[string]json.RawMessage, typ Type, err error) *DecodeError {
+	derr := &DecodeError{Type: typ, Err: err}
+	if raw, ok := obj["requestId"]; ok {
+		_ = json.Unmarshal(raw, &derr.RequestID) // best effort, for the refusal's requestId
+	}
+	return derr
 }

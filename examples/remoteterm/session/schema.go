@@ -65,34 +65,53 @@ func (s Schema) CheckStrict(raw json.RawMessage) error {
 	return s.check(obj, true)
 }
 
+// check reports the first key, in key order, that breaks s (and, when strict, the first
+// key s does not define). It finds the smallest failing key without sorting the keys, which
+// a schema checked for every frame would otherwise do each time.
 func (s Schema) check(obj map[string]json.RawMessage, strict bool) error {
-	for _, key := range sortedKeys(s) {
-		f := s[key]
-		v, ok := obj[key]
-		if !ok || isNull(v) {
-			if f.Required {
-				return &SchemaError{Key: key, Problem: "required " + string(f.Type) + " is missing"}
-			}
-			continue
+	var first *SchemaError
+	for key, f := range s {
+		if first != nil && key > first.Key {
+			continue // a smaller key fails already
 		}
-		if got := kindOf(v); got != f.Type {
-			return &SchemaError{Key: key, Problem: fmt.Sprintf("want %s, got %s", f.Type, got)}
-		}
-		if len(f.Enum) > 0 {
-			var str string
-			if err := json.Unmarshal(v, &str); err != nil {
-				return &SchemaError{Key: key, Problem: err.Error()}
-			}
-			if !slices.Contains(f.Enum, str) {
-				return &SchemaError{Key: key, Problem: fmt.Sprintf("%q is not one of %s", str, strings.Join(f.Enum, ", "))}
-			}
+		if err := f.check(key, obj[key]); err != nil {
+			first = err
 		}
 	}
+	if first != nil {
+		return first
+	}
 	if strict {
-		for _, key := range sortedKeys(obj) {
-			if _, ok := s[key]; !ok {
-				return &SchemaError{Key: key, Problem: "unknown key"}
+		for key := range obj {
+			if _, ok := s[key]; !ok && (first == nil || key < first.Key) {
+				first = &SchemaError{Key: key, Problem: "unknown key"}
 			}
+		}
+		if first != nil {
+			return first
+		}
+	}
+	return nil
+}
+
+// check checks the value v of key (nil when the object has no such key) against f.
+func (f Field) check(key string, v json.RawMessage) *SchemaError {
+	if v == nil || isNull(v) {
+		if f.Required {
+			return &SchemaError{Key: key, Problem: "required " + string(f.Type) + " is missing"}
+		}
+		return nil
+	}
+	if got := kindOf(v); got != f.Type {
+		return &SchemaError{Key: key, Problem: fmt.Sprintf("want %s, got %s", f.Type, got)}
+	}
+	if len(f.Enum) > 0 {
+		var str string
+		if err := json.Unmarshal(v, &str); err != nil {
+			return &SchemaError{Key: key, Problem: err.Error()}
+		}
+		if !slices.Contains(f.Enum, str) {
+			return &SchemaError{Key: key, Problem: fmt.Sprintf("%q is not one of %s", str, strings.Join(f.Enum, ", "))}
 		}
 	}
 	return nil

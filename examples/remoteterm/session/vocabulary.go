@@ -1,6 +1,9 @@
 package session
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"sync"
+)
 
 // Direction says who sends a frame, in the wire contract's notation.
 type Direction string
@@ -25,8 +28,11 @@ type FrameSpec struct {
 }
 
 // Vocabulary is the session frame union, in a fixed order. It is the single source the
-// codec, both peers and the wire contract's session channel agree with.
-func Vocabulary() []FrameSpec {
+// codec, both peers and the wire contract's session channel agree with. Each call returns
+// a fresh table the caller may change.
+func Vocabulary() []FrameSpec { return vocabulary() }
+
+func vocabulary() []FrameSpec {
 	str := Field{Type: KindString, Required: true}
 	num := Field{Type: KindNumber, Required: true}
 	obj := Field{Type: KindObject, Required: true}
@@ -92,14 +98,23 @@ func Vocabulary() []FrameSpec {
 	}
 }
 
-// lookupFrame finds a frame type's row in the vocabulary.
-func lookupFrame(t Type) (FrameSpec, bool) {
-	for _, spec := range Vocabulary() {
-		if spec.Type == t {
-			return spec, true
-		}
+// frameTable is the vocabulary by frame type, built on first use and never changed: the
+// vocabulary is the same for every release, and the codec and both peers look a row up
+// for every frame they read, which must not rebuild the table each time.
+var frameTable = sync.OnceValue(func() map[Type]FrameSpec {
+	vocab := vocabulary()
+	table := make(map[Type]FrameSpec, len(vocab))
+	for _, spec := range vocab {
+		table[spec.Type] = spec
 	}
-	return FrameSpec{}, false
+	return table
+})
+
+// lookupFrame finds a frame type's row in the vocabulary. The row's Fields are shared:
+// read them, never change them.
+func lookupFrame(t Type) (FrameSpec, bool) {
+	spec, ok := frameTable()[t]
+	return spec, ok
 }
 
 func decodeAs[F Frame](b []byte) (Frame, error) {

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/skewtest/skewtest/driverkit"
@@ -94,7 +94,7 @@ func (cd *clientDriver) subscribe(ctx context.Context, raw json.RawMessage) (any
 		return nil, err
 	}
 	if cd.d.hostURL == "" {
-		return nil, errors.New("subscribe: SKEWTEST_HOST_URL is not set")
+		return nil, fmt.Errorf("subscribe: %s is not set", cd.d.hostFrom)
 	}
 	if args.Cols <= 0 || args.Rows <= 0 {
 		def := host.DefaultTerminal()

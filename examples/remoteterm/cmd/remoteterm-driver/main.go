@@ -29,13 +29,16 @@ import (
 
 const product = "remoteterm"
 
-// driver is what every part of the driver shares.
+// driver is one instance of the driver's role, what every part of it shares: the
+// driver's own instance (kit is the *driverkit.Driver) or a lane's (kit is the
+// *driverkit.Lane). Each instance builds its own product objects (build).
 type driver struct {
 	role     string           // driverkit.Host or driverkit.Client
 	kind     string           // client kind: desktop, mobile or session; "" for a host
-	hostURL  string           // clients: the host's base URL (SKEWTEST_HOST_URL)
+	hostURL  string           // clients: the host's base URL
+	hostFrom string           // where hostURL comes from, for messages
 	features release.Features // this build's release
-	kit      *driverkit.Driver
+	kit      driverkit.Instance
 	out      observe.Sink                     // the product's observations, written by kit
 	logf     func(format string, args ...any) // the driver's log (stderr)
 	// mux is the host's HTTP mux (nil for clients). Handlers mounted on it before the
@@ -46,11 +49,53 @@ type driver struct {
 	decoder wire.OpcodeSet
 }
 
+// lane is the driver for lane l: the same role and build, with the lane's handlers,
+// observations and host URL, and a log that names the lane.
+func (d *driver) lane(l *driverkit.Lane) *driver {
+	ld := *d
+	ld.kit, ld.out = l, kitSink{l}
+	ld.hostURL, ld.hostFrom = l.HostURL(), "open-lane's hostURL"
+	ld.mux = nil
+	prefix := fmt.Sprintf("lane %d: ", l.ID())
+	ld.logf = func(format string, args ...any) { d.logf(prefix+format, args...) }
+	return &ld
+}
+
 // part is one role's implementation: it starts after hello (a host reports its URL) and
 // closes before the driver exits.
 type part interface {
 	start(ctx context.Context) (url string, err error)
 	close()
+}
+
+// build builds one instance of the role on d.kit: the role's part and the session half,
+// with their handlers. It is the same for the driver's own instance and for every lane.
+func build(d *driver) part {
+	var p part = noPart{}
+	switch {
+	case d.role == driverkit.Host:
+		d.mux = http.NewServeMux()
+		p = newHostDriver(d)
+	case d.kind == "desktop":
+		p = newDesktopDriver(d)
+	case d.kind == "mobile":
+		p = newMobileDriver(d)
+	}
+	return instance{part: p, closeSession: registerSession(d)}
+}
+
+// instance is a built instance: its part, and the session half's close (nil when it
+// opened nothing). The session closes first, as it always has.
+type instance struct {
+	part
+	closeSession func()
+}
+
+func (in instance) close() {
+	if in.closeSession != nil {
+		in.closeSession()
+	}
+	in.part.close()
 }
 
 func main() {
@@ -72,6 +117,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		role:     role,
 		kind:     kind,
 		hostURL:  driverkit.FromEnv().HostURL,
+		hostFrom: "SKEWTEST_HOST_URL",
 		features: release.Current(),
 		logf:     logger.Printf,
 	}
@@ -85,27 +131,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "remoteterm-driver: %v\n", err)
 		return 2
 	}
-	d.kit = driverkit.New(stdin, stdout, driverkit.Hello{Role: role, Kind: kind, Product: product, Version: d.features.Version})
-	d.out = kitSink{d.kit}
-	var p part = noPart{}
-	switch {
-	case role == driverkit.Host:
-		d.mux = http.NewServeMux()
-		p = newHostDriver(d)
-	case kind == "desktop":
-		p = newDesktopDriver(d)
-	case kind == "mobile":
-		p = newMobileDriver(d)
-	}
-	closeSession := registerSession(d)
+	kit := driverkit.New(stdin, stdout, driverkit.Hello{Role: role, Kind: kind, Product: product, Version: d.features.Version})
+	d.kit, d.out = kit, kitSink{kit}
+	own := build(d)
+	// Each lane is a fresh instance built the same way: a host lane a host, session daemon
+	// and server of its own on its own port; a client lane a client of the lane's host.
+	kit.Lanes(func(ctx context.Context, l *driverkit.Lane) (string, error) {
+		p := build(d.lane(l))
+		l.OnClose(p.close) // also when start fails: close what it opened
+		return p.start(ctx)
+	})
 
 	// Run writes hello, starts the part (a host reports its URL in ready), and answers
-	// actions until stop or the end of stdin.
-	runErr := d.kit.Run(ctx, p.start)
-	if closeSession != nil {
-		closeSession()
-	}
-	p.close()
+	// actions until stop or the end of stdin; it closes every open lane before it returns.
+	runErr := kit.Run(ctx, own.start)
+	own.close()
 	if runErr != nil {
 		logger.Print(runErr)
 		return 1
@@ -113,9 +153,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// kitSink writes the product's observations through the kit: each observation names
-// itself (What) and is its own data.
-type kitSink struct{ kit *driverkit.Driver }
+// kitSink writes the product's observations through the kit, for the driver's own
+// instance or a lane's: each observation names itself (What) and is its own data.
+type kitSink struct{ kit driverkit.Instance }
 
 func (s kitSink) Observe(o observe.Observation) { s.kit.Observe(o.What(), o) }
 

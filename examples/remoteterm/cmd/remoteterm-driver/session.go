@@ -153,7 +153,7 @@ func (sc *sessionClientDriver) hello(ctx context.Context, raw json.RawMessage) (
 		return nil, driverkit.BadArgs("hello: serverRequests is auto or manual, not %q", args.ServerRequests)
 	}
 	if sc.d.hostURL == "" {
-		return nil, driverkit.BadArgs("hello: SKEWTEST_HOST_URL is not set")
+		return nil, driverkit.BadArgs("hello: %s is not set", sc.d.hostFrom)
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
