@@ -77,6 +77,9 @@ type Recipe struct {
 type Drivers struct {
 	Host    []string            `yaml:"host"`
 	Clients map[string][]string `yaml:"clients"`
+	// Env is KEY=VALUE settings added to the environment of every driver of the build
+	// (before --env, which may override them).
+	Env []string `yaml:"env"`
 }
 
 // ClientKinds returns the client kinds, sorted.
@@ -176,6 +179,15 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			add(lineOf(doc, "drivers", "clients", kind), "drivers.clients.%s is empty: give the driver's argv", kind)
 		}
 	}
+	for i, kv := range c.Drivers.Env {
+		k, _, ok := strings.Cut(kv, "=")
+		switch {
+		case !ok || !envKey.MatchString(k):
+			add(lineOf(doc, "drivers", "env", strconv.Itoa(i)), "drivers.env[%d] %q: give KEY=VALUE, e.g. GOMAXPROCS=1", i, kv)
+		case strings.HasPrefix(k, "SKEWTEST_"):
+			add(lineOf(doc, "drivers", "env", strconv.Itoa(i)), "drivers.env[%d] %q: skewtest sets the SKEWTEST_ variables of a driver itself (docs/driver-protocol.md)", i, kv)
+		}
+	}
 	if c.ContractCommand != nil && !validArgv(c.ContractCommand) {
 		add(lineOf(doc, "contractCommand"), `contractCommand is empty: give the argv of a command that prints the contract the build speaks, e.g. contractCommand: ["./driver", "contract"], or leave it out`)
 	}
@@ -261,6 +273,7 @@ func lineOf(n *yaml.Node, path ...string) int {
 var (
 	yamlLine     = regexp.MustCompile(`(?s)^(?:yaml: )?line (\d+): (.*)$`)
 	unknownField = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	envKey       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
@@ -270,7 +283,7 @@ var knownKeys = map[string]string{
 	"pins.SupportRule":   "last, since",
 	"pins.Cut":           "role, range, reason",
 	"builds.Recipe":      "steps",
-	"builds.Drivers":     "host, clients",
+	"builds.Drivers":     "host, clients, env",
 	"builds.VersionRule": "range, overlay, recipe, toolchain",
 	"pins.Options":       "refs, last, window, ignore",
 	"pins.Ref":           "ref, reason",

@@ -46,6 +46,12 @@ var _ = Describe("ParseConfig", func() {
 		Expect(c.ContractCommandArgv("/out")).To(Equal([]string{filepath.Join("/out", "remoteterm-driver"), "contract"}))
 	})
 
+	It("reads drivers.env", func() {
+		c, err := builds.ParseConfig("skewtest.yaml", []byte("product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers:\n  host: [./d]\n  clients: {a: [./d]}\n  env: [GOMAXPROCS=1, \"EMPTY=\"]\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Drivers.Env).To(Equal([]string{"GOMAXPROCS=1", "EMPTY="}))
+	})
+
 	DescribeTable("errors say file, line and what is wrong",
 		func(body, want string) {
 			_, err := builds.ParseConfig("skewtest.yaml", []byte(body))
@@ -63,6 +69,10 @@ var _ = Describe("ParseConfig", func() {
 			"skewtest.yaml:7: fuzz[1] is empty"),
 		Entry("fuzz: a generator outside the repository", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nfuzz: [../gen.txtar]\n",
 			`skewtest.yaml:5: fuzz[0] "../gen.txtar" is not a path inside the repository`),
+		Entry("drivers.env: not KEY=VALUE", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers:\n  host: [./d]\n  clients: {a: [./d]}\n  env:\n    - GOMAXPROCS=1\n    - GOMAXPROCS\n",
+			`skewtest.yaml:9: drivers.env[1] "GOMAXPROCS": give KEY=VALUE`),
+		Entry("drivers.env: a variable skewtest sets", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers:\n  host: [./d]\n  clients: {a: [./d]}\n  env: [SKEWTEST_ROLE=host]\n",
+			`skewtest.yaml:7: drivers.env[0] "SKEWTEST_ROLE=host": skewtest sets the SKEWTEST_ variables`),
 		Entry("fuzz: not a list", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nfuzz: {a: b}\n",
 			"skewtest.yaml:5"),
 		Entry("unknown top-level key",

@@ -22,6 +22,7 @@ import (
 // knows it), else the build's copy; every "./" driver must be in the build's output.
 func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
 	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients,
+		Env:      slices.Clone(a.Config.Drivers.Env),
 		DriverAt: func(kind string) string { return fmt.Sprintf("%s:%d", builds.ConfigFile, a.Config.DriverLine(kind)) }}
 	if d != nil {
 		b.Journeys, b.DriverAt = d.Journeys, d.DriverAt
