@@ -33,7 +33,6 @@ type journey struct {
 	host   peer
 	client peer
 	proxy  *tap.Proxy
-	has    func(cond string) bool
 	// mark is the transcript's size when the current step started: barriers look at what
 	// arrived after it.
 	mark mark
@@ -47,6 +46,23 @@ type journey struct {
 	namer       *checks.Namer
 	namedFrames []checks.Named
 	namedUpTo   int
+	// negotiation reads negotiation reports as they arrive, for conditions.
+	negotiation checks.NegotiationReader
+}
+
+// has evaluates a condition of a journey line on the transcript so far.
+func (j *journey) has(name string) bool {
+	var v bool
+	j.rec.view(func(t *transcript.Transcript) {
+		in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
+		var negotiation func() map[string]bool
+		if !usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
+			// Frames named as they arrive (j.named) are only ever appended to.
+			negotiation = func() map[string]bool { return j.negotiation.Negotiated(in, j.named(t)) }
+		}
+		v = checks.ConditionsWith(in, negotiation)(name)
+	})
+	return v
 }
 
 type mark struct {

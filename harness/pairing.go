@@ -346,13 +346,6 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	}
 
 	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy}
-	j.has = func(name string) bool {
-		var v bool
-		rec.view(func(t *transcript.Transcript) {
-			v = checks.Conditions(&checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract})(name)
-		})
-		return v
-	}
 	for _, s := range p.Journey.Steps {
 		rec.setStep(s.Name)
 		err := j.step(ctx, s)

@@ -23,13 +23,20 @@ type condContext struct {
 	path      string
 	caps      map[string]bool // what was negotiated, read on first use
 	capsKnown bool
+	// negotiation, when set, finds what was negotiated instead of Negotiated.
+	negotiation func() map[string]bool
 }
 
 // negotiated is Negotiated(c.in), found the first time a condition needs it: a [kind:K]
 // line reads no negotiation.
 func (c *condContext) negotiated(name string) bool {
 	if !c.capsKnown {
-		c.caps, c.capsKnown = Negotiated(c.in), true
+		if c.negotiation != nil {
+			c.caps = c.negotiation()
+		} else {
+			c.caps = Negotiated(c.in)
+		}
+		c.capsKnown = true
 	}
 	return c.caps[name]
 }
@@ -99,8 +106,12 @@ func CheckCondition(c journeys.Cond) error {
 }
 
 // Conditions evaluates journey conditions for this pairing (see the conditions table).
-func Conditions(in *Input) func(string) bool {
-	c := &condContext{in: in, path: path(in.Transcript)}
+func Conditions(in *Input) func(string) bool { return ConditionsWith(in, nil) }
+
+// ConditionsWith is Conditions with what was negotiated found by negotiation (a running
+// journey's NegotiationReader), when not nil.
+func ConditionsWith(in *Input, negotiation func() map[string]bool) func(string) bool {
+	c := &condContext{in: in, path: path(in.Transcript), negotiation: negotiation}
 	return func(name string) bool {
 		key, arg, _ := strings.Cut(name, ":")
 		def, ok := conditions[key]

@@ -56,43 +56,105 @@ func Echoes(in *Input) []Echo {
 type echoesKey struct{ host, client *contract.Contract }
 
 func echoes(in *Input) []Echo {
+	var r NegotiationReader
+	return r.Echoes(in, NameFrames(in))
+}
+
+// NegotiationReader finds a pairing's negotiation reports as its transcript grows, reading
+// each observation and named frame once: a journey's conditions ask after every event, and
+// reading the whole transcript each time made a long journey quadratic. A zero reader is
+// ready; use one per transcript, whose observations and frames are only ever appended.
+type NegotiationReader struct {
+	paths   map[string]bool
+	conns   int // Conns read for the channels used
+	frames  int // Frames read for the channels used
+	sources []*echoSource
+}
+
+// echoSource is one negotiation source of a used channel, and what of it is read so far.
+type echoSource struct {
+	ch     *contract.Channel
+	src    contract.Negotiation
+	obs    int // observations read
+	named  int // named frames read
+	found  []Echo
+	latest []Echo // found, with Latest set (nil when found grew since)
+}
+
+// Echoes returns every negotiation report so far, as Echoes does; named are the
+// transcript's frames named so far, in order (only ever appended to between calls).
+func (r *NegotiationReader) Echoes(in *Input, named []Named) []Echo {
+	t := in.Transcript
+	for ; r.conns < len(t.Conns); r.conns++ {
+		r.use(in, t.Conns[r.conns].Path)
+	}
+	for ; r.frames < len(t.Frames); r.frames++ {
+		r.use(in, t.Frames[r.frames].Path)
+	}
 	var out []Echo
-	for _, ch := range usedChannels(in) {
-		for _, src := range ch.Negotiation {
-			var found []Echo
-			if src.Observation != "" {
-				for _, o := range in.Transcript.Observations {
-					if o.Role != transcript.Client || o.What != src.Observation {
-						continue
-					}
-					data, ok := o.Value()
-					if !ok || !whereMatches(data, src.Where) {
-						continue
-					}
-					found = append(found, echoAt(src.Observation, o.Step, data, src.Pointer, ch.Scope))
+	for _, s := range r.sources {
+		n := len(s.found)
+		if s.src.Observation != "" {
+			for ; s.obs < len(t.Observations); s.obs++ {
+				o := t.Observations[s.obs]
+				if o.Role != transcript.Client || o.What != s.src.Observation {
+					continue
 				}
-			} else {
-				for _, n := range NameFrames(in) {
-					if n.Name != src.Frame || n.Dir != src.Dir || n.Decoded.Value == nil {
-						continue
-					}
-					if _, ok := contract.Resolve(n.Decoded.Value, src.Pointer); !ok {
-						continue
-					}
-					found = append(found, echoAt(src.Frame, n.Step, n.Decoded.Value, src.Pointer, ch.Scope))
+				data, ok := o.Value()
+				if !ok || !whereMatches(data, s.src.Where) {
+					continue
 				}
+				s.found = append(s.found, echoAt(s.src.Observation, o.Step, data, s.src.Pointer, s.ch.Scope))
 			}
+		} else {
+			for ; s.named < len(named); s.named++ {
+				n := named[s.named]
+				if n.Name != s.src.Frame || n.Dir != s.src.Dir || n.Decoded.Value == nil {
+					continue
+				}
+				if _, ok := contract.Resolve(n.Decoded.Value, s.src.Pointer); !ok {
+					continue
+				}
+				s.found = append(s.found, echoAt(s.src.Frame, n.Step, n.Decoded.Value, s.src.Pointer, s.ch.Scope))
+			}
+		}
+		if s.latest == nil || len(s.found) != n {
+			s.latest = slices.Clone(s.found)
 			last := map[string]int{}
-			for i, e := range found {
+			for i, e := range s.latest {
 				last[e.Scope] = i
 			}
-			for i := range found {
-				found[i].Latest = last[found[i].Scope] == i
+			for i := range s.latest {
+				s.latest[i].Latest = last[s.latest[i].Scope] == i
 			}
-			out = append(out, found...)
 		}
+		out = append(out, s.latest...)
 	}
 	return out
+}
+
+// Negotiated is Negotiated(in) from what the reader has read (Echoes).
+func (r *NegotiationReader) Negotiated(in *Input, named []Named) map[string]bool {
+	return negotiatedIn(r.Echoes(in, named), nil)
+}
+
+// use adds the sources of the channel that serves path, the first time a path is seen (the
+// client contract's channel, else the host's: usedChannels).
+func (r *NegotiationReader) use(in *Input, p string) {
+	if r.paths[p] {
+		return
+	}
+	if r.paths == nil {
+		r.paths = map[string]bool{}
+	}
+	r.paths[p] = true
+	ch := channelFor(in.Client, in.Host, p)
+	if ch == nil || slices.ContainsFunc(r.sources, func(s *echoSource) bool { return s.ch == ch }) {
+		return
+	}
+	for _, src := range ch.Negotiation {
+		r.sources = append(r.sources, &echoSource{ch: ch, src: src})
+	}
 }
 
 func echoAt(source, step string, data any, ptr string, scope *contract.Scope) Echo {
