@@ -58,7 +58,9 @@ func (j *journey) has(name string) bool {
 		var negotiation func() map[string]bool
 		if !usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
 			// Frames named as they arrive (j.named) are only ever appended to.
-			negotiation = func() map[string]bool { return j.negotiation.Negotiated(in, j.named(t)) }
+			negotiation = func() map[string]bool {
+				return j.negotiation.Negotiated(in, func() []checks.Named { return j.named(t) })
+			}
 		}
 		v = checks.ConditionsWith(in, negotiation)(name)
 	})

@@ -228,6 +228,9 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	}
 	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference,
 		ClientOlder: opts.Older != nil && opts.Older(p.Client.Label, p.Host.Label)}
+	if rec.names != nil {
+		checks.KeepNamed(in, rec.names(t)) // the journey named the frames as they arrived
+	}
 	if opts.Support != nil {
 		in.Support = opts.Support(p.Host.Label, p.Client.Label)
 	}
@@ -346,6 +349,9 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	}
 
 	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy}
+	if dec == nil {
+		rec.names = j.named // its checks take the frames as the journey named them
+	}
 	for _, s := range p.Journey.Steps {
 		rec.setStep(s.Name)
 		err := j.step(ctx, s)

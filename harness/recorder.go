@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/driver"
 	"github.com/skewtest/skewtest/harness/tap"
 	"github.com/skewtest/skewtest/harness/transcript"
@@ -27,6 +28,9 @@ type recorder struct {
 	others []func() time.Time
 	// decoder, when set, is handed every frame its receiving driver must name.
 	decoder *decoder
+	// names, when set, names the transcript's frames as the journey did as they arrived,
+	// catching up with the rest (called by the pairing's goroutine once the pairing ended).
+	names func(t *transcript.Transcript) []checks.Named
 	// shared lists the logs of the shared processes the pairing ran in lanes of (set by the
 	// pairing's goroutine before it returns, read after).
 	shared []string

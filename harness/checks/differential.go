@@ -54,8 +54,9 @@ func Differential(in *Input) []results.Finding {
 	}
 	var details []string
 	firstStep := ""
+	completed := t.CompletedSteps()
 	for _, step := range in.Journey.StepNames() {
-		if !slices.Contains(t.CompletedSteps(), step) && step != stalled {
+		if !slices.Contains(completed, step) && step != stalled {
 			break
 		}
 		for _, dir := range []string{"C>H", "H>C"} {

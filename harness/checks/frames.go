@@ -69,6 +69,16 @@ func NameFrames(in *Input) []Named {
 	return out
 }
 
+// KeepNamed gives a sealed transcript the names of its frames, as NameFrames would find them
+// with in's contracts: a running pairing named them as they arrived (a Namer over every
+// frame, in order), so its checks need not name them again.
+func KeepNamed(in *Input, named []Named) {
+	if len(named) == 0 && len(in.Transcript.Frames) > 0 {
+		return
+	}
+	in.Transcript.Derived(namedKey{in.Host, in.Client, in.Transcript.Kind}, func() any { return named })
+}
+
 // namedKey keys a transcript's named frames: they follow from its frames and the contracts
 // they are read with.
 type namedKey struct {

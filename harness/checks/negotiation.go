@@ -57,7 +57,7 @@ type echoesKey struct{ host, client *contract.Contract }
 
 func echoes(in *Input) []Echo {
 	var r NegotiationReader
-	return r.Echoes(in, NameFrames(in))
+	return r.Echoes(in, func() []Named { return NameFrames(in) })
 }
 
 // NegotiationReader finds a pairing's negotiation reports as its transcript grows, reading
@@ -81,9 +81,10 @@ type echoSource struct {
 	latest []Echo // found, with Latest set (nil when found grew since)
 }
 
-// Echoes returns every negotiation report so far, as Echoes does; named are the
-// transcript's frames named so far, in order (only ever appended to between calls).
-func (r *NegotiationReader) Echoes(in *Input, named []Named) []Echo {
+// Echoes returns every negotiation report so far, as Echoes does; named returns the
+// transcript's frames named so far, in order (only ever appended to between calls), and is
+// called only when a source is a frame.
+func (r *NegotiationReader) Echoes(in *Input, named func() []Named) []Echo {
 	t := in.Transcript
 	for ; r.conns < len(t.Conns); r.conns++ {
 		r.use(in, t.Conns[r.conns].Path)
@@ -107,6 +108,7 @@ func (r *NegotiationReader) Echoes(in *Input, named []Named) []Echo {
 				s.found = append(s.found, echoAt(s.src.Observation, o.Step, data, s.src.Pointer, s.ch.Scope))
 			}
 		} else {
+			named := named()
 			for ; s.named < len(named); s.named++ {
 				n := named[s.named]
 				if n.Name != s.src.Frame || n.Dir != s.src.Dir || n.Decoded.Value == nil {
@@ -134,7 +136,7 @@ func (r *NegotiationReader) Echoes(in *Input, named []Named) []Echo {
 }
 
 // Negotiated is Negotiated(in) from what the reader has read (Echoes).
-func (r *NegotiationReader) Negotiated(in *Input, named []Named) map[string]bool {
+func (r *NegotiationReader) Negotiated(in *Input, named func() []Named) map[string]bool {
 	return negotiatedIn(r.Echoes(in, named), nil)
 }
 

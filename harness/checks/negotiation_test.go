@@ -30,7 +30,7 @@ var _ = Describe("NegotiationReader", func() {
 		for _, step := range steps {
 			step()
 			want := checks.Negotiated(&checks.Input{Transcript: b.t, Journey: in.Journey, Host: c, Client: c})
-			Expect(r.Negotiated(in, named())).To(Equal(want))
+			Expect(r.Negotiated(in, named)).To(Equal(want))
 			seen = append(seen, want)
 		}
 		Expect(seen[1]).To(Equal(map[string]bool{"outputSpan": true}), "the control: the report is read")

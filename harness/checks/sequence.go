@@ -20,6 +20,17 @@ type run struct {
 // the frames written during teardown (after the journey ended: they belong to no step), and
 // control frames the journey does not name.
 func Sequence(in *Input) []Named {
+	// A sealed transcript keeps it for every pairing checked against it (a reference).
+	key := sequenceKey{namedKey{in.Host, in.Client, in.Transcript.Kind}, in.Journey}
+	return in.Transcript.Derived(key, func() any { return sequence(in) }).([]Named)
+}
+
+type sequenceKey struct {
+	named   namedKey
+	journey *journeys.Journey
+}
+
+func sequence(in *Input) []Named {
 	ignored := map[string]bool{}
 	for _, fl := range in.Journey.Ignore {
 		ignored[fl.Dir+" "+fl.Name] = true
