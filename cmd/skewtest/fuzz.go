@@ -562,11 +562,13 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			continue
 		}
 		before := len(cp.c.CaseList)
-		// Case by case, each on processes of its own: a finding (or a crash) is the case's.
+		// Case by case, in lanes like the pack: a shared process that exits is run again on
+		// processes of the pairing's own (harness.Run), and a finding is confirmed on them
+		// before it is shrunk (found).
 		if err := withJourneys(pk); err != nil {
 			return err
 		}
-		if err := cp.runJourneys(ctx, pk, false, cp.opts); err != nil {
+		if err := cp.runJourneys(ctx, pk, false, cp.pooled); err != nil {
 			return err
 		}
 		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
