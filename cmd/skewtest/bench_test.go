@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -98,12 +99,13 @@ func BenchmarkPlanCold(b *testing.B) {
 }
 
 // BenchmarkFuzz measures skewtest fuzz on the reference subject with warm builds, in cases
-// per minute (the cases/min metric), per generator: on a passing pairing (the working tree
-// × v1.4.190, both directions, every client kind the generator drives, references) and on
-// a failing one (v1.4.190 host × v1.4.120 desktop client, where most terminal cases fail
-// and are run again case by case; shrinking is bounded to one candidate so the figure is
-// the rate of cases, not of shrinking). Each iteration is a PR-mode campaign with seed 1 and
-// each generator's own pack.
+// per minute (the cases/min metric) and in CPU milliseconds per case (cpu-ms/case: skewtest's
+// and every driver's, user and system; steadier than the rate on a shared machine), per
+// generator: on a passing pairing (the working tree × v1.4.190, both directions, every client
+// kind the generator drives, references) and on a failing one (v1.4.190 host × v1.4.120
+// desktop client, where most terminal cases fail and are run again case by case; shrinking is
+// bounded to one candidate so the figure is the rate of cases, not of shrinking). Each
+// iteration is a PR-mode campaign with seed 1, each generator's own pack and the default -j.
 func BenchmarkFuzz(b *testing.B) {
 	src, err := example.FindSource("")
 	if err != nil {
@@ -118,10 +120,10 @@ func BenchmarkFuzz(b *testing.B) {
 		name, host, client, kind, generator string
 		cases                               int
 	}{
-		{"passing=worktree-x-v1.4.190/generator=session", "worktree", "v1.4.190", "", "session", 1024},
-		{"passing=worktree-x-v1.4.190/generator=terminal", "worktree", "v1.4.190", "", "terminal", 64},
-		{"passing=worktree-x-v1.4.190/generator=all", "worktree", "v1.4.190", "", "", 256},
-		{"failing=v1.4.190-x-v1.4.120-desktop/generator=terminal", "v1.4.190", "v1.4.120", "desktop", "terminal", 16},
+		{"passing=worktree-x-v1.4.190/generator=session", "worktree", "v1.4.190", "", "session", 2048},
+		{"passing=worktree-x-v1.4.190/generator=terminal", "worktree", "v1.4.190", "", "terminal", 128},
+		{"passing=worktree-x-v1.4.190/generator=all", "worktree", "v1.4.190", "", "", 512},
+		{"failing=v1.4.190-x-v1.4.120-desktop/generator=terminal", "v1.4.190", "v1.4.120", "desktop", "terminal", 32},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			args := []string{"fuzz", "--repo", repo, "--cache-dir", cache, "--host", bc.host, "--client", bc.client,
@@ -141,12 +143,25 @@ func BenchmarkFuzz(b *testing.B) {
 			run(1) // the builds, outside the timer
 			b.ResetTimer()
 			cases := 0
-			start := time.Now()
+			start, cpu := time.Now(), cpuTime()
 			for b.Loop() {
 				run(bc.cases)
 				cases += bc.cases
 			}
 			b.ReportMetric(float64(cases)/time.Since(start).Minutes(), "cases/min")
+			b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(cases), "cpu-ms/case")
 		})
 	}
+}
+
+// cpuTime is the CPU time, user and system, of this process and of every child it has
+// waited for (the drivers' guardians, and under them the drivers).
+func cpuTime() time.Duration {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	sum := func(r syscall.Rusage) time.Duration {
+		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+	}
+	return sum(self) + sum(children)
 }
