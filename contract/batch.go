@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // splitBatch cuts one whole message into the items of its batch.
@@ -29,7 +31,7 @@ func splitBatch(batch string, b []byte) ([][]byte, error) {
 			return [][]byte{b}, nil // one frame, not a batch
 		}
 		var items []json.RawMessage
-		if err := json.Unmarshal(t, &items); err != nil {
+		if err := jsonv1.Unmarshal(t, &items); err != nil {
 			return nil, &BatchError{batch, "not a JSON array: " + err.Error()}
 		}
 		if len(items) == 0 {

@@ -1,8 +1,9 @@
 package contract
 
 import (
-	"encoding/json"
 	"fmt"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Decoded is one tapped frame read through its channel's codec.
@@ -97,7 +98,7 @@ func (ch *Channel) packet(hv headerValues, dir string, isBinary bool, payload []
 	}
 	if len(payload) > 0 && payload[0] == '{' {
 		var obj map[string]any
-		if json.Unmarshal(payload, &obj) == nil {
+		if jsonv1.Unmarshal(payload, &obj) == nil {
 			d.JSON, d.Value = obj, obj
 			return d
 		}
@@ -125,14 +126,14 @@ func (ch *Channel) frame(c *Codec, dir string, isBinary bool, b []byte) (Decoded
 	case c.Driver:
 		d.Driver = true
 		var v any
-		if json.Unmarshal(b, &v) == nil {
+		if jsonv1.Unmarshal(b, &v) == nil {
 			d.Value = v
 			d.JSON, _ = v.(map[string]any)
 		}
 		return d, nil
 	case c.JSON != nil:
 		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
+		if err := jsonv1.Unmarshal(b, &v); err != nil {
 			return d, &PayloadError{Codec: "JSON", Err: err}
 		}
 		d.Value = v

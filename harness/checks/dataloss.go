@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
@@ -140,11 +142,11 @@ func divergingStep(t *transcript.Transcript, fallback string) string {
 // bytes), or nil.
 func Bytes(raw json.RawMessage, key string) []byte {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	if jsonv1.Unmarshal(raw, &m) != nil {
 		return nil
 	}
 	var b []byte
-	if json.Unmarshal(m[key], &b) != nil {
+	if jsonv1.Unmarshal(m[key], &b) != nil {
 		return nil
 	}
 	return b

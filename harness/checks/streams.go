@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"slices"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
 )
@@ -123,7 +125,7 @@ func lastWhole(t *transcript.Transcript, e contract.Endpoint) int {
 
 func decodeJSON(data json.RawMessage) (any, bool) {
 	var v any
-	if json.Unmarshal(data, &v) != nil {
+	if jsonv1.Unmarshal(data, &v) != nil {
 		return nil, false
 	}
 	return v, true

@@ -3,6 +3,8 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"time"
 )
 
@@ -61,7 +63,9 @@ func (e *ActionError) Error() string {
 }
 
 // decodeLine decodes one stdout line. It never fails: a line that breaks
-// the protocol becomes a TypeInvalid message.
+// the protocol becomes a TypeInvalid message. It decodes as encoding/json does, with the
+// v1 package of encoding/json/v2's implementation: the same results, several times faster
+// on the long base64 strings of terminal observations.
 func decodeLine(line []byte, at time.Time) Message {
 	raw := string(line)
 	trimmed := bytes.TrimSpace(line)
@@ -69,7 +73,7 @@ func decodeLine(line []byte, at time.Time) Message {
 		return invalid(raw, at, "not a JSON object")
 	}
 	var m Message
-	if err := json.Unmarshal(trimmed, &m); err != nil {
+	if err := jsonv1.Unmarshal(trimmed, &m); err != nil {
 		return invalid(raw, at, "malformed message: "+err.Error())
 	}
 	if m.Type == "" {
