@@ -354,16 +354,30 @@ func (d *Driver) closeStdout() {
 	d.outOnce.Do(func() { d.stdout.Close() })
 }
 
+// readBuffer is the driver reader's buffer: a line that fits is decoded where it was read
+// (terminal observations run to a few hundred KB), a longer one is gathered first.
+const readBuffer = 256 << 10
+
 // read is the one reader of stdout. It ends at EOF.
 func (d *Driver) read() {
 	defer close(d.readerDone)
-	br := bufio.NewReaderSize(d.stdout, 64<<10)
+	br := bufio.NewReaderSize(d.stdout, readBuffer)
+	first := true
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(line) > 0 {
 			line = bytes.TrimSuffix(line, []byte("\n"))
 			line = bytes.TrimSuffix(line, []byte("\r"))
-			d.deliver(decodeLine(line, time.Now()))
+			d.deliver(decodeLine(line, time.Now(), first)) // the message does not keep line's bytes
+			first = false
 		}
 		if err != nil {
 			return

@@ -24,12 +24,16 @@ func FuzzDecodeLine(f *testing.F) {
 	}
 	at := time.Unix(0, 0)
 	f.Fuzz(func(t *testing.T, line []byte) {
-		m := decodeLine(line, at)
+		m := decodeLine(line, at, false)
 		switch {
 		case m.Type == "":
 			t.Fatalf("a message without a type from %q", line)
-		case m.Line != string(line):
-			t.Fatalf("the message keeps %q, the line was %q", m.Line, line)
+		case m.Type == TypeInvalid && m.Line != string(line):
+			t.Fatalf("the invalid message keeps %q, the line was %q", m.Line, line)
+		case m.Type != TypeInvalid && m.Line != "":
+			t.Fatalf("a valid message keeps its line %q", line)
+		case decodeLine(line, at, true).Line != string(line):
+			t.Fatalf("the first line is not kept: %q", line)
 		case m.Type == TypeInvalid && m.What == "":
 			t.Fatalf("an invalid line without a reason: %q", line)
 		case m.Type != TypeInvalid && !strings.HasPrefix(strings.TrimSpace(string(line)), "{"):

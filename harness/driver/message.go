@@ -45,7 +45,9 @@ type Message struct {
 	// driver's own instance.
 	Lane int `json:"lane"`
 
-	Line string    `json:"-"` // the raw line, without its newline
+	// Line is the raw line, without its newline, of an invalid message and of a driver's
+	// first line; "" for the others (a terminal's observations run to megabytes).
+	Line string    `json:"-"`
 	At   time.Time `json:"-"` // when the line was read
 }
 
@@ -65,24 +67,27 @@ func (e *ActionError) Error() string {
 // decodeLine decodes one stdout line. It never fails: a line that breaks
 // the protocol becomes a TypeInvalid message. It decodes as encoding/json does, with the
 // v1 package of encoding/json/v2's implementation: the same results, several times faster
-// on the long base64 strings of terminal observations.
-func decodeLine(line []byte, at time.Time) Message {
-	raw := string(line)
+// on the long base64 strings of terminal observations. The message keeps the line (Line)
+// when it is invalid or keep is set; it never refers to line's bytes.
+func decodeLine(line []byte, at time.Time, keep bool) Message {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
-		return invalid(raw, at, "not a JSON object")
+		return invalid(string(line), at, "not a JSON object")
 	}
 	var m Message
 	if err := jsonv1.Unmarshal(trimmed, &m); err != nil {
-		return invalid(raw, at, "malformed message: "+err.Error())
+		return invalid(string(line), at, "malformed message: "+err.Error())
 	}
 	if m.Type == "" {
-		return invalid(raw, at, "message without a type")
+		return invalid(string(line), at, "message without a type")
 	}
 	if m.Type == TypeInvalid {
-		return invalid(raw, at, `reserved type "invalid"`)
+		return invalid(string(line), at, `reserved type "invalid"`)
 	}
-	m.Line, m.At = raw, at
+	m.At = at
+	if keep {
+		m.Line = string(line)
+	}
 	return m
 }
 
