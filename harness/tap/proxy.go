@@ -25,9 +25,13 @@ const (
 	dialTimeout = 10 * time.Second
 	// closeTimeout bounds writing a close frame.
 	closeTimeout = 250 * time.Millisecond
-	// bufferSize is the read and write buffer of each side: large enough
-	// that common messages are written as a single frame.
+	// bufferSize is the read buffer of each side.
 	bufferSize = 32 << 10
+	// writeBufferSize is the write buffer of each side: large enough that common messages
+	// (a terminal's 48 KiB chunks among them) go on as a single frame, as their sender
+	// wrote them. A tap's connections share their write buffers: a buffer is held only
+	// while a message is written.
+	writeBufferSize = 64 << 10
 )
 
 // Proxy is a running tap. It listens on a loopback port of its own and
@@ -78,20 +82,23 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	if err != nil {
 		return nil, fmt.Errorf("tap listen: %w", err)
 	}
+	writeBuffers := &sync.Pool{}
 	p := &Proxy{
 		upstream: strings.TrimSuffix(upstream, "/"),
 		rec:      rec,
 		ln:       ln,
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  bufferSize,
-			WriteBufferSize: bufferSize,
+			WriteBufferSize: writeBufferSize,
+			WriteBufferPool: writeBuffers,
 			// Whoever may reach loopback may use the tap.
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 		dialer: websocket.Dialer{
 			HandshakeTimeout: dialTimeout,
 			ReadBufferSize:   bufferSize,
-			WriteBufferSize:  bufferSize,
+			WriteBufferSize:  writeBufferSize,
+			WriteBufferPool:  writeBuffers,
 		},
 		serveDone: make(chan struct{}),
 		live:      make(map[int]*conn),
