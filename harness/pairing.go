@@ -231,6 +231,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	if rec.names != nil {
 		checks.KeepNamed(in, rec.names(t)) // the journey named the frames as they arrived
 	}
+	in.Streams = rec.streams
 	if opts.Support != nil {
 		in.Support = opts.Support(p.Host.Label, p.Client.Label)
 	}
@@ -352,6 +353,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 	if dec == nil {
 		rec.names = j.named // its checks take the frames as the journey named them
 	}
+	rec.streams = &j.streams // and continue the journey's folds of cumulative streams
 	for _, s := range p.Journey.Steps {
 		rec.setStep(s.Name)
 		err := j.step(ctx, s)

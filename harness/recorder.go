@@ -31,6 +31,8 @@ type recorder struct {
 	// names, when set, names the transcript's frames as the journey did as they arrived,
 	// catching up with the rest (called by the pairing's goroutine once the pairing ended).
 	names func(t *transcript.Transcript) []checks.Named
+	// streams is the journey's stream reader, for the checks (same goroutine, afterwards).
+	streams *checks.StreamReader
 	// shared lists the logs of the shared processes the pairing ran in lanes of (set by the
 	// pairing's goroutine before it returns, read after).
 	shared []string

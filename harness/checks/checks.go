@@ -27,6 +27,9 @@ type Input struct {
 	// ClientOlder says the client build is an older release than the host build (the order
 	// is the caller's: checks know no version scheme).
 	ClientOlder bool
+	// Streams, when set, is the reader the pairing's journey read its streams with: the
+	// checks continue its folds of cumulative streams instead of folding them again.
+	Streams *StreamReader
 
 	// named is NameFrames' answer for the first namedFor frames: every check reads the named
 	// frames, and naming decodes each frame with the contracts.

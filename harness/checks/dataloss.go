@@ -49,7 +49,10 @@ func DataLoss(in *Input) []results.Finding {
 		case contract.CompareCumulative:
 			// A receiver that never delivered anything (one that stalled before its first
 			// value, which the stall reports) has nothing to compare.
-			last := fold{e: s.delivered}
+			last := &fold{e: s.delivered}
+			if in.Streams != nil {
+				last = in.Streams.foldOf(s) // what the journey's barriers folded so far
+			}
 			last.advance(t)
 			if len(sent) == 0 || !last.any {
 				continue

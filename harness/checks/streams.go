@@ -280,17 +280,24 @@ func (r *StreamReader) fold(in *Input, role transcript.Role, what string) *fold 
 		if s.delivered.Role != string(role) || s.compare != contract.CompareCumulative {
 			return nil
 		}
-		f := r.folds[s.name]
-		if f == nil {
-			if r.folds == nil {
-				r.folds = map[string]*fold{}
-			}
-			f = &fold{e: s.delivered}
-			r.folds[s.name] = f
-		}
-		return f
+		return r.foldOf(s)
 	}
 	return nil
+}
+
+// foldOf is the reader's fold of cumulative stream s, made on first use. A fold read from
+// wherever the reader started ends where a fold read afresh ends: a whole value (From 0)
+// replaces everything before it.
+func (r *StreamReader) foldOf(s stream) *fold {
+	f := r.folds[s.name]
+	if f == nil {
+		if r.folds == nil {
+			r.folds = map[string]*fold{}
+		}
+		f = &fold{e: s.delivered}
+		r.folds[s.name] = f
+	}
+	return f
 }
 
 // Search is one barrier's look for text in a stream (Contains): how far it has looked, so

@@ -186,4 +186,24 @@ var _ = Describe("a cumulative stream reported in parts (from)", func() {
 		Expect(fs).To(HaveLen(1))
 		Expect(fs[0].Message).To(Equal("stream doc: the last delivered value differs from everything sent (9 bytes sent, 8 delivered)"))
 	})
+
+	It("finds with the journey's reader, folded part of the way, what it finds folding afresh", func() {
+		var r checks.StreamReader
+		obs(transcript.Host, "wrote", map[string]any{"text": "abc"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "abc"})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("abc")) // a barrier read this far
+		obs(transcript.Host, "wrote", map[string]any{"text": "def"})
+		obs(transcript.Client, "reloaded", map[string]any{"doc": "abcde"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "f", "from": 5})
+		Expect(checks.DataLoss(in)).To(BeEmpty())
+		with := *in
+		with.Streams = &r
+		Expect(checks.DataLoss(&with)).To(BeEmpty())
+
+		obs(transcript.Host, "wrote", map[string]any{"text": "ghi"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "gh", "from": 6})
+		afresh := checks.DataLoss(in)
+		Expect(afresh).To(HaveLen(1), "the control: the lost byte is found")
+		Expect(checks.DataLoss(&with)).To(Equal(afresh))
+	})
 })

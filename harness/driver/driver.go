@@ -363,10 +363,11 @@ func (d *Driver) read() {
 	defer close(d.readerDone)
 	br := bufio.NewReaderSize(d.stdout, readBuffer)
 	first := true
+	var long []byte // a longer line, gathered (kept: the next long line reuses it)
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			long := append([]byte(nil), line...)
+			long = append(long[:0], line...)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = br.ReadSlice('\n')
 				long = append(long, line...)
