@@ -776,9 +776,23 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	if len(primary) == 0 {
 		primary, rest = rest[:1], rest[1:]
 	}
+	// Confirm first, once for every kind: the case run again on the pairing, with processes of
+	// its own. A kind it does not show again is not worth shrinking.
+	confirm := *cj.j
+	confirm.Name += "-again" // a directory of its own, beside the failing pairing's
+	again, err := cp.runOne(ctx, p, &confirm, false)
+	if err != nil {
+		return err
+	}
+	shows := map[results.Kind]bool{}
+	if again != nil {
+		for _, f := range again.Findings {
+			shows[f.Kind] = true
+		}
+	}
 	for n, i := range primary {
 		u := &cp.c.Findings[i]
-		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
+		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind, shows[u.Kind])
 		if errors.Is(err, errNotReproduced) {
 			// The case run again on the pairing does not show the kind: a flaky verdict
 			// (timing under load), said as such and not shrunk.
@@ -817,7 +831,8 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 
 // shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
 // once more from its file so results.json has the pairing with a repro line naming it.
-func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind) (file string, events []string, runs int, repro string, err error) {
+// confirmed says whether the case, run again (found), showed kind: errNotReproduced when not.
+func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind, confirmed bool) (file string, events []string, runs int, repro string, err error) {
 	try := 0
 	fails := func(ctx context.Context, cand *fuzz.Case) (bool, error) {
 		try++
@@ -837,11 +852,7 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		}
 		return false, nil
 	}
-	// Confirm first: a finding the same case does not show again is not worth shrinking.
-	if ok, err := fails(ctx, c.Clone()); err != nil || !ok {
-		if err != nil {
-			return "", nil, 1, "", err
-		}
+	if !confirmed {
 		return "", nil, 1, "", errNotReproduced
 	}
 	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
