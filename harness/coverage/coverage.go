@@ -146,8 +146,9 @@ func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
 }
 
 // protocolActions are the driver protocol's own actions, which skewtest sends itself (every
-// driver stops; a decode action answers the harness): no journey is owed them.
-var protocolActions = []string{"stop", "decode"}
+// driver stops; a decode action answers the harness; a campaign opens and closes lanes): no
+// journey is owed them.
+var protocolActions = []string{"stop", "decode", "open-lane", "close-lane"}
 
 // Coverage returns what the tally holds, in a stable order.
 func (t *Tally) Coverage() *results.Coverage {

@@ -40,8 +40,9 @@ func pairing() *checks.Input {
 			{Index: 3, Conn: 1, Path: "/rpc", Dir: "C>H", Data: []byte(`{"type":"hello","mode":"zzz"}`), Step: "one"},
 		},
 		Hello: map[transcript.Role]transcript.Hello{
-			transcript.Client: {Protocol: 1, Actions: []string{"hello", "call"}},
-			transcript.Host:   {Protocol: 1, Actions: []string{"emit"}},
+			// stop, decode and the lane actions are the driver protocol's own: nobody owes them.
+			transcript.Client: {Protocol: 1, Actions: []string{"hello", "call", "stop", "decode", "open-lane", "close-lane"}},
+			transcript.Host:   {Protocol: 1, Actions: []string{"emit", "open-lane", "close-lane"}},
 		},
 		Actions: []transcript.Action{{Role: transcript.Client, Name: "hello", Step: "one", OK: true}},
 	}
