@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -792,8 +791,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	}
 	for n, i := range primary {
 		u := &cp.c.Findings[i]
-		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind, shows[u.Kind])
-		if errors.Is(err, errNotReproduced) {
+		if !shows[u.Kind] {
 			// The case run again on the pairing does not show the kind: a flaky verdict
 			// (timing under load), said as such and not shrunk.
 			// The case is kept as it is, so the repro line names a file that exists.
@@ -811,6 +809,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Shrunk)
 			continue
 		}
+		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
 		if err != nil {
 			return err
 		}
@@ -830,9 +829,9 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 }
 
 // shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
-// once more from its file so results.json has the pairing with a repro line naming it.
-// confirmed says whether the case, run again (found), showed kind: errNotReproduced when not.
-func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind, confirmed bool) (file string, events []string, runs int, repro string, err error) {
+// once more from its file so results.json has the pairing with a repro line naming it. The
+// case showed kind when run again (found confirmed it); runs counts that run too.
+func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind) (file string, events []string, runs int, repro string, err error) {
 	try := 0
 	fails := func(ctx context.Context, cand *fuzz.Case) (bool, error) {
 		try++
@@ -851,9 +850,6 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 			}
 		}
 		return false, nil
-	}
-	if !confirmed {
-		return "", nil, 1, "", errNotReproduced
 	}
 	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
 	runs++
@@ -880,9 +876,6 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	}
 	return file, small.EventNames(), runs, repro, nil
 }
-
-// errNotReproduced is a failing case that passes (for the kind in question) when run again.
-var errNotReproduced = errors.New("the finding did not reproduce")
 
 // runOne runs journey j on the builds of pairing p, with the references it is checked
 // against, and returns p's result (nil when it did not run).

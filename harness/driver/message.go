@@ -3,9 +3,9 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
-	"time"
 )
 
 // Message types sent by a driver (see docs/driver-protocol.md), plus
