@@ -15,7 +15,9 @@
 //
 // With FAKE_LANES set it serves lanes (open-lane, close-lane): every lane is a host or client
 // of its own, whose observations carry the lane. With FAKE_LANES=untagged a lane's
-// observations carry no lane (a driver that breaks the protocol's rule).
+// observations carry no lane (a driver that breaks the protocol's rule). With FAKE_GATE=ROLE
+// the driver of that role holds the first action of its second lane until a third lane is
+// open, so two lanes are surely open at once (the first is a reference's, which runs alone).
 package main
 
 import (
@@ -181,6 +183,8 @@ func main() {
 		close  func()
 	}
 	lanes := map[int]*lane{}
+	gated, opened := os.Getenv("FAKE_GATE") == role, 0
+	third := make(chan struct{}) // closed when the third lane opens
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(nil, 64<<20)
 	for in.Scan() {
@@ -216,6 +220,9 @@ func main() {
 				l.handle, l.close = client(laneObserver(la.Lane), la.HostURL)
 			}
 			lanes[la.Lane] = l
+			if opened++; opened == 3 && gated {
+				close(third)
+			}
 			send(map[string]any{"type": "result", "id": a.ID, "ok": true, "data": data})
 			continue
 		case "close-lane":
@@ -238,15 +245,25 @@ func main() {
 		}
 		var x args
 		json.Unmarshal(a.Args, &x)
-		if err := h(a, x); err != nil {
-			send(map[string]any{"type": "result", "id": a.ID, "ok": false, "error": map[string]string{"code": "unsupported-action", "message": err.Error()}})
+		if gated && opened == 2 && a.Lane != 0 {
+			gated = false
+			go func() { <-third; perform(h, a, x) }()
 			continue
 		}
-		send(map[string]any{"type": "result", "id": a.ID, "ok": true})
+		perform(h, a, x)
 	}
 	if mode == "hang" {
 		select {}
 	}
+}
+
+// perform runs an action and sends its result.
+func perform(h func(a action, x args) error, a action, x args) {
+	if err := h(a, x); err != nil {
+		send(map[string]any{"type": "result", "id": a.ID, "ok": false, "error": map[string]string{"code": "unsupported-action", "message": err.Error()}})
+		return
+	}
+	send(map[string]any{"type": "result", "id": a.ID, "ok": true})
 }
 
 func host(observe observer) (handle func(a action, x args) error, url string, close func()) {
