@@ -339,14 +339,17 @@ var _ = Describe("Run", func() {
 
 	It("reruns a failing pairing and calls it flaky when the attempts disagree", func(ctx SpecContext) {
 		GinkgoT().Setenv("FAKE_STATE", GinkgoT().TempDir())
-		j.Steps[2].Commands = j.Steps[2].Commands[:1] // keep only the action: losing output fails, not stalls
+		// Wait for the client to render, not for the screen to show it: losing output fails,
+		// not stalls, and a passing attempt has surely rendered before the journey ends.
+		j.Steps[2].Commands = append(j.Steps[2].Commands[:1], journeys.Command{Verb: "await",
+			Args: []journeys.Arg{{Value: "client"}, {Value: "rendered-output"}}})
 		dir := GinkgoT().TempDir()
 		plan := []harness.Pairing{{Host: build("a", "ok", false), Client: build("b", "lose-once", false), Kind: "desktop", Journey: j, Index: 1}}
 		run := &results.Run{}
 		harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: dir, Retries: 2})
 		Expect(run.Pairings).To(HaveLen(1))
 		p := run.Pairings[0]
-		Expect(p.Status).To(Equal(results.StatusFlaky))
+		Expect(p.Status).To(Equal(results.StatusFlaky), "attempts %v, findings %v, error %s", p.Attempts, p.Findings, p.Error)
 		Expect(p.Attempts[0]).To(Equal(results.StatusFail))
 		Expect(p.Attempts).To(ContainElement(results.StatusPass), "a later attempt passed")
 		Expect(p.Findings).NotTo(BeEmpty(), "the failing attempt's evidence is kept")
