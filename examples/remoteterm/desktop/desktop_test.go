@@ -2,6 +2,7 @@ package desktop_test
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -227,5 +228,23 @@ var _ = Describe("what the host refuses", func() {
 
 		h.send(wire.OpError, 1, 0, "stream detached")
 		Eventually(func() []observe.Error { return observe.Of[observe.Error](rec) }).Should(HaveLen(1), "any other Error frame is still an error")
+	}, SpecTimeout(specTimeout))
+})
+
+var _ = Describe("the loseOutputOnce switch", func() {
+	It("keeps the bytes of one Output frame off the screen, once for every client that shares its file, and no resync brings them back", func(ctx SpecContext) {
+		f := v156
+		f.LoseOutputOnce = filepath.Join(GinkgoT().TempDir(), "lost")
+		_, h, rec := connect(ctx, f)
+		h.send(wire.OpOutput, 1, 3, "abc")
+		h.send(wire.OpOutput, 1, 6, "def")
+		Eventually(rendered(rec)).Should(Equal([]string{"", "def"}))
+		Expect(observe.Screen(rec.All())).To(Equal([]byte("snap\r\ndef")))
+		Expect(observe.Of[observe.Resync](rec)).To(BeEmpty())
+		Expect(f.LoseOutputOnce).To(BeAnExistingFile())
+
+		_, h, rec = connect(ctx, f) // another client of the same build: the file says it happened
+		h.send(wire.OpOutput, 1, 3, "abc")
+		Eventually(rendered(rec)).Should(Equal([]string{"abc"}))
 	}, SpecTimeout(specTimeout))
 })

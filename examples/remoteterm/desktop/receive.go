@@ -3,6 +3,7 @@ package desktop
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/gorilla/websocket"
 	"github.com/skewtest/skewtest/examples/remoteterm/observe"
@@ -51,7 +52,11 @@ func (c *Client) receive(cn *conn, typ int, data []byte) string {
 	case wire.OpSnapshotEnd:
 		c.renderSnapshot(st)
 	case wire.OpOutput:
-		c.output(cn, st, f.Payload, f.Seq, uint64(len(f.Payload)), false)
+		data := f.Payload
+		if c.loseOnce() {
+			data = nil // the seq still moves on: no gap, no resync recovers the bytes
+		}
+		c.output(cn, st, data, f.Seq, uint64(len(f.Payload)), false)
 		c.delivered(cn, st, len(f.Payload))
 	case wire.OpOutputSpan:
 		var span wire.OutputSpan
@@ -158,6 +163,21 @@ func (c *Client) renderSnapshot(st *stream) {
 
 // output renders one run of output, unless it is covered by the last snapshot or reveals
 // a gap (then it asks for a resync).
+// loseOnce reports whether this Output frame is the one release.Features.LoseOutputOnce
+// loses: the first one received while its file does not exist (creating it claims it).
+func (c *Client) loseOnce() bool {
+	name := c.opts.Features.LoseOutputOnce
+	if name == "" {
+		return false
+	}
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
 func (c *Client) output(cn *conn, st *stream, data []byte, seq, rawLength uint64, transformed bool) {
 	switch {
 	case !st.haveSnapshot || st.awaitingRecovery:

@@ -122,6 +122,13 @@ type Features struct {
 	// only to objects the contract lists fields for, which the event is not).
 	ProgressUnknownFieldDropped bool `json:"progressUnknownFieldDropped"`
 
+	// LoseOutputOnce (desktop) names a file: the bytes of the first Output frame the client
+	// receives while the file does not exist never reach the screen (its seq is kept, so no
+	// resync recovers them), and the file is created. A client that loses output once and
+	// never again, in whichever process of the build comes first: the negative control of a
+	// flaky verdict (--retries, a fuzz campaign's confirming run).
+	LoseOutputOnce string `json:"loseOutputOnce,omitempty"`
+
 	// Compatible changes: each adds to the wire without breaking a released peer.
 	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}
 	TitleFrame       bool `json:"titleFrame"`       // host and desktop: Title (18), gated on a new capability title
