@@ -214,6 +214,31 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		}
 	}, SpecTimeout(10*time.Minute))
 
+	It("says a failure that the confirming run does not show is flaky, keeps the case as it is and names it, and does not shrink it", func(ctx SpecContext) {
+		// The first Output frame any worktree desktop client receives is lost, and never
+		// again: the first pairing with one (the worktree reference, which runs first) fails
+		// once, and its confirming run passes.
+		lost := filepath.Join(GinkgoT().TempDir(), "lost")
+		code, out, run := fuzzOn(ctx, "--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--cases", "1", "--seed", "5",
+			"--env", `worktree:REMOTETERM_FEATURES={"loseOutputOnce":"`+lost+`"}`)
+		Expect(code).To(Equal(1), "a flaky finding is a finding: %s", out)
+		Expect(lost).To(BeAnExistingFile(), "a client lost output once")
+		Expect(out).To(ContainSubstring("did not reproduce: flaky; kept as "))
+		Expect(run.Campaign.Findings).NotTo(BeEmpty(), out)
+		kinds := map[results.Kind]bool{}
+		for _, f := range run.Campaign.Findings {
+			kinds[f.Kind] = true
+			Expect([]string{f.Host, f.Client}).To(Equal([]string{"worktree", "worktree"}), "only the pairing that lost output: %s", out)
+			// Its consequences (the barrier's stall, the incomplete journey) go with it.
+			Expect(f.Flaky).To(BeTrue(), "%s: %s", f.Kind, out)
+			Expect(f.Shrunk).To(And(BeAnExistingFile(), HaveSuffix("-flaky.txtar")), "%s: the case as it ran", f.Kind)
+			Expect(f.ShrunkEvents).To(BeEmpty(), "not shrunk")
+			Expect(f.ShrinkRuns).To(BeZero(), "not shrunk")
+			Expect(f.Repro).To(ContainSubstring("--journey "+f.Shrunk), "the repro line names the file it keeps")
+		}
+		Expect(kinds).To(HaveKey(results.DataLoss), out)
+	})
+
 	// The session generator's explicit command versions and progress events with added
 	// fields reach a bug no journey does: each switch below passes every journey of the
 	// subject, is found by a campaign narrowed to the one event that reaches it (shrunk to

@@ -789,7 +789,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 			shows[f.Kind] = true
 		}
 	}
-	for n, i := range primary {
+	for _, i := range primary {
 		u := &cp.c.Findings[i]
 		if !shows[u.Kind] {
 			// The case run again on the pairing does not show the kind: a flaky verdict
@@ -802,9 +802,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 				return fmt.Errorf("write corpus: %w", err)
 			}
 			u.Shrunk, _ = filepath.Abs(filepath.Join(cp.corpus, c.Name+".txtar"))
-			q, jj := p, *p.Journey
-			jj.File, q.Journey = u.Shrunk, &jj
-			u.Repro = reproLine(&cp.o.runOptions, q)
+			u.Repro = cp.reproOf(p, u.Shrunk)
 			fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) did not reproduce: flaky; kept as %s\n", u.Kind,
 				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Shrunk)
 			continue
@@ -814,18 +812,22 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 			return err
 		}
 		u = &cp.c.Findings[i]
-		u.Shrunk, u.ShrunkEvents, u.ShrinkRuns = file, events, runs
-		if repro != "" {
-			u.Repro = repro
-		}
-		if n == 0 {
-			for _, k := range rest {
-				c := &cp.c.Findings[k]
-				c.Shrunk, c.ShrunkEvents, c.ShrinkRuns, c.Repro = u.Shrunk, u.ShrunkEvents, 0, u.Repro
-			}
-		}
+		u.Shrunk, u.ShrunkEvents, u.ShrinkRuns, u.Repro = file, events, runs, repro
+	}
+	// The consequences go with the first kind: its shrunk case, or its flaky one.
+	first := cp.c.Findings[primary[0]]
+	for _, k := range rest {
+		c := &cp.c.Findings[k]
+		c.Shrunk, c.ShrunkEvents, c.Repro, c.Flaky = first.Shrunk, first.ShrunkEvents, first.Repro, first.Flaky
 	}
 	return nil
+}
+
+// reproOf is the repro line of pairing p with the case in file.
+func (cp *campaign) reproOf(p harness.Pairing, file string) string {
+	j := *p.Journey
+	j.File, j.Listed, p.Journey = file, false, &j
+	return reproLine(&cp.o.runOptions, p)
 }
 
 // shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
@@ -870,6 +872,7 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	if err != nil {
 		return "", nil, runs, "", err
 	}
+	repro = cp.reproOf(p, file) // also when the run did not happen (cancelled)
 	if r != nil {
 		repro = r.Repro
 		cp.run.Pairings = append(cp.run.Pairings, r)
