@@ -6,7 +6,7 @@ NOTESD  := examples/notesd
 # Specs of both modules; -p 2 keeps a 2-core machine responsive.
 TESTFLAGS ?= -count=1 -timeout 40m
 
-.PHONY: build test demo lint bench generate docker-note fuzz
+.PHONY: build test demo lint bench generate docker-note fuzz race
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
@@ -52,6 +52,12 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "fuzz ./$$pkg $$fn for $(FUZZTIME)"; \
 		$(GO) test ./$$pkg -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME); done
+
+# The race detector over skewtest's concurrent packages. A race-built program sleeps 1s as it
+# exits (the race runtime's atexit_sleep_ms), and the process guardian is the test binary run
+# again: without the setting a polite driver outlives the specs' short stop grace.
+race:
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 40m ./harness/... ./driverkit/... ./proc/... ./fuzz/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
