@@ -138,6 +138,7 @@ var _ = Describe("Pool", func() {
 				Expect(p.Status).To(Equal(results.StatusPass), "a reference runs alone in its processes: %v %s", p.Findings, p.Error)
 			} else if p.Status == results.StatusFail {
 				failing++
+				Expect(kinds(p)).NotTo(ContainElement(results.Stall), "the held lane goes on once a third is open: %v", p.Findings)
 			}
 		}
 		Expect(failing).To(BeNumerically(">", 0), "other lanes' observations are not silently dropped")

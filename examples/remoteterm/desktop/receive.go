@@ -161,8 +161,6 @@ func (c *Client) renderSnapshot(st *stream) {
 	})
 }
 
-// output renders one run of output, unless it is covered by the last snapshot or reveals
-// a gap (then it asks for a resync).
 // loseOnce reports whether this Output frame is the one release.Features.LoseOutputOnce
 // loses: the first one received while its file does not exist (creating it claims it).
 func (c *Client) loseOnce() bool {
@@ -178,6 +176,8 @@ func (c *Client) loseOnce() bool {
 	return true
 }
 
+// output renders one run of output, unless it is covered by the last snapshot or reveals
+// a gap (then it asks for a resync).
 func (c *Client) output(cn *conn, st *stream, data []byte, seq, rawLength uint64, transformed bool) {
 	switch {
 	case !st.haveSnapshot || st.awaitingRecovery:

@@ -220,7 +220,7 @@ func main() {
 				l.handle, l.close = client(laneObserver(la.Lane), la.HostURL)
 			}
 			lanes[la.Lane] = l
-			if opened++; opened == 3 && gated {
+			if opened++; opened == 3 {
 				close(third)
 			}
 			send(map[string]any{"type": "result", "id": a.ID, "ok": true, "data": data})
