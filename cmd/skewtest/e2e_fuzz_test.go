@@ -222,6 +222,7 @@ var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testla
 		code, out, run := fuzzOn(ctx, "--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--cases", "1", "--seed", "5",
 			"--env", `worktree:REMOTETERM_FEATURES={"loseOutputOnce":"`+lost+`"}`)
 		Expect(code).To(Equal(1), "a flaky finding is a finding: %s", out)
+		Expect(run).NotTo(BeNil(), out)
 		Expect(lost).To(BeAnExistingFile(), "a client lost output once")
 		Expect(out).To(ContainSubstring("did not reproduce: flaky; kept as "))
 		Expect(run.Campaign.Findings).NotTo(BeEmpty(), out)

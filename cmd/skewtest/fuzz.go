@@ -872,12 +872,11 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	if err != nil {
 		return "", nil, runs, "", err
 	}
-	repro = cp.reproOf(p, file) // also when the run did not happen (cancelled)
-	if r != nil {
-		repro = r.Repro
-		cp.run.Pairings = append(cp.run.Pairings, r)
+	if r == nil { // the run did not happen (cancelled): the line is made here
+		return file, small.EventNames(), runs, cp.reproOf(p, file), nil
 	}
-	return file, small.EventNames(), runs, repro, nil
+	cp.run.Pairings = append(cp.run.Pairings, r)
+	return file, small.EventNames(), runs, r.Repro, nil
 }
 
 // runOne runs journey j on the builds of pairing p, with the references it is checked
