@@ -27,6 +27,15 @@ const (
 // note is written by someone else.
 const Changed = "notes.changed"
 
+// Notice and Ack are asynchronous traffic that every release tolerates and only builds with
+// a switch send (release.Features NoticeAfterReply, DoubleAck): the host's notice, pushed in
+// its own message right after a reply, and a client's acknowledgement of a notification.
+// Neither is answered.
+const (
+	Notice = "notes.notice"
+	Ack    = "notes.ack"
+)
+
 // Capabilities a client declares in session.open.
 const (
 	// CapPush: send me notes.changed.
@@ -130,6 +139,18 @@ type SearchResult struct {
 type ChangedParams struct {
 	Note
 	Cursor int64 `json:"cursor"`
+}
+
+// NoticeParams are notes.notice's params: the connection's count of notices.
+type NoticeParams struct {
+	Seq int64 `json:"seq"`
+}
+
+// AckParams are notes.ack's params: which notification it acknowledges (its method, and
+// the notice's seq or the change's cursor).
+type AckParams struct {
+	Of  string `json:"of"`
+	Seq int64  `json:"seq"`
 }
 
 // Ptr returns a pointer to v.

@@ -131,6 +131,35 @@ var _ = Describe("Client", func() {
 		}, SpecTimeout(10e9))
 	})
 
+	It("acknowledges every notification it handles twice with doubleAck, and takes notices without it", func(ctx SpecContext) {
+		async := worktree
+		async.NoticeAfterReply = true
+		n := startHost(async)
+		_, obs := n.client(ctx, client.KindCLI, worktree)
+		Consistently(n.hostObs.Named).WithArguments(host.ObsAcked).WithTimeout(200e6).Should(BeEmpty())
+		Expect(obs.Named(client.ObsRefused)).To(BeEmpty())
+
+		acker := worktree
+		acker.DoubleAck = true
+		n.client(ctx, client.KindSync, acker)
+		// The notice after session.open's reply, acknowledged twice.
+		acks := func(of string) func() int {
+			return func() (k int) {
+				for _, a := range n.hostObs.Named(host.ObsAcked) {
+					if a["of"] == of && a["seq"] == 1.0 {
+						k++
+					}
+				}
+				return k
+			}
+		}
+		noticeAcks, changeAcks := acks("notes.notice"), acks("notes.changed")
+		Eventually(noticeAcks).Should(Equal(2))
+		n.h.Edit("h1", "pushed", nil)
+		Eventually(changeAcks).Should(Equal(2))
+		Consistently(changeAcks).WithTimeout(200e6).Should(Equal(2))
+	}, SpecTimeout(10e9))
+
 	Describe("sync", func() {
 		It("applies pushed changes where push was negotiated", func(ctx SpecContext) {
 			n := startHost(v020)

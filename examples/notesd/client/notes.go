@@ -219,6 +219,14 @@ func (c *Client) flush(ctx context.Context, conn *connection) error {
 // A method this build does not know is dropped, as every release of the client does; the
 // drop is reported.
 func (c *Client) onNotify(req *jrpc2.Request) {
+	if req.Method() == api.Notice {
+		// Every release takes the host's notice, and does nothing with it but acknowledge
+		// it where the DoubleAck switch is on.
+		var p api.NoticeParams
+		_ = req.UnmarshalParams(&p)
+		c.ack(api.Notice, p.Seq)
+		return
+	}
 	if req.Method() != api.Changed || !c.features.Push || c.kind != KindSync {
 		c.obs.Observe(ObsRefused, map[string]any{"direction": "H>C", "type": req.Method(),
 			"reason": "no handler for notification " + req.Method(), "silent": true})
@@ -233,6 +241,25 @@ func (c *Client) onNotify(req *jrpc2.Request) {
 	ctx := context.Background()
 	c.apply(ctx, p.Note, "push")
 	c.advance(p.Cursor)
+	c.ack(api.Changed, p.Cursor)
+}
+
+// ack acknowledges a notification twice, in two messages, where the DoubleAck switch is on
+// (an acknowledgement sent again in case the first was lost, as some clients do).
+func (c *Client) ack(of string, seq int64) {
+	if !c.features.DoubleAck {
+		return
+	}
+	conn, err := c.current()
+	if err != nil {
+		return
+	}
+	for range 2 {
+		if err := conn.rpc.Notify(context.Background(), api.Ack, api.AckParams{Of: of, Seq: seq}); err != nil {
+			c.logf("ack %s %d: %v", of, seq, err)
+			return
+		}
+	}
 }
 
 // apply takes someone else's revision of a note into the replica, unless the replica has it

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
 	"github.com/creachadair/jrpc2/handler"
 	"github.com/gorilla/websocket"
 
@@ -19,7 +20,7 @@ import (
 // conn is one client connection: its jrpc2 server and, once opened, its session.
 type conn struct {
 	h       *Host
-	ch      *wsrpc.Channel
+	ch      channel.Channel
 	id      string // the session id it gets when it opens
 	srv     *jrpc2.Server
 	methods handler.Map
@@ -31,12 +32,21 @@ type conn struct {
 
 func newConn(h *Host, ws *websocket.Conn, n int) *conn {
 	c := &conn{h: h, ch: wsrpc.New(ws), id: "s" + strconv.Itoa(n)}
+	if h.features.NoticeAfterReply {
+		c.ch = &noticeChannel{Channel: wsrpc.New(ws)}
+	}
 	c.methods = handler.Map{
 		api.Open:    handler.New(c.openSession),
 		api.Put:     handler.New(c.put),
 		api.Get:     handler.New(c.get),
 		api.List:    handler.New(c.list),
 		api.Changes: handler.New(c.changes),
+		// Every release takes a client's acknowledgement of a notification and reports it
+		// (only builds with the DoubleAck switch send one).
+		api.Ack: handler.New(func(ctx context.Context, p api.AckParams) error {
+			c.h.obs.Observe(ObsAcked, map[string]any{"session": c.id, "of": p.Of, "seq": p.Seq})
+			return nil
+		}),
 	}
 	if h.features.Search {
 		c.methods[api.Search] = handler.New(c.search)

@@ -35,6 +35,8 @@ const (
 	// method it does not serve (answered with MethodNotFound, or dropped in silence for a
 	// notification).
 	ObsRefused = "refused"
+	// ObsAcked: a client acknowledged a notification (notes.ack), {session, of, seq}.
+	ObsAcked = "acked"
 )
 
 // Host serves notes. Create it with New, mount it (it is an http.Handler for /rpc), and

@@ -215,6 +215,33 @@ var _ = Describe("Host", func() {
 		}
 	})
 
+	Describe("asynchronous traffic", func() {
+		It("pushes notes.notice in its own message right after each reply with noticeAfterReply, a batch's too", func() {
+			d := startHost(release.Features{Version: "worktree", NoticeAfterReply: true})
+			p := d.dial()
+			Expect(p.open(`[]`)).To(HaveKey("result"))
+			Expect(p.read()).To(Equal(msg{"jsonrpc": "2.0", "method": "notes.notice", "params": msg{"seq": 1.0}}))
+			p.send(`[{"jsonrpc":"2.0","id":2,"method":"notes.put","params":{"id":"a","text":"A"}},` +
+				`{"jsonrpc":"2.0","id":3,"method":"notes.get","params":{"id":"nope"}}]`)
+			Expect(p.read()).To(HaveLen(2))
+			Expect(p.read()).To(HaveKeyWithValue("params", msg{"seq": 2.0}))
+			p.send(`{"jsonrpc":"2.0","method":"notes.ack","params":{"of":"notes.notice","seq":2}}`)
+			p.quiet() // a notification is not answered, so nothing is noticed
+			Expect(d.obs.Named(host.ObsAcked)).To(ConsistOf(HaveKeyWithValue("seq", 2.0)))
+			Expect(d.obs.Named(host.ObsRefused)).To(BeEmpty())
+		})
+
+		It("sends no notice without the switch, and takes an acknowledgement all the same", func() {
+			d := startHost(v020)
+			p := d.dial()
+			p.open(`[]`)
+			p.send(`{"jsonrpc":"2.0","method":"notes.ack","params":{"of":"notes.notice","seq":1}}`)
+			p.quiet()
+			Expect(d.obs.Named(host.ObsAcked)).To(HaveLen(1))
+			Expect(d.obs.Named(host.ObsRefused)).To(BeEmpty())
+		})
+	})
+
 	It("closes every connection on Close", func() {
 		d := startHost(v020)
 		p := d.dial()

@@ -48,6 +48,17 @@ type Features struct {
 	PushUngated bool `json:"pushUngated"`
 	// HideRev: the host stops publishing rev in notes.get and notes.list results.
 	HideRev bool `json:"hideRev"`
+
+	// Asynchronous traffic: compatible switches (every release tolerates both frames) that
+	// put frames on the wire after the exchange a journey waits for, so they may arrive after
+	// a step's last barrier. skewtest's stability benchmark (scripts/stability.sh) turns
+	// them on in every build: verdicts must not depend on when such a frame lands.
+	//
+	// NoticeAfterReply: right after each reply, the host pushes notes.notice to the
+	// connection, in its own message.
+	NoticeAfterReply bool `json:"noticeAfterReply"`
+	// DoubleAck: a client acknowledges every notification it handles twice (notes.ack).
+	DoubleAck bool `json:"doubleAck"`
 }
 
 // Window returns the protocol window with its defaults: (version, minimum compatible).
