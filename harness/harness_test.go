@@ -178,6 +178,29 @@ var _ = Describe("Run", func() {
 		Expect(filepath.Join(dir, "host.log")).To(BeAnExistingFile())
 	}, NodeTimeout(60*time.Second))
 
+	It("counts a frame that trails a step's last barrier in that step, once the exchange settled", func(ctx SpecContext) {
+		// The host writes Output 300ms after the input barrier is met (not in the golden), while
+		// the next step idles.
+		j.Frames = nil
+		j.Steps[2].Commands = append([]journeys.Command{{Line: 1, Verb: "idle", Args: []journeys.Arg{{Key: "for", Value: "1s"}}}}, j.Steps[2].Commands...)
+		stepOfLate := func(settle time.Duration) string {
+			p, t := harness.Run(ctx, harness.Pairing{Host: build("a", "trailing", false), Client: build("b", "ok", false), Kind: "desktop", Journey: j},
+				harness.Options{Dir: GinkgoT().TempDir(), Settle: settle})
+			Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+			for _, f := range t.Frames {
+				if f.Dir == "H>C" && strings.Contains(string(f.Data), "late") {
+					return f.Step
+				}
+			}
+			return "(none)"
+		}
+		// A step waits for no frame to cross the tap for the settle period (here long enough
+		// for the trailing frame, within the bound of a second)...
+		Expect(stepOfLate(2 * time.Second)).To(Equal("input"))
+		// ... and without settling it ends at its barrier: the frame lands in the next step.
+		Expect(stepOfLate(-1)).To(Equal("output"))
+	}, NodeTimeout(60*time.Second))
+
 	It("fails at the right step when the host's decoder lacks an opcode", func(ctx SpecContext) {
 		p := run(ctx, build("a", "no-input-op", false), build("b", "ok", false), harness.Options{Timeout: 2 * time.Second})
 		Expect(p.Status).To(Equal(results.StatusFail))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +91,121 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 			return err
 		}
 	}
-	return nil
+	return j.settleStep(ctx, s)
+}
+
+// settleStep waits, once a step's commands are done, until the step's exchange has settled,
+// so that what the step caused is counted in it: every request of the step that the
+// contracts correlate with a reply has its reply (on a connection still open), a skew
+// pairing has sent the frames both builds' references send in the step (checks.Owed), and no
+// frame has crossed the tap for the settle period. It waits at most DefaultSettleBound (or
+// the barrier timeout, if shorter); a step that does not settle by then goes on, and what it
+// lacks is the checks' business. Frames that arrive later are counted in the next step, which
+// the checks tolerate (and replies are taken back to their request's step whenever they come).
+func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
+	period := j.settlePeriod()
+	if period <= 0 {
+		return nil
+	}
+	bound := time.NewTimer(min(DefaultSettleBound, j.timeout()))
+	defer bound.Stop()
+	quiet := time.NewTimer(period)
+	defer quiet.Stop()
+	var owed map[string][]string
+	owedKnown := false
+	for {
+		settled, left := false, time.Duration(0)
+		changed := j.rec.view(func(t *transcript.Transcript) {
+			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract,
+				Reference: j.opts.Reference, HostReference: j.opts.HostReference}
+			named := j.named(t)
+			if j.unanswered(in, t, named, s.Name) {
+				return
+			}
+			if !owedKnown {
+				owed, owedKnown = checks.Owed(in, s.Name, j.negotiated(in, t)), true
+			}
+			// The step's frames arrived after it started (a cause never moves a frame forward).
+			since, _ := slices.BinarySearchFunc(named, j.mark.frames+1, func(n checks.Named, index int) int { return n.Index - index })
+			for dir, names := range owed {
+				for _, name := range names {
+					if !slices.ContainsFunc(named[since:], func(n checks.Named) bool {
+						return n.Step == s.Name && n.Dir == dir && n.Name == name && !n.Teardown
+					}) {
+						return
+					}
+				}
+			}
+			if left = period - time.Since(j.rec.lastFrame); left <= 0 {
+				settled = true
+			}
+		})
+		if settled {
+			return nil
+		}
+		var hushed <-chan time.Time
+		if left > 0 {
+			quiet.Reset(left)
+			hushed = quiet.C
+		}
+		select {
+		case <-changed:
+		case <-hushed:
+		case <-bound.C:
+			return nil
+		case <-j.host.Exited():
+			return nil // the next step's first wait, or the teardown, reports it
+		case <-j.client.Exited():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// unanswered reports whether a correlated request of step still waits for its reply on a
+// connection that is still open.
+func (j *journey) unanswered(in *checks.Input, t *transcript.Transcript, named []checks.Named, step string) bool {
+	var pending []checks.Request
+	if j.namer != nil && !usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
+		pending = j.namer.Unanswered(step)
+	} else {
+		pending = checks.Unanswered(in, named, step)
+	}
+	if len(pending) == 0 {
+		return false
+	}
+	closed := map[int]bool{}
+	for _, c := range t.Conns {
+		if c.Event != tap.EventOpen {
+			closed[c.Conn] = true
+		}
+	}
+	return slices.ContainsFunc(pending, func(r checks.Request) bool { return !closed[r.Conn] })
+}
+
+// negotiated is what the pairing negotiated so far.
+func (j *journey) negotiated(in *checks.Input, t *transcript.Transcript) map[string]bool {
+	if usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
+		return checks.Negotiated(in)
+	}
+	return j.negotiation.Negotiated(in, func() []checks.Named { return j.named(t) })
+}
+
+// settlePeriod is how long no frame may cross the tap before a step has settled; 0 turns
+// settling off.
+func (j *journey) settlePeriod() time.Duration {
+	switch {
+	case j.opts.Settle < 0:
+		return 0
+	case j.opts.Settle > 0:
+		return j.opts.Settle
+	case j.p.Journey.Settle < 0:
+		return 0
+	case j.p.Journey.Settle > 0:
+		return j.p.Journey.Settle
+	}
+	return DefaultSettle
 }
 
 func (j *journey) timeout() time.Duration {
@@ -191,12 +306,14 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 	var cond func(t *transcript.Transcript) bool
 	switch text, hasText := c.Get("text"); {
 	case pos[0] == "frame":
+		// Frames of this step: a reply to an earlier step's request that arrives now is
+		// that step's, and does not meet this step's barrier.
 		label := pos[1] + " " + pos[2]
 		from := j.mark.frames
 		cond = func(t *transcript.Transcript) bool {
 			n := 0
 			for _, f := range j.named(t) {
-				if f.Index > from && f.Label() == label {
+				if f.Index > from && f.Step == s.Name && f.Label() == label {
 					n++
 				}
 			}
@@ -254,7 +371,7 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 		from := j.settled.frames
 		seen = func(t *transcript.Transcript) (string, bool) {
 			for _, f := range j.named(t) {
-				if f.Index > from && f.Label() == label {
+				if f.Index > from && f.Step == s.Name && f.Label() == label {
 					return fmt.Sprintf("#%d %s", f.Index, f.Label()), true
 				}
 			}

@@ -33,6 +33,17 @@ const DefaultTimeout = 10 * time.Second
 // the milliseconds a step takes, so a busy machine does not turn a slow step into a stall.
 const DefaultQuiet = 2 * time.Second
 
+// DefaultSettle is how long no frame may cross the tap, once a step met its barriers and
+// got the replies and frames it owes, before the step has settled and the next one starts.
+// A frame that arrives later than that is counted in the next step; the comparisons of
+// steps tolerate it (see checks.Differential), so this only makes it rarer.
+const DefaultSettle = 50 * time.Millisecond
+
+// DefaultSettleBound is the longest a step waits to settle: for the replies to its requests,
+// for the frames both references send in it, and for the settle period. A step that does not
+// settle by then goes on (what it lacks is the checks' business, not the settling's).
+const DefaultSettleBound = time.Second
+
 // DefaultReadyTimeout is how long a driver may take to say hello and ready.
 const DefaultReadyTimeout = 30 * time.Second
 
@@ -73,6 +84,10 @@ type Options struct {
 	// Quiet overrides the fast-stall quiet period (the journey's own, or DefaultQuiet);
 	// negative turns fast stalls off.
 	Quiet time.Duration
+	// Settle overrides how long no frame may cross the tap before a step has settled (the
+	// journey's own, or DefaultSettle); negative turns settling off: a step then ends at its
+	// last barrier.
+	Settle time.Duration
 	// ReadyTimeout bounds driver start-up.
 	ReadyTimeout time.Duration
 	// StopGrace is how long a driver gets to stop politely before it is killed.

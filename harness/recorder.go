@@ -24,6 +24,9 @@ type recorder struct {
 	// quiet from it.
 	active time.Time
 	open   int // connections open through the tap
+	// lastFrame is when the tap last forwarded a frame other than a control frame: a step
+	// settles once none has crossed for the settle period.
+	lastFrame time.Time
 	// others are further sources of activity: the shared processes the pairing has lanes in.
 	others []func() time.Time
 	// decoder, when set, is handed every frame its receiving driver must name.
@@ -151,6 +154,7 @@ func (r *recorder) Frame(f tap.Frame) {
 	r.update(func(t *transcript.Transcript, step string) {
 		if f.Control == "" { // keepalives are no progress
 			r.active = time.Now()
+			r.lastFrame = r.active
 		}
 		fr := transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
 			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown,

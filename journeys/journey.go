@@ -34,7 +34,10 @@ type Journey struct {
 	Timeout time.Duration // default barrier timeout; 0 means the harness default
 	// Quiet is how long nothing may happen before a barrier is given up as a stall (fast
 	// stalls); 0 means the harness default.
-	Quiet  time.Duration
+	Quiet time.Duration
+	// Settle is how long no frame may cross the tap before a step that met its barriers has
+	// settled; 0 means the harness default, negative turns settling off (settle 0).
+	Settle time.Duration
 	Steps  []Step
 	Frames []FrameLine // expected named frame sequence
 	Ignore []FrameLine // frames left out of the sequence, with the reason in a comment

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -34,6 +35,14 @@ H>C SnapshotChunk+
 `
 
 var _ = Describe("Parse", func() {
+	It("reads settle: a duration, 0 turning settling off", func() {
+		for text, want := range map[string]time.Duration{"": 0, "settle 20ms\n": 20 * time.Millisecond, "settle 0\n": -1} {
+			j, err := journeys.Parse("s.txtar", []byte("kind *\n"+text+"-- script --\nstep a\n"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(j.Settle).To(Equal(want), text)
+		}
+	})
+
 	It("reads the header, the steps, the commands and the frames", func() {
 		j, err := journeys.Parse("sample.txtar", []byte(sample))
 		Expect(err).NotTo(HaveOccurred())
@@ -93,7 +102,8 @@ var _ = Describe("Parse", func() {
 			Expect(err.Error()).To(Equal(want))
 		},
 		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"),
-		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout or quiet, or # comments)`),
+		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout, quiet or settle, or # comments)`),
+		Entry("bad settle", "kind desktop\nsettle -1s\n-- script --\nstep a\n", `bad.txtar:2: settle "-1s" is not a duration such as 50ms (0 turns settling off)`),
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
 		Entry("duplicate step", "kind desktop\n-- script --\nstep a\nstep a\n", `bad.txtar:4: step "a" already defined at line 3`),

@@ -109,8 +109,17 @@ func (j *Journey) parseHeader(data []byte) error {
 				} else {
 					j.Quiet = d
 				}
+			case "settle":
+				d, err := time.ParseDuration(val)
+				if err != nil || d < 0 {
+					return j.errorf(n, "settle %q is not a duration such as 50ms (0 turns settling off)", val)
+				}
+				j.Settle = d
+				if d == 0 {
+					j.Settle = -1
+				}
 			default:
-				return j.errorf(n, "unknown header line %q (want kind, timeout or quiet, or # comments)", key)
+				return j.errorf(n, "unknown header line %q (want kind, timeout, quiet or settle, or # comments)", key)
 			}
 		}
 	}

@@ -22,6 +22,7 @@ type common struct {
 	CacheDir  string
 	Timeout   time.Duration
 	Quiet     time.Duration
+	Settle    time.Duration
 	Seed      int64
 	Verbose   bool
 	Runner    string
@@ -32,7 +33,8 @@ func (c *common) register(fs *flag.FlagSet) {
 	c.registerBuild(fs)
 	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-report", "where results.json, junit.xml, summary.md and transcripts go")
 	fs.Var(positiveDuration{&c.Timeout}, "timeout", "override every step barrier's timeout with `D`, e.g. 30s (default: the journey's, else 10s)")
-	fs.Var(quietFlag{&c.Quiet}, "quiet", "give a barrier up as a stall once nothing has happened for `D` (default: the journey's, else 2s; 0 turns fast stalls off)")
+	fs.Var(offFlag{&c.Quiet, "2s", "fast stalls"}, "quiet", "give a barrier up as a stall once nothing has happened for `D` (default: the journey's, else 2s; 0 turns fast stalls off)")
+	fs.Var(offFlag{&c.Settle, "50ms", "settling"}, "settle", "end a step that met its barriers once no frame has crossed the tap for `D` (default: the journey's, else 50ms; 0 turns settling off); docs/journeys.md")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed for every random choice (default: a new one, printed)")
 }
 
@@ -118,11 +120,15 @@ func (c *common) check() error {
 	return nil
 }
 
-// quietFlag is --quiet: a duration, where 0 (said on purpose) turns fast stalls off, which
-// harness.Options.Quiet says with a negative value; unset leaves the default.
-type quietFlag struct{ d *time.Duration }
+// offFlag is a duration flag where 0 (said on purpose) turns something off, which harness
+// options say with a negative value (--quiet, --settle); unset leaves the default.
+type offFlag struct {
+	d *time.Duration
+	// example is a duration to show, off what 0 turns off.
+	example, off string
+}
 
-func (q quietFlag) String() string {
+func (q offFlag) String() string {
 	if q.d == nil || *q.d == 0 {
 		return ""
 	}
@@ -132,7 +138,7 @@ func (q quietFlag) String() string {
 	return q.d.String()
 }
 
-func (q quietFlag) Set(v string) error {
+func (q offFlag) Set(v string) error {
 	if v == "0" {
 		*q.d = -1
 		return nil
@@ -140,9 +146,9 @@ func (q quietFlag) Set(v string) error {
 	d, err := time.ParseDuration(v)
 	switch {
 	case err != nil:
-		return fmt.Errorf("want a duration such as 2s, or 0 to turn fast stalls off")
+		return fmt.Errorf("want a duration such as %s, or 0 to turn %s off", q.example, q.off)
 	case d < 0:
-		return fmt.Errorf("want a positive duration such as 2s, or 0 to turn fast stalls off")
+		return fmt.Errorf("want a positive duration such as %s, or 0 to turn %s off", q.example, q.off)
 	case d == 0:
 		*q.d = -1
 	default:

@@ -82,6 +82,8 @@ var _ = Describe("flags", func() {
 		Entry("--retries -1", []string{"repro", "--repo", "x", "--retries", "-1"}, `flag provided but not defined: -retries`),
 		Entry("--retries -1", []string{"run", "--repo", "x", "--retries", "-1"}, `-retries: -1 is too small`),
 		Entry("--quiet -1s", []string{"run", "--repo", "x", "--quiet", "-1s"}, `-quiet: want a positive duration`),
+		Entry("--settle -1s", []string{"run", "--repo", "x", "--settle", "-1s"}, `-settle: want a positive duration such as 50ms, or 0 to turn settling off`),
+		Entry("--settle x", []string{"repro", "--repo", "x", "--settle", "x"}, `-settle: want a duration such as 50ms`),
 		Entry("--older-than banana", []string{"cache", "prune", "--older-than", "banana"}, `"banana" is not a duration like 36h, 7d or 2w`),
 		Entry("contract verify --timeout 0", []string{"contract", "verify", "--repo", "x", "--timeout", "0"}, `-timeout: want a positive duration`),
 		Entry("contract verify without skewtest.yaml (was a nil-pointer panic)", []string{"contract", "verify", "--repo", "."}, `skewtest.yaml: not found: a subject needs skewtest.yaml`), // this repository has none at its root
@@ -112,11 +114,11 @@ var _ = Describe("flags", func() {
 				Expect(help).NotTo(MatchRegexp(`(?m)^  -`+f+`\b`), "does not list -%s", f)
 			}
 		},
-		Entry("run", []string{"run", "--help"}, "Usage: skewtest run ", []string{"report-dir", "timeout", "seed", "matrix", "j"}, nil),
+		Entry("run", []string{"run", "--help"}, "Usage: skewtest run ", []string{"report-dir", "timeout", "seed", "matrix", "j", "settle"}, nil),
 		Entry("plan (was headed run)", []string{"plan", "--help"}, "Usage: skewtest plan ", []string{"matrix", "pins"}, nil),
 		Entry("repro", []string{"repro", "-h"}, "Usage: skewtest repro ", []string{"host", "client"}, []string{"matrix"}),
 		Entry("build (listed flags it ignores)", []string{"build", "--help"}, "Usage: skewtest build ", []string{"repo", "pins", "runner", "cache-dir"},
-			[]string{"report-dir", "seed", "timeout", "quiet"}),
+			[]string{"report-dir", "seed", "timeout", "quiet", "settle"}),
 		Entry("pins", []string{"pins", "--help"}, "Usage: skewtest pins ", []string{"last"}, []string{"report-dir"}),
 		Entry("pins lock", []string{"pins", "lock", "--help"}, "Usage: skewtest pins lock ", []string{"last"}, nil),
 		Entry("cache (was an error)", []string{"cache", "--help"}, "Usage:\n  skewtest cache ls", nil, nil),

@@ -210,7 +210,7 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 		ReportDir: o.ReportDir,
 		// Passing pairings leave nothing behind (thousands of transcripts are not worth
 		// writing); failing ones stay under pairings/.
-		Pairing:  harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support, DiscardPassing: true},
+		Pairing:  harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support, DiscardPassing: true},
 		Repro:    func(p harness.Pairing) string { return reproLine(&o.runOptions, p) },
 		Parallel: o.Parallel,
 	}

@@ -327,7 +327,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	var usage error
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir:   o.ReportDir,
-		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Older: pins.Older, Support: support},
+		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support},
 		Repro:       func(p harness.Pairing) string { return reproLine(o, p) },
 		Progress:    stderr,
 		Verbose:     o.Verbose,

@@ -121,13 +121,22 @@ step output
 			in.Journey = j
 			Expect(checks.SequenceDrift(in)).To(BeEmpty())
 
+			// A frame that arrived after its step settled is counted in the next step: it still
+			// matches its line.
 			b := compatible(true)
 			b.t.Frames[6].Step = "output" // the Input frame, seen a step late
 			in = input(b, newer, newer)
 			in.Journey = j
+			Expect(checks.SequenceDrift(in)).To(BeEmpty())
+
+			// A frame in a step before its own is sent too early: drift.
+			b = compatible(true)
+			b.t.Frames[6].Step = "subscribe"
+			in = input(b, newer, newer)
+			in.Journey = j
 			fs := checks.SequenceDrift(in)
 			Expect(fs).To(HaveLen(1))
-			Expect(fs[0].Detail).To(ContainSubstring("+ C>H Input  [output]"))
+			Expect(fs[0].Detail).To(ContainSubstring("+ C>H Input  [subscribe]"))
 			Expect(fs[0].Detail).To(ContainSubstring("- C>H Input  [input]"))
 		})
 		It("tolerates the two directions interleaving differently (a race between processes)", func() {
@@ -277,6 +286,27 @@ step output
 		})
 		It("needs the reference", func() {
 			Expect(checks.PublishedFieldRemoved(input(withStart(map[string]any{}), newer, newer))).To(BeEmpty())
+		})
+		It("gives the same verdict when the frame crossed into the next step, in either transcript", func() {
+			for _, crossed := range []string{"", "pairing", "reference"} {
+				for _, start := range []map[string]any{old, {"kind": "scrollback", "cols": 120}} {
+					b := withStart(start)
+					r := reference(old)
+					switch crossed {
+					case "pairing":
+						b.t.Frames[3].Step = "input"
+					case "reference":
+						r.Frames[3].Step = "input"
+					}
+					in := input(b, newer, newer)
+					in.Reference, in.ClientOlder = r, true
+					if _, has := start["cwd"]; has {
+						Expect(checks.PublishedFieldRemoved(in)).To(BeEmpty(), "crossed in the %s", crossed)
+					} else {
+						Expect(checks.PublishedFieldRemoved(in)).To(ConsistOf(HaveField("Message", ContainSubstring("no longer carries /cwd"))), "crossed in the %s", crossed)
+					}
+				}
+			}
 		})
 	})
 

@@ -25,6 +25,15 @@ import (
 // capability this pairing did not negotiate is a downgrade: the sender may put other frames
 // in that frame's place, so that reference does not judge the step's frames of that direction
 // (negotiation explains the difference). Steps after a stall are not compared.
+//
+// Frames are taken in the step that caused them (see attribution), and a frame may still
+// cross a step boundary: one that arrives after the step's exchange settled (an asynchronous
+// notification, a second acknowledgement) lands in the next step, in this pairing or in a
+// reference. So a step's frames are compared with what the reference shows in that step and
+// the two next to it (the steps before and after, in order): a frame the reference shows in
+// either of the two steps it could have been counted in fits, however late it arrived, and the
+// verdict does not depend on when it did. A frame neither reference shows there, or an order
+// neither shows, is still drift.
 func Differential(in *Input) []results.Finding {
 	t := in.Transcript
 	// Peers that meet their protocol window and are outside it meet only to refuse: no
@@ -34,15 +43,16 @@ func Differential(in *Input) []results.Finding {
 		return nil
 	}
 	negotiated := Negotiated(in)
-	got, _ := stepRuns(in, nil)
+	got, _ := stepFrames(in, nil)
+	steps := in.Journey.StepNames()
 	type reference struct {
 		name       string
-		runs       map[stepDir][]string
+		frames     map[stepDir][]string
 		downgraded map[stepDir]bool
 	}
 	ref := func(name string, ri *Input) reference {
-		runs, down := stepRuns(ri, negotiated)
-		return reference{name, runs, down}
+		frames, down := stepFrames(ri, negotiated)
+		return reference{name, frames, down}
 	}
 	refs := []reference{
 		ref("host "+t.Host.Label+" × its own client", &Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}),
@@ -55,15 +65,16 @@ func Differential(in *Input) []results.Finding {
 	var details []string
 	firstStep := ""
 	completed := t.CompletedSteps()
-	for _, step := range in.Journey.StepNames() {
+	for i, step := range steps {
 		if !slices.Contains(completed, step) && step != stalled {
 			break
 		}
 		for _, dir := range []string{"C>H", "H>C"} {
 			k := stepDir{step, dir}
+			runs := collapseNames(got[k])
 			ok := false
 			for _, r := range refs {
-				if r.downgraded[k] || isSubsequence(got[k], r.runs[k]) {
+				if r.downgraded[k] || fits(runs, collapseNames(window(r.frames, steps, i, dir))) {
 					ok = true
 					break
 				}
@@ -75,9 +86,9 @@ func Differential(in *Input) []results.Finding {
 				firstStep = step
 			}
 			var b strings.Builder
-			fmt.Fprintf(&b, "step %s, %s frames:\n  this pairing:  %s\n", step, dir, runsString(got[k]))
+			fmt.Fprintf(&b, "step %s, %s frames:\n  this pairing:  %s\n", step, dir, runsString(runs))
 			for _, r := range refs {
-				fmt.Fprintf(&b, "  %s: %s\n", r.name, runsString(r.runs[k]))
+				fmt.Fprintf(&b, "  %s: %s%s\n", r.name, runsString(collapseNames(r.frames[k])), besides(r.frames, steps, i, dir))
 			}
 			details = append(details, strings.TrimRight(b.String(), "\n"))
 		}
@@ -93,6 +104,30 @@ func Differential(in *Input) []results.Finding {
 		Detail:  strings.Join(details, "\n")}}
 }
 
+// Owed lists, per direction, the names of the frames both builds' references show in step,
+// less the frames gated on capabilities negotiated lacks: what a skew pairing's step still
+// owes before its exchange has settled (a frame may rightly be skipped, so this is what to
+// wait for, within a bound, not a verdict). nil when the pairing is a reference or a
+// reference is missing.
+func Owed(in *Input, step string, negotiated map[string]bool) map[string][]string {
+	t := in.Transcript
+	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label {
+		return nil
+	}
+	var refs [2]map[stepDir][]string
+	refs[0], _ = stepFrames(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)
+	refs[1], _ = stepFrames(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)
+	out := map[string][]string{}
+	for _, dir := range []string{"C>H", "H>C"} {
+		for _, name := range refs[0][stepDir{step, dir}] {
+			if slices.Contains(refs[1][stepDir{step, dir}], name) && !slices.Contains(out[dir], name) {
+				out[dir] = append(out[dir], name)
+			}
+		}
+	}
+	return out
+}
+
 // refusing reports whether the pairing's peers meet their protocol window outside it (as
 // the window check judges: the journey meets the window, or a refusal was reported).
 func refusing(in *Input) bool {
@@ -101,11 +136,11 @@ func refusing(in *Input) bool {
 
 type stepDir struct{ step, dir string }
 
-// stepRuns groups the sequence's frames by step and direction, collapsing runs of one name.
-// With negotiated set, a frame gated on a capability outside it is left out (the reference
+// stepFrames groups the names of the sequence's frames by step and direction. With
+// negotiated set, a frame gated on a capability outside it is left out (the reference
 // negotiated it, the pairing being judged did not), and its step and direction are reported
 // as downgraded.
-func stepRuns(in *Input, negotiated map[string]bool) (map[stepDir][]string, map[stepDir]bool) {
+func stepFrames(in *Input, negotiated map[string]bool) (map[stepDir][]string, map[stepDir]bool) {
 	out := map[stepDir][]string{}
 	downgraded := map[stepDir]bool{}
 	for _, n := range Sequence(in) {
@@ -114,12 +149,48 @@ func stepRuns(in *Input, negotiated map[string]bool) (map[stepDir][]string, map[
 			continue
 		}
 		k := stepDir{n.Step, n.Dir}
-		if r := out[k]; len(r) > 0 && r[len(r)-1] == n.Name {
-			continue
-		}
 		out[k] = append(out[k], n.Name)
 	}
 	return out, downgraded
+}
+
+// window is what a reference shows in step i and the steps next to it, in order: the
+// frames a pairing's step i may hold, one that crossed the boundary either way included.
+func window(frames map[stepDir][]string, steps []string, i int, dir string) []string {
+	var out []string
+	for j := max(i-1, 0); j <= i+1 && j < len(steps); j++ {
+		out = append(out, frames[stepDir{steps[j], dir}]...)
+	}
+	return out
+}
+
+// besides says what a reference shows in the steps next to step i, for a drift's detail.
+func besides(frames map[stepDir][]string, steps []string, i int, dir string) string {
+	var parts []string
+	for _, j := range []int{i - 1, i + 1} {
+		if j < 0 || j >= len(steps) {
+			continue
+		}
+		if r := collapseNames(frames[stepDir{steps[j], dir}]); len(r) > 0 {
+			parts = append(parts, steps[j]+": "+runsString(r))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (next to it, " + strings.Join(parts, "; ") + ")"
+}
+
+// collapseNames collapses consecutive frames of one name into one.
+func collapseNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if len(out) > 0 && out[len(out)-1] == n {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // gatedOut says a reference's frame is gated (in its sender's contract) on a capability
@@ -150,6 +221,38 @@ func gateOf(ch *contract.Channel, def *contract.Frame, n Named) string {
 		return ch.FeatureOf(def.Name)
 	}
 	return ""
+}
+
+// fits reports whether a step's frames (runs of one name collapsed) fit what a reference
+// shows around the step: every name is one the reference shows there, and the frames are in
+// an order the reference shows (got is ref with frames left out). A name sent at several
+// moments (in two or more runs, in the step or in the reference's window: an acknowledgement,
+// a notification a peer pushes on its own) interleaves with the rest as the two processes'
+// timing has it, so it is held to its presence, not to its place.
+func fits(got, ref []string) bool {
+	floating := map[string]bool{}
+	for _, runs := range [][]string{got, ref} {
+		seen := map[string]bool{}
+		for _, n := range runs {
+			floating[n] = floating[n] || seen[n]
+			seen[n] = true
+		}
+	}
+	var anchored, refAnchored []string
+	for _, n := range got {
+		if !slices.Contains(ref, n) {
+			return false
+		}
+		if !floating[n] {
+			anchored = append(anchored, n)
+		}
+	}
+	for _, n := range ref {
+		if !floating[n] {
+			refAnchored = append(refAnchored, n)
+		}
+	}
+	return isSubsequence(collapseNames(anchored), collapseNames(refAnchored))
 }
 
 // isSubsequence reports whether got is ref with some frames left out.

@@ -46,6 +46,71 @@ var _ = Describe("Differential", func() {
 		Expect(fs[0].Detail).To(ContainSubstring("step input, C>H frames:\n  this pairing:  Input, SnapshotRequest"))
 	})
 
+	Describe("a frame that crosses a step boundary", func() {
+		contract := contractJSON("v1", true, false)
+		// late moves the frame at index i (0-based) of b to step.
+		late := func(b *builder, i int, step string) *builder {
+			b.t.Frames[i].Step = step
+			return b
+		}
+		// The Input frame (index 6) belongs to step input; a second one, as a client that
+		// sends its input twice would, lands wherever it lands.
+		twice := func(b *builder, step string) *builder {
+			f := b.t.Frames[6]
+			f.Index, f.Step = len(b.t.Frames)+1, step
+			b.t.Frames = append(b.t.Frames, f)
+			return b
+		}
+
+		It("gives the verdict it gives when nothing crosses, whichever transcript it crossed in", func() {
+			Expect(judge(compatible(true), compatible(true), compatible(true), contract, contract)).To(BeEmpty())
+			// The pairing's Input arrived after its step settled.
+			Expect(judge(late(compatible(true), 6, "output"), compatible(true), compatible(true), contract, contract)).To(BeEmpty())
+			// A reference's did.
+			Expect(judge(compatible(true), late(compatible(true), 6, "output"), late(compatible(true), 6, "output"), contract, contract)).To(BeEmpty())
+			// A second Input after the step's barrier, in the pairing only.
+			Expect(judge(twice(compatible(true), "output"), compatible(true), compatible(true), contract, contract)).To(BeEmpty())
+		})
+
+		It("is still drift two steps away, or where neither reference shows the frame", func() {
+			// Subscribe belongs to step subscribe: two steps later is no crossing.
+			p := compatible(true)
+			f := p.t.Frames[1]
+			f.Index, f.Step = len(p.t.Frames)+1, "output"
+			p.t.Frames = append(p.t.Frames, f)
+			fs := judge(p, compatible(true), compatible(true), contract, contract)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Step).To(Equal("output"))
+			Expect(fs[0].Detail).To(ContainSubstring("step output, C>H frames:\n  this pairing:  Subscribe\n"))
+			Expect(fs[0].Detail).To(ContainSubstring("(next to it, input: Input)"))
+
+			// A snapshot request at the step boundary that no reference sends anywhere near.
+			p = compatible(true)
+			p.t.Frames = append(p.t.Frames, transcript.Frame{Index: len(p.t.Frames) + 1, Conn: 1, Path: "/terminal.multiplex", Dir: "C>H", Binary: true, Data: bin(11, 0, `{}`), Step: "output"})
+			Expect(judge(p, compatible(true), compatible(true), contract, contract)).To(HaveLen(1))
+		})
+	})
+
+	It("holds a frame sent at several moments of a step to its presence, not its place", func() {
+		contract := contractJSON("v1", true, false)
+		input := func(step string, index int) transcript.Frame {
+			return transcript.Frame{Index: index, Conn: 1, Path: "/terminal.multiplex", Dir: "C>H", Binary: true, Data: bin(7, 0, "x"), Step: step}
+		}
+		// Input ahead of Subscribe: an order neither reference shows.
+		p := compatible(true)
+		p.t.Frames = append([]transcript.Frame{input("subscribe", 0)}, p.t.Frames...)
+		fs := judge(p, compatible(true), compatible(true), contract, contract)
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Detail).To(ContainSubstring("step subscribe, C>H frames:\n  this pairing:  Input, Subscribe\n"))
+
+		// Input ahead of Subscribe and after it: sent at several moments, so where it lands
+		// among the rest is timing, as a second acknowledgement's is.
+		p = compatible(true)
+		p.t.Frames = append([]transcript.Frame{input("subscribe", 0)}, p.t.Frames...)
+		p.t.Frames = append(p.t.Frames[:3], append([]transcript.Frame{input("subscribe", 0)}, p.t.Frames[3:]...)...)
+		Expect(judge(p, compatible(true), compatible(true), contract, contract)).To(BeEmpty())
+	})
+
 	It("finds the same substitution drift where the frame is not gated", func() {
 		ungated := contractJSON("v1", true, false)
 		fs := judge(compatible(false), spanRef(), spanRef(), ungated, ungated)

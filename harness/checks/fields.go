@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -54,11 +55,11 @@ func listed(prefix string, fields map[string]contract.Field, out map[string]bool
 	}
 }
 
-// published lists the JSON frames a host published, keyed by name and step, in order.
-func published(in *Input) map[string][]occurrence {
-	out := map[string][]occurrence{}
+// published lists the JSON frames a host published, by name and step, in order.
+func published(in *Input) map[string]map[string][]occurrence {
+	out := map[string]map[string][]occurrence{}
 	for _, n := range NameFrames(in) {
-		if n.Dir != "H>C" || n.Err != nil || n.Decoded.JSON == nil {
+		if n.Dir != "H>C" || n.Err != nil || n.Decoded.JSON == nil || n.Teardown {
 			continue
 		}
 		if n.Decoded.Binary && (n.Def == nil || n.Def.Payload != "json") {
@@ -77,7 +78,10 @@ func published(in *Input) map[string][]occurrence {
 				}
 			}
 		}
-		out[n.Name+"@"+n.Step] = append(out[n.Name+"@"+n.Step], o)
+		if out[n.Name] == nil {
+			out[n.Name] = map[string][]occurrence{}
+		}
+		out[n.Name][n.Step] = append(out[n.Name][n.Step], o)
 	}
 	return out
 }
@@ -88,6 +92,11 @@ func published(in *Input) map[string][]occurrence {
 // that changed its value class, breaks it with no codec change. Fields the host adds are
 // fine, and so is an older host that lacks fields a newer client's host added: tolerating
 // that is the newer client's decoder's job, which the decoder check covers.
+//
+// A frame may cross a step boundary (it arrived after its step settled), in this pairing or
+// in the reference, so a field is missing only when no frame of the name in the step or the
+// steps next to it carries it: the verdict does not depend on where such a frame landed. A
+// step with no frame of the name anywhere near is the sequence check's business.
 func PublishedFieldRemoved(in *Input) []results.Finding {
 	ref := in.Reference
 	t := in.Transcript
@@ -100,43 +109,56 @@ func PublishedFieldRemoved(in *Input) []results.Finding {
 	for n := range was {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		_, si, _ := strings.Cut(names[i], "@")
-		_, sj, _ := strings.Cut(names[j], "@")
-		if a, b := stepIndex(in, si), stepIndex(in, sj); a != b {
-			return a < b
-		}
-		return names[i] < names[j]
-	})
-	var out []results.Finding
-	for _, key := range names {
-		name, _, _ := strings.Cut(key, "@")
-		for i, old := range was[key] {
-			if i >= len(now[key]) {
-				break // a missing frame is the sequence check's business
+	sort.Strings(names)
+	steps := in.Journey.StepNames()
+	type found struct {
+		step int
+		f    results.Finding
+	}
+	var out []found
+	for _, name := range names {
+		for k, step := range steps {
+			var near []occurrence // this pairing's frames of the name in the step and next to it
+			for j := max(k-1, 0); j <= k+1 && j < len(steps); j++ {
+				near = append(near, now[name][steps[j]]...)
 			}
-			cur := now[key][i]
-			keys := make([]string, 0, len(old.fields))
-			for k := range old.fields {
-				keys = append(keys, k)
+			if len(near) == 0 {
+				continue
 			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				oldClass := old.fields[k]
-				curClass, ok := cur.fields[k]
-				var msg string
-				switch {
-				case !ok:
-					msg = fmt.Sprintf("H>C %s #%d of step %s no longer carries %s (%s), which %s's own host published there", name, i+1, cur.step, k, oldClass, t.Client.Label)
-				case curClass != oldClass:
-					msg = fmt.Sprintf("H>C %s #%d of step %s: %s is now %s; %s's own host published %s", name, i+1, cur.step, k, curClass, t.Client.Label, oldClass)
-				default:
-					continue
+			for i, old := range was[name][step] {
+				cur := near[0]
+				if i < len(now[name][step]) {
+					cur = now[name][step][i]
 				}
-				out = append(out, results.Finding{Kind: results.PublishedFieldRemoved, Step: cur.step, Direction: "H>C",
-					Frame: &results.Frame{Name: name}, Message: msg})
+				keys := make([]string, 0, len(old.fields))
+				for k := range old.fields {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, key := range keys {
+					oldClass := old.fields[key]
+					if curClass, ok := cur.fields[key]; ok && curClass == oldClass {
+						continue
+					}
+					if slices.ContainsFunc(near, func(o occurrence) bool { return o.fields[key] == oldClass }) {
+						continue // a frame of the name next to it carries the field: it crossed
+					}
+					var msg string
+					if curClass, ok := cur.fields[key]; !ok {
+						msg = fmt.Sprintf("H>C %s #%d of step %s no longer carries %s (%s), which %s's own host published there", name, i+1, cur.step, key, oldClass, t.Client.Label)
+					} else {
+						msg = fmt.Sprintf("H>C %s #%d of step %s: %s is now %s; %s's own host published %s", name, i+1, cur.step, key, curClass, t.Client.Label, oldClass)
+					}
+					out = append(out, found{stepIndex(in, cur.step), results.Finding{Kind: results.PublishedFieldRemoved, Step: cur.step, Direction: "H>C",
+						Frame: &results.Frame{Name: name}, Message: msg}})
+				}
 			}
 		}
 	}
-	return out
+	sort.SliceStable(out, func(i, j int) bool { return out[i].step < out[j].step })
+	fs := make([]results.Finding, len(out))
+	for i, f := range out {
+		fs[i] = f.f
+	}
+	return fs
 }

@@ -28,6 +28,9 @@ type Named struct {
 	// Undecoded is set for a frame of a driver-decoded channel that the receiving driver did
 	// not name (it was not asked, or did not answer): no verdict either way.
 	Undecoded bool
+	// Arrived is the step the frame arrived in when that is not the step that caused it
+	// (Step): a reply that came after its request's step ended (see attribution).
+	Arrived string
 }
 
 // Label is the frame as the sequence shows it: "H>C SnapshotStart".
@@ -91,6 +94,7 @@ type namedKey struct {
 type Namer struct {
 	in      *Input
 	streams map[streamKey]*contract.Stream
+	attr    *attribution
 }
 
 type streamKey struct {
@@ -100,8 +104,12 @@ type streamKey struct {
 
 // NewNamer returns a Namer for the pairing in (its transcript is not read).
 func NewNamer(in *Input) *Namer {
-	return &Namer{in: in, streams: map[streamKey]*contract.Stream{}}
+	return &Namer{in: in, streams: map[streamKey]*contract.Stream{}, attr: newAttribution(in)}
 }
+
+// Unanswered lists the correlated requests of step, among the frames named so far, that no
+// reply answered yet.
+func (nm *Namer) Unanswered(step string) []Request { return nm.attr.unanswered(step) }
 
 // Name names the frames one tapped message carries (none while a spanning frame is
 // incomplete).
@@ -122,7 +130,11 @@ func (nm *Namer) Name(f transcript.Frame) []Named {
 		return []Named{n}
 	}
 	if c := ch.Codec(f.Binary); c != nil && c.Driver {
-		return in.driverNamed(n, recv, kind, send, sendKind)
+		out := in.driverNamed(n, recv, kind, send, sendKind)
+		for i := range out {
+			nm.attr.attribute(&out[i], ch)
+		}
+		return out
 	}
 	k := streamKey{f.Conn, f.Dir}
 	st := nm.streams[k]
@@ -138,6 +150,7 @@ func (nm *Namer) Name(f transcript.Frame) []Named {
 			m.Name, m.Err = "Malformed", p.Err
 		} else {
 			in.lookup(&m, recv, kind, send, sendKind)
+			nm.attr.attribute(&m, ch)
 		}
 		out = append(out, m)
 	}

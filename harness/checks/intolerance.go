@@ -80,8 +80,11 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 			continue
 		}
 		b, r := namesByStep(base, back), namesByStep(fut, back)
-		for _, step := range comparedSteps(base.Transcript, fut.Transcript, fut.Journey.StepNames()) {
-			gone, added := diffSets(b[step], r[step])
+		steps := fut.Journey.StepNames()
+		for _, step := range comparedSteps(base.Transcript, fut.Transcript, steps) {
+			// A frame that crossed into the next step, in either run, is no difference.
+			i := slices.Index(steps, step)
+			gone, added := absentNear(b[step], r, steps, i), absentNear(r[step], b, steps, i)
 			if len(gone) == 0 && len(added) == 0 {
 				continue
 			}
@@ -181,18 +184,19 @@ func namesByStep(in *Input, dir string) map[string][]string {
 	return out
 }
 
-func diffSets(a, b []string) (onlyA, onlyB []string) {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			onlyA = append(onlyA, x)
+// absentNear lists the names that other has in none of step i and the steps next to it.
+func absentNear(names []string, other map[string][]string, steps []string, i int) []string {
+	var out []string
+	for _, x := range names {
+		found := false
+		for j := max(i-1, 0); j <= i+1 && j < len(steps) && !found; j++ {
+			found = slices.Contains(other[steps[j]], x)
+		}
+		if !found {
+			out = append(out, x)
 		}
 	}
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			onlyB = append(onlyB, x)
-		}
-	}
-	return onlyA, onlyB
+	return out
 }
 
 func orNoneList(s []string) string {

@@ -64,6 +64,10 @@ func SequenceDrift(in *Input) []results.Finding {
 	want := Expected(in)
 	prefix := in.Transcript.Stall != nil || in.Transcript.End != nil || len(in.Transcript.CompletedSteps()) < len(in.Journey.Steps)
 	withStep := stepped(in.Journey.Frames)
+	same := exactLabel
+	if withStep {
+		same = lateLabel(in.Journey)
+	}
 	var details []string
 	firstIndex, step := -1, ""
 	for _, dir := range []string{"C>H", "H>C"} {
@@ -81,14 +85,14 @@ func SequenceDrift(in *Input) []results.Finding {
 				labels = append(labels, frameKey(n, withStep))
 			}
 		}
-		if Match(w, labels, prefix) {
+		if MatchWith(w, labels, prefix, same) {
 			continue
 		}
 		runs := collapse(got, withStep)
 		if prefix {
-			w = bestPrefix(w, runs)
+			w = bestPrefix(w, runs, same)
 		}
-		diff, first := Diff(w, runs)
+		diff, first := diff(w, runs, same)
 		details = append(details, dir+" frames:\n"+diff)
 		if first >= 0 && first < len(runs) && (firstIndex < 0 || runs[first].index < firstIndex) {
 			firstIndex, step = runs[first].index, runs[first].step
@@ -144,9 +148,37 @@ func collapse(seq []Named, withStep bool) []run {
 	return runs
 }
 
+// sameLabel says whether a tapped frame's label ("H>C result", or "H>C result@put" when the
+// frames section names steps) matches an expected line's (lineKey).
+type sameLabel func(frame, line string) bool
+
+func exactLabel(frame, line string) bool { return frame == line }
+
+// lateLabel matches a frame with a line of its own step or of the step before it: a frame
+// that arrived after its step's exchange settled (an asynchronous notification, a second
+// acknowledgement) is counted in the next step, and matches its line all the same.
+func lateLabel(j *journeys.Journey) sameLabel {
+	prev := map[string]string{}
+	for i := 1; i < len(j.Steps); i++ {
+		prev[j.Steps[i].Name] = j.Steps[i-1].Name
+	}
+	return func(frame, line string) bool {
+		if frame == line {
+			return true
+		}
+		f, l := strings.LastIndexByte(frame, '@'), strings.LastIndexByte(line, '@')
+		return f >= 0 && l >= 0 && frame[:f] == line[:l] && prev[frame[f+1:]] == line[l+1:]
+	}
+}
+
 // Match reports whether labels match the expected lines (with ?, * and + quantifiers).
 // With prefix set, labels need only match a prefix of the expected sequence.
 func Match(want []journeys.FrameLine, labels []string, prefix bool) bool {
+	return MatchWith(want, labels, prefix, exactLabel)
+}
+
+// MatchWith is Match with a label comparison of the caller's.
+func MatchWith(want []journeys.FrameLine, labels []string, prefix bool, sameAs sameLabel) bool {
 	type key struct{ i, j int }
 	memo := map[key]bool{}
 	var m func(i, j int) bool
@@ -163,7 +195,7 @@ func Match(want []journeys.FrameLine, labels []string, prefix bool) bool {
 			ok = false
 		default:
 			w := want[j]
-			same := labels[i] == lineKey(w)
+			same := sameAs(labels[i], lineKey(w))
 			switch w.Quant {
 			case "":
 				ok = same && m(i+1, j+1)
@@ -193,22 +225,22 @@ func restOptional(want []journeys.FrameLine) bool {
 // bestPrefix cuts the expected lines of a journey that did not finish to the shortest prefix
 // that explains the most of what was seen, so the diff does not list every frame the
 // unfinished steps would have sent.
-func bestPrefix(want []journeys.FrameLine, runs []run) []journeys.FrameLine {
+func bestPrefix(want []journeys.FrameLine, runs []run, same sameLabel) []journeys.FrameLine {
 	best, cut := -1, len(want)
 	for k := 0; k <= len(want); k++ {
-		if n := lcsLen(spans(want[:k]), runs); n > best {
+		if n := lcsLen(spans(want[:k]), runs, same); n > best {
 			best, cut = n, k
 		}
 	}
 	return want[:cut]
 }
 
-func lcsLen(exp []span, runs []run) int {
+func lcsLen(exp []span, runs []run, same sameLabel) int {
 	prev := make([]int, len(runs)+1)
 	for i := len(exp) - 1; i >= 0; i-- {
 		cur := make([]int, len(runs)+1)
 		for j := len(runs) - 1; j >= 0; j-- {
-			if exp[i].fits(runs[j]) {
+			if exp[i].fits(runs[j], same) {
 				cur[j] = prev[j+1] + 1
 			} else {
 				cur[j] = max(prev[j], cur[j+1])
@@ -250,8 +282,8 @@ func (s span) String() string {
 	return label + q
 }
 
-func (s span) fits(r run) bool {
-	return r.label == s.label && r.count >= s.min && (s.max < 0 || r.count <= s.max)
+func (s span) fits(r run, same sameLabel) bool {
+	return same(r.label, s.label) && r.count >= s.min && (s.max < 0 || r.count <= s.max)
 }
 
 // spans merges consecutive expected lines with the same label.
@@ -286,7 +318,9 @@ func spans(want []journeys.FrameLine) []span {
 // not seen, "+ " seen but not expected. Consecutive frames of one name are compared as a
 // run with a count. It returns the index of the first run that is not where it was expected
 // (or -1).
-func Diff(want []journeys.FrameLine, runs []run) (string, int) {
+func Diff(want []journeys.FrameLine, runs []run) (string, int) { return diff(want, runs, exactLabel) }
+
+func diff(want []journeys.FrameLine, runs []run, same sameLabel) (string, int) {
 	exp := spans(want)
 	n, m := len(exp), len(runs)
 	lcs := make([][]int, n+1)
@@ -295,7 +329,7 @@ func Diff(want []journeys.FrameLine, runs []run) (string, int) {
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := m - 1; j >= 0; j-- {
-			if exp[i].fits(runs[j]) {
+			if exp[i].fits(runs[j], same) {
 				lcs[i][j] = lcs[i+1][j+1] + 1
 			} else {
 				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
@@ -317,7 +351,7 @@ func Diff(want []journeys.FrameLine, runs []run) (string, int) {
 	i, j := 0, 0
 	for i < n || j < m {
 		switch {
-		case i < n && j < m && exp[i].fits(runs[j]):
+		case i < n && j < m && exp[i].fits(runs[j], same):
 			fmt.Fprintf(&b, "  %s\n", show(runs[j]))
 			i, j = i+1, j+1
 		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):

@@ -12,6 +12,8 @@
 //	lose-once     (client) like lose-output, the first time only (a file in $FAKE_STATE
 //	              remembers): a flaky client
 //	span          (host) send output as OutputSpan (opcode 15)
+//	trailing      (host) 300ms after each input, write "late\r\n" as Output: a frame that
+//	              trails the step's barrier
 //
 // With FAKE_LANES set it serves lanes (open-lane, close-lane): every lane is a host or client
 // of its own, whose observations carry the lane. With FAKE_LANES=untagged a lane's
@@ -33,6 +35,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -302,14 +305,27 @@ func host(observe observer) (handle func(a action, x args) error, url string, cl
 			case 9:
 				write(websocket.TextMessage, []byte(`{"type":"subscribed","capabilities":{}}`))
 				write(websocket.BinaryMessage, frame(2, []byte(`{"kind":"scrollback"}`)))
-				write(websocket.BinaryMessage, frame(3, scrollback))
+				mu.Lock()
+				snap := append([]byte(nil), scrollback...)
+				mu.Unlock()
+				write(websocket.BinaryMessage, frame(3, snap))
 				write(websocket.BinaryMessage, frame(4, nil))
-				observe("snapshot-sent", map[string]any{"bytes": scrollback})
+				observe("snapshot-sent", map[string]any{"bytes": snap})
 			case 7:
 				if mode == "crash-input" {
 					os.Exit(3)
 				}
 				observe("input", map[string]any{"bytes": msg[16:]})
+				if mode == "trailing" {
+					time.AfterFunc(300*time.Millisecond, func() {
+						late := []byte("late\r\n")
+						mu.Lock()
+						scrollback = append(scrollback, late...)
+						mu.Unlock()
+						observe("pty-output", map[string]any{"bytes": late})
+						write(websocket.BinaryMessage, frame(1, late))
+					})
+				}
 			}
 		}
 	})
@@ -330,7 +346,9 @@ func host(observe observer) (handle func(a action, x args) error, url string, cl
 	return func(a action, x args) error {
 		switch a.Action {
 		case "emit-output":
+			mu.Lock()
 			scrollback = append(scrollback, x.Bytes...)
+			mu.Unlock()
 			observe("pty-output", map[string]any{"bytes": x.Bytes})
 			f := frame(1, x.Bytes)
 			if mode == "span" {
