@@ -81,3 +81,9 @@ func resolve(v any, ptr string) (any, bool) {
 	}
 	return v, true
 }
+
+// CheckPointer says what is wrong with an RFC 6901 JSON pointer, or nil.
+func CheckPointer(ptr string) error {
+	_, err := splitPointer(ptr)
+	return err
+}

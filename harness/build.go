@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -45,6 +46,23 @@ func FrameNames(bs ...*Build) []string {
 		}
 		return out
 	})
+}
+
+// WhereKeys returns the bare keys a journey's where clause may name for a frame, by the
+// contracts of the builds: the frame's header fields and binary payload fields (CheckWhere).
+func WhereKeys(bs ...*Build) func(frame string) []string {
+	return func(frame string) []string {
+		var out []string
+		for _, b := range bs {
+			for _, k := range checks.WhereKeys(b.Contract, frame) {
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
 }
 
 // CommandNames lists the command ids the contracts of the builds declare, sorted, each once.

@@ -201,6 +201,26 @@ var _ = Describe("Run", func() {
 		Expect(stepOfLate(-1)).To(Equal("output"))
 	}, NodeTimeout(60*time.Second))
 
+	It("matches what a frame carries, and a frame with the wrong value fails the step that asks for it", func(ctx SpecContext) {
+		awaits := func(where string) *results.Pairing {
+			jj, err := journeys.Parse("where.txtar", []byte("kind desktop\ntimeout 2s\n-- script --\nstep subscribe\nclient subscribe\n"+
+				"await frame C>H Subscribe where /streamId=1\nawait client rendered-snapshot\nstep check\n"+where+"\n"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(harness.Validate(jj)).To(Succeed())
+			p, _ := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
+				harness.Options{Dir: GinkgoT().TempDir()})
+			return p
+		}
+		// A JSON payload value (the Subscribe frame's), and a header field.
+		ok := awaits("client input text=x\nawait frame C>H Input where stream=1 type=7")
+		Expect(ok.Status).To(Equal(results.StatusPass), "%v", ok.Findings)
+
+		bad := awaits("client input text=x\nawait frame C>H Input where stream=2")
+		Expect(bad.Status).To(Equal(results.StatusFail))
+		Expect(bad.Findings).To(ContainElement(SatisfyAll(HaveField("Kind", results.Stall), HaveField("Step", "check"),
+			HaveField("Message", ContainSubstring(`await frame C>H Input where stream="2"`)))))
+	}, NodeTimeout(60*time.Second))
+
 	It("fails at the right step when the host's decoder lacks an opcode", func(ctx SpecContext) {
 		p := run(ctx, build("a", "no-input-op", false), build("b", "ok", false), harness.Options{Timeout: 2 * time.Second})
 		Expect(p.Status).To(Equal(results.StatusFail))

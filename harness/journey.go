@@ -292,16 +292,13 @@ func (j *journey) action(ctx context.Context, s journeys.Step, c journeys.Comman
 //	await ROLE WHAT text=T             what ROLE reported as WHAT contains T (checks.StreamReader)
 //	await ROLE WHAT [k=v …] [count=N]  ROLE made N observations WHAT with every k=v in this step
 func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	desc := describe(c)
+	c, whereArgs := splitWhere(c)
+	where := whereOf(whereArgs)
 	pos := c.Positional()
 	count := 1
 	if n, ok := c.Get("count"); ok {
 		count, _ = strconv.Atoi(n) // Validate checked it
-	}
-	desc := "await " + strings.Join(pos, " ")
-	for _, a := range c.Args {
-		if a.Key != "" {
-			desc += " " + a.Key + "=" + strconv.Quote(a.Value)
-		}
 	}
 	var cond func(t *transcript.Transcript) bool
 	switch text, hasText := c.Get("text"); {
@@ -313,7 +310,7 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 		cond = func(t *transcript.Transcript) bool {
 			n := 0
 			for _, f := range j.named(t) {
-				if f.Index > from && f.Step == s.Name && f.Label() == label {
+				if f.Index > from && f.Step == s.Name && f.Label() == label && f.Carries(where) {
 					n++
 				}
 			}
@@ -335,17 +332,57 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 				want = append(want, a)
 			}
 		}
+		want = append(want, whereArgs...)
+		_, hasCount := c.Get("count")
+		var clash error
 		cond = func(t *transcript.Transcript) bool {
 			n := 0
 			for _, o := range t.Observations[from:] {
-				if o.Role == role && o.What == what && fieldsMatch(o, want) {
+				if o.Role != role || o.What != what {
+					continue
+				}
+				if hasCount && clash == nil && hasField(o, "count") {
+					clash = &UsageError{Err: &journeys.SyntaxError{File: j.p.Journey.File, Line: c.Line, Msg: fmt.Sprintf(
+						"%s: the %s driver's %s observations carry a field named count, and count= is how many observations to wait for: write where count=… to match the field",
+						desc, role, what)}}
+					return true
+				}
+				if fieldsMatch(o, want) {
 					n++
 				}
 			}
 			return n >= count
 		}
+		if err := j.wait(ctx, s, desc, cond); err != nil || clash == nil {
+			return err
+		}
+		return clash
 	}
 	return j.wait(ctx, s, desc, cond)
+}
+
+// describe is a command as a stall names it: its words, values quoted.
+func describe(c journeys.Command) string {
+	desc := c.Verb
+	for _, a := range c.Args {
+		if a.Key == "" {
+			desc += " " + a.Value
+		} else {
+			desc += " " + a.Key + "=" + strconv.Quote(a.Value)
+		}
+	}
+	return desc
+}
+
+// hasField reports whether an observation's data has a top-level field called key.
+func hasField(o transcript.Observation, key string) bool {
+	v, _ := o.Value()
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, has := m[key]
+	return has
 }
 
 // settle moves the start of the next absence assertion to now.
@@ -360,10 +397,16 @@ func (j *journey) settle() {
 // none for=D) or no observation WHAT of ROLE with every k=v (expect ROLE WHAT k=v none
 // for=D) may arrive. What arrives is recorded as unexpected (a finding); the journey goes on.
 func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	c, whereArgs := splitWhere(c)
+	where := whereOf(whereArgs)
 	pos := c.Positional()
 	v, _ := c.Get("for")
 	d, _ := time.ParseDuration(v) // Validate checked it
-	desc := "expect " + strings.Join(pos[:len(pos)-1], " ") + " for " + v
+	desc := "expect " + strings.Join(pos[:len(pos)-1], " ")
+	for _, w := range where {
+		desc += " where " + w.String()
+	}
+	desc += " for " + v
 	var seen func(t *transcript.Transcript) (string, bool)
 	defer j.settle()
 	if pos[0] == "frame" {
@@ -371,7 +414,7 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 		from := j.settled.frames
 		seen = func(t *transcript.Transcript) (string, bool) {
 			for _, f := range j.named(t) {
-				if f.Index > from && f.Step == s.Name && f.Label() == label {
+				if f.Index > from && f.Step == s.Name && f.Label() == label && f.Carries(where) {
 					return fmt.Sprintf("#%d %s", f.Index, f.Label()), true
 				}
 			}
@@ -385,6 +428,7 @@ func (j *journey) expect(ctx context.Context, s journeys.Step, c journeys.Comman
 				want = append(want, a)
 			}
 		}
+		want = append(want, whereArgs...)
 		from := j.settled.observations
 		seen = func(t *transcript.Transcript) (string, bool) {
 			for _, o := range t.Observations[from:] {

@@ -4,6 +4,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
 )
@@ -36,14 +37,54 @@ var _ = Describe("Validate", func() {
 		Entry("expect without none", "expect client output for=1s", "j.txtar:4: expect asserts an absence: it ends with none and a for=DURATION"),
 		Entry("expect without for", "expect frame H>C Output none", "j.txtar:4: expect needs for=DURATION"),
 		Entry("end", "end now", "j.txtar:4: end knows only expected-refusal (end expected-refusal)"),
-		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, command:NAME@V, frame:NAME, host-command:NAME@V, kind:K, window)"),
+		Entry("condition", "[capability:x] tap drop", "j.txtar:4: unknown condition [capability:x] (want cap:NAME, client-frame:NAME, command:NAME@V, frame:NAME [where K=V …], host-command:NAME@V, kind:K, window)"),
 		Entry("condition without its argument", "[cap] tap drop", "j.txtar:4: condition [cap] needs an argument: [cap:NAME]"),
 		Entry("condition with an argument it does not take", "[window:2] tap drop", "j.txtar:4: condition [window:2] takes no argument: [window]"),
+		Entry("a key await frame does not know (was ignored)", "await frame C>H PUBACK flags=0",
+			"j.txtar:4: await frame C>H PUBACK does not know the key flags (it knows count=); to match what the frame carries, write await frame C>H PUBACK where flags=0"),
+		Entry("a key expect frame does not know", "expect frame H>C Output seq=3 none for=1s",
+			"j.txtar:4: expect frame H>C Output none does not know the key seq (it knows for=); to match what the frame carries, write expect frame H>C Output where seq=3"),
+		Entry("a key end does not know", "end expected-refusal now=1", "j.txtar:4: end expected-refusal does not know the key now (it knows no key=value words)"),
+		Entry("where with nothing after it", "await frame C>H PUBACK where", "j.txtar:4: where needs KEY=VALUE words after it"),
+		Entry("where with a pointer that is not one", "await frame H>C result where /a~2=1", `j.txtar:4: /a~2 is not a JSON pointer: JSON pointer "/a~2": ~ must be followed by 0 or 1`),
+		Entry("count= meant as a field", "await client session count=many",
+			"j.txtar:4: count=many is not a positive number (count= is how many to wait for; to match a field named count, write where count=many)"),
+		Entry("a frame condition's where without K=V", "[frame:PUBACK where qos] tap drop",
+			`j.txtar:4: condition [frame:PUBACK where qos]: "qos" is not KEY=VALUE`),
+		Entry("a frame condition with words but no where", "[frame:PUBACK qos=1] tap drop",
+			`j.txtar:4: condition [frame:PUBACK qos=1]: after the frame name, want where and KEY=VALUE words, not "qos=1"`),
 		Entry("command condition without a version", "[command:review.start] tap drop",
 			`j.txtar:4: condition [command:review.start]: want NAME@V (a command id and a version), not "review.start": [command:NAME@V]`),
 		Entry("command condition with a version that is not a number", "[!host-command:review.start@two] tap drop",
 			`j.txtar:4: condition [!host-command:review.start@two]: version "two" of review.start is not a positive number: [host-command:NAME@V]`),
 	)
+})
+
+var _ = Describe("CheckWhere", func() {
+	mqtt, err := contract.Parse("mqtt", []byte(`{"contractVersion":2,"channels":[{"name":"mqtt","paths":["/mqtt"],
+	  "binary":{"header":{"fields":[{"name":"type","offset":0,"encoding":"u8","mask":240,"shift":4},
+	    {"name":"qos","offset":0,"encoding":"u8","mask":6,"shift":1},{"name":"dup","offset":0,"encoding":"u8","mask":8,"shift":3},
+	    {"name":"length","encoding":"varint"}]},"stream":true},
+	  "frames":[{"opcode":3,"name":"PUBLISH","direction":"both","payload":"binary","fields":{"topic":{"offset":0,"encoding":"string-u16be"}}},
+	    {"opcode":4,"name":"PUBACK","direction":"both","payload":"binary","fields":{"packetId":{"offset":0,"encoding":"u16be"}}}]}]}`))
+	Expect(err).NotTo(HaveOccurred())
+	b := &harness.Build{Label: "v1", Contract: mqtt}
+	check := func(body string) error {
+		j, err := journeys.Parse("j.txtar", []byte("kind *\n-- script --\nstep a\n"+body+"\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(j)).To(Succeed())
+		return harness.CheckWhere(j, harness.WhereKeys(b), "the builds v1")
+	}
+
+	It("takes header fields, bit fields included, binary payload fields and any pointer (the control)", func() {
+		Expect(check("await frame C>H PUBLISH where qos=1 dup=0 topic=a/b\nexpect frame C>H PUBACK where packetId=7 none for=1s\n[frame:PUBLISH where type=3] tap drop\nawait frame C>H PUBLISH where /anything=1")).To(Succeed())
+	})
+
+	It("refuses a bare key no contract gives the frame, at its line, naming the ones it has", func() {
+		Expect(check("client x\nawait frame C>H PUBLISH where qso=1")).To(MatchError(
+			`j.txtar:5: where qso=1: frame PUBLISH has no field qso in the contracts of the builds v1: did you mean qos=1? (they give it the fields dup, qos, topic, type; a JSON or protobuf payload field is named by its pointer, where /qso=1)`))
+		Expect(check("[frame:PUBACK where retain=1] tap drop")).To(MatchError(ContainSubstring(`j.txtar:4: where retain=1: frame PUBACK has no field retain`)))
+	})
 })
 
 var _ = Describe("CheckCommands", func() {

@@ -31,9 +31,9 @@ type verb struct {
 var vocabulary = map[string]verb{
 	"client": {syntax: "client ACTION [key=value …]", check: checkAction, run: (*journey).action, role: actionRole},
 	"host":   {syntax: "host ACTION [key=value …]", check: checkAction, run: (*journey).action, role: actionRole},
-	"await": {syntax: "await ROLE WHAT [key=value …] [count=N] | await ROLE WHAT text=T | await frame DIR NAME [count=N]",
+	"await": {syntax: "await ROLE WHAT [key=value …] [count=N] [where key=value …] | await ROLE WHAT text=T | await frame DIR NAME [count=N] [where KEY=VALUE …]",
 		check: checkAwait, run: (*journey).await, frame: framePositional},
-	"expect": {syntax: "expect ROLE WHAT [key=value …] none for=DURATION | expect frame DIR NAME none for=DURATION",
+	"expect": {syntax: "expect ROLE WHAT [key=value …] [where key=value …] none for=DURATION | expect frame DIR NAME [where KEY=VALUE …] none for=DURATION",
 		check: checkExpect, run: (*journey).expect, frame: framePositional},
 	"tap":  {syntax: "tap drop | tap block | tap unblock", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
@@ -87,10 +87,79 @@ func Validate(j *journeys.Journey) error {
 
 // framePositional is the NAME of "await frame DIR NAME" and "expect frame DIR NAME none".
 func framePositional(c journeys.Command) (string, bool) {
+	c, _ = splitWhere(c)
 	if pos := c.Positional(); len(pos) >= 3 && pos[0] == "frame" {
 		return pos[2], true
 	}
 	return "", false
+}
+
+// splitWhere takes a command's where clause out of it: the key=value words after the word
+// where, up to the next positional word (expect's none). It returns the command without the
+// clause, and the clause (nil without one; empty when where is followed by no key=value).
+func splitWhere(c journeys.Command) (journeys.Command, []journeys.Arg) {
+	var head, where []journeys.Arg
+	in := false
+	for _, a := range c.Args {
+		switch {
+		case a.Key == "" && a.Value == checks.WhereWord && where == nil:
+			in, where = true, []journeys.Arg{}
+		case in && a.Key != "":
+			where = append(where, a)
+		default:
+			in = false
+			head = append(head, a)
+		}
+	}
+	c.Args = head
+	return c, where
+}
+
+// whereOf is a command's where clause as checks read it.
+func whereOf(args []journeys.Arg) []checks.Where {
+	var out []checks.Where
+	for _, a := range args {
+		out = append(out, checks.Where{Key: a.Key, Value: a.Value})
+	}
+	return out
+}
+
+// onlyKeys refuses a key of c that is not in known: a key the verb does not know would
+// otherwise mean nothing, silently. The message lists the keys it knows, and where the line
+// is about a frame, how to match what the frame carries.
+func onlyKeys(c journeys.Command, known ...string) error {
+	for _, a := range c.Args {
+		if a.Key == "" || slices.Contains(known, a.Key) {
+			continue
+		}
+		knows := "no key=value words"
+		if len(known) > 0 {
+			knows = strings.Join(known, "=, ") + "="
+		}
+		pos := c.Positional()
+		hint := ""
+		if len(pos) >= 3 && pos[0] == "frame" {
+			hint = fmt.Sprintf("; to match what the frame carries, write %s %s %s %s where %s=%s", c.Verb, pos[0], pos[1], pos[2], a.Key, a.Value)
+		}
+		return fmt.Errorf("%s %s does not know the key %s (it knows %s)%s", c.Verb, strings.Join(pos, " "), a.Key, knows, hint)
+	}
+	return nil
+}
+
+// checkWhere checks a where clause: at least one KEY=VALUE, and pointers that are pointers.
+func checkWhere(where []journeys.Arg) error {
+	if where == nil {
+		return nil
+	}
+	if len(where) == 0 {
+		return errors.New("where needs KEY=VALUE words after it (a header field such as qos=1, or a JSON pointer such as /params/seq=2)")
+	}
+	for _, w := range where {
+		if err := checks.CheckWhereKey(w.Key); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // actionRole is the role of "client ACTION" and "host ACTION".
@@ -117,8 +186,8 @@ func CheckNames(j *journeys.Journey, known []string, whose string) error {
 	conds := func(line int, cs []journeys.Cond) error {
 		for _, c := range cs {
 			key, arg, _ := strings.Cut(c.Name, ":")
-			if slices.Contains(frameConditions, key) && !slices.Contains(known, arg) {
-				return unknown(line, arg)
+			if name, _, _ := checks.FrameArg(arg); slices.Contains(frameConditions, key) && !slices.Contains(known, name) {
+				return unknown(line, name)
 			}
 		}
 		return nil
@@ -142,6 +211,74 @@ func CheckNames(j *journeys.Journey, known []string, whose string) error {
 			}
 			if !slices.Contains(known, fl.Name) {
 				return unknown(fl.Line, fl.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckWhere checks the bare keys of a journey's where clauses (await frame, expect frame,
+// [frame:NAME where …]) against the header and binary payload fields the contracts of a run's
+// builds declare for the frame (keys lists them by frame name: WhereKeys), before anything
+// runs: a key no contract declares would never match, a configuration error at the journey's
+// file:line that lists the keys it could mean. Pointers (/…) are not checked against the
+// contracts: a JSON payload may carry fields its contract does not list. A journey must pass
+// Validate and CheckNames first.
+func CheckWhere(j *journeys.Journey, keys func(frame string) []string, whose string) error {
+	check := func(line int, frame string, where []checks.Where) error {
+		for _, w := range where {
+			if strings.HasPrefix(w.Key, "/") {
+				continue
+			}
+			known := keys(frame)
+			if slices.Contains(known, w.Key) {
+				continue
+			}
+			fields := "no header or binary payload fields"
+			if len(known) > 0 {
+				fields = "the fields " + strings.Join(known, ", ")
+			}
+			hint := ""
+			if near := nearest(w.Key, known); near != "" {
+				hint = fmt.Sprintf(": did you mean %s=%s?", near, w.Value)
+			}
+			return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
+				"where %s: frame %s has no field %s in the contracts of %s%s (they give it %s; a JSON or protobuf payload field is named by its pointer, where /%s=%s)",
+				w, frame, w.Key, whose, hint, fields, w.Key, w.Value)}
+		}
+		return nil
+	}
+	conds := func(line int, cs []journeys.Cond) error {
+		for _, c := range cs {
+			if key, arg, _ := strings.Cut(c.Name, ":"); key == "frame" {
+				if name, where, err := checks.FrameArg(arg); err == nil {
+					if err := check(line, name, where); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			if err := conds(c.Line, c.Conds); err != nil {
+				return err
+			}
+			if v := vocabulary[c.Verb]; v.frame != nil {
+				if name, ok := v.frame(c); ok {
+					_, where := splitWhere(c)
+					if err := check(c.Line, name, whereOf(where)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	for _, fls := range [][]journeys.FrameLine{j.Frames, j.Ignore} {
+		for _, fl := range fls {
+			if err := conds(fl.Line, fl.Conds); err != nil {
+				return err
 			}
 		}
 	}
@@ -234,10 +371,19 @@ func checkAction(c journeys.Command) error {
 }
 
 func checkAwait(c journeys.Command) error {
+	c, where := splitWhere(c)
+	if err := checkWhere(where); err != nil {
+		return err
+	}
 	pos := c.Positional()
 	if n, ok := c.Get("count"); ok {
 		if v, err := strconv.Atoi(n); err != nil || v < 1 {
-			return fmt.Errorf("count=%s is not a positive number", n)
+			return fmt.Errorf("count=%s is not a positive number (count= is how many to wait for; to match a field named count, write where count=%s)", n, n)
+		}
+	}
+	if len(pos) > 0 && pos[0] == "frame" {
+		if err := onlyKeys(c, "count"); err != nil {
+			return err
 		}
 	}
 	switch {
@@ -259,7 +405,16 @@ func checkAwait(c journeys.Command) error {
 }
 
 func checkExpect(c journeys.Command) error {
+	c, where := splitWhere(c)
+	if err := checkWhere(where); err != nil {
+		return err
+	}
 	pos := c.Positional()
+	if len(pos) > 0 && pos[0] == "frame" {
+		if err := onlyKeys(c, "for"); err != nil {
+			return err
+		}
+	}
 	switch {
 	case len(pos) == 0 || pos[len(pos)-1] != "none":
 		return errors.New("expect asserts an absence: it ends with none and a for=DURATION")
@@ -303,7 +458,7 @@ func checkEnd(c journeys.Command) error {
 	if pos := c.Positional(); len(pos) != 1 || pos[0] != "expected-refusal" {
 		return errors.New("end knows only expected-refusal")
 	}
-	return nil
+	return onlyKeys(c)
 }
 
 // nearest is the name of names closest to name by edit distance, when it is close enough to

@@ -119,6 +119,9 @@ func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 		if err := harness.CheckCommands(j, commands, whose); err != nil {
 			return err
 		}
+		if err := harness.CheckWhere(j, harness.WhereKeys(all...), whose); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -46,13 +46,19 @@ var conditions = map[string]condition{
 	"cap":  {arg: "NAME", holds: func(c *condContext, name string) bool { return c.negotiated(name) }},
 	// frame:NAME: both builds know frame NAME (the client for its kind) and, where the
 	// host's contract gates it on the journey's path, its capability was negotiated.
-	"frame": {arg: "NAME", holds: func(c *condContext, name string) bool {
+	// frame:NAME where K=V …: also, a frame NAME carrying every K=V was tapped so far.
+	"frame": {arg: "NAME [where K=V …]", check: checkFrameArg, holds: func(c *condContext, arg string) bool {
+		name, where, _ := FrameArg(arg)
 		hf, cf := c.named(c.in.Host, name, ""), c.named(c.in.Client, name, c.in.Transcript.Kind)
 		if hf == nil || cf == nil {
 			return false
 		}
-		g := hf.Gate(c.path)
-		return g == "" || c.negotiated(g)
+		if g := hf.Gate(c.path); g != "" && !c.negotiated(g) {
+			return false
+		}
+		return where == nil || slices.ContainsFunc(NameFrames(c.in), func(n Named) bool {
+			return n.Name == name && !n.Teardown && n.Err == nil && n.Carries(where)
+		})
 	}},
 	// client-frame:NAME: the client's contract knows frame NAME for its kind, whatever the
 	// host knows (to make an old client try what it would try in the field).
@@ -71,6 +77,36 @@ var conditions = map[string]condition{
 	"host-command": {arg: "NAME@V", check: checkCommandArg, holds: func(c *condContext, arg string) bool {
 		return c.speaks(c.in.Host, arg)
 	}},
+}
+
+// FrameArg splits a frame condition's argument, NAME or NAME where K=V …, into the frame's
+// name and its where clause (nil without one).
+func FrameArg(arg string) (name string, where []Where, err error) {
+	words := strings.Fields(arg)
+	if len(words) == 0 {
+		return "", nil, fmt.Errorf("want a frame name")
+	}
+	name = words[0]
+	if len(words) == 1 {
+		return name, nil, nil
+	}
+	if words[1] != WhereWord || len(words) == 2 {
+		return name, nil, fmt.Errorf("after the frame name, want where and KEY=VALUE words, not %q", strings.Join(words[1:], " "))
+	}
+	where, err = ParseWhere(words[2:])
+	if err == nil {
+		for _, w := range where {
+			if err = CheckWhereKey(w.Key); err != nil {
+				break
+			}
+		}
+	}
+	return name, where, err
+}
+
+func checkFrameArg(arg string) error {
+	_, _, err := FrameArg(arg)
+	return err
 }
 
 // ConditionSyntax lists the conditions as written, for messages.
