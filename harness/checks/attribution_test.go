@@ -55,12 +55,12 @@ var _ = Describe("attribution of frames to the step that caused them", func() {
 		t := &transcript.Transcript{Kind: "cli"}
 		frame(t, 1, "C>H", "one", []byte(`{"method":"get","id":1}`), false)
 		frame(t, 2, "C>H", "one", []byte(`{"method":"get","id":1}`), false)
-		frame(t, 1, "H>C", "two", []byte(`{"result":{},"id":1}`), false)   // late, answers conn 1's
+		frame(t, 1, "H>C", "two", []byte(`{"result":{},"id":1}`), false)    // late, answers conn 1's
 		frame(t, 1, "H>C", "two", []byte(`{"method":"notice"}`), false)     // caused by nothing it names
 		frame(t, 1, "C>H", "two", []byte(`{"method":"get","id":1}`), false) // the id again, in step two
-		frame(t, 2, "H>C", "three", []byte(`{"result":{},"id":1}`), false) // conn 2's request was in step one
-		frame(t, 1, "H>C", "three", []byte(`{"result":{},"id":1}`), false) // conn 1's latest was in step two
-		frame(t, 1, "H>C", "three", []byte(`{"result":{},"id":9}`), false) // answers nothing: stays
+		frame(t, 2, "H>C", "three", []byte(`{"result":{},"id":1}`), false)  // conn 2's request was in step one
+		frame(t, 1, "H>C", "three", []byte(`{"result":{},"id":1}`), false)  // conn 1's latest was in step two
+		frame(t, 1, "H>C", "three", []byte(`{"result":{},"id":9}`), false)  // answers nothing: stays
 		frame(t, 1, "C>H", "one", header(8, 1, `{"cols":80}`), true)
 		frame(t, 1, "H>C", "two", header(5, 1, `{"cols":80}`), true)
 		frame(t, 1, "H>C", "two", header(5, 1, `{"cols":80}`), true) // a second echo answers nothing
