@@ -144,7 +144,7 @@ var _ = Describe("Contract errors", func() {
 		Expect(strings.Split(err.Error(), "\n")).To(Equal([]string{
 			`bad.json: line 3: /channels/0/text/json/nested/0/pointer: JSON pointer "push" does not start with / (RFC 6901: /key/0/key, ~0 for ~ and ~1 for /)`,
 			`bad.json: line 4: /channels/0/text/json/nested/1/pointer: the pointer is empty: give an RFC 6901 pointer such as /channel`,
-			`bad.json: line 5: /channels/0/text/json/nested/2/pointer: pointer "/push/" ends in an empty reference token, and that token starts the names of the frames it names: point at an object's member such as /push`,
+			`bad.json: line 5: /channels/0/text/json/nested/2/pointer: pointer "/push/" ends in an empty reference token, and a nested frame's name starts with the pointer's last token: point at a named member such as /push`,
 			`bad.json: line 6: /channels/0/text/json/nested/3/keys: a nested entry needs keys: the keys whose presence in the object at its pointer names the frame, such as ["pub", "join"]`,
 			`bad.json: line 7: /channels/0/text/json/nested/4/pointer: pointer /join has a nested entry already (/channels/0/text/json/nested/3): give each pointer one entry and list all its keys there`,
 			`bad.json: line 7: /channels/0/text/json/nested/4/keys/1: a key is empty`,

@@ -58,7 +58,7 @@ func (v *validator) nested(es []Nested, p string) {
 		ep := child(p, i)
 		v.pointer(e.Pointer, ep+"/pointer", true)
 		if toks, err := splitPointer(e.Pointer); err == nil && len(toks) > 0 && toks[len(toks)-1] == "" {
-			v.add(ep+"/pointer", "pointer %q ends in an empty reference token, and that token starts the names of the frames it names: point at an object's member such as /push", e.Pointer)
+			v.add(ep+"/pointer", "pointer %q ends in an empty reference token, and a nested frame's name starts with the pointer's last token: point at a named member such as /push", e.Pointer)
 		}
 		if j, ok := seen[e.Pointer]; ok && e.Pointer != "" {
 			v.add(ep+"/pointer", "pointer %s has a nested entry already (%s): give each pointer one entry and list all its keys there", e.Pointer, child(p, j))
