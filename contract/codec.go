@@ -65,10 +65,27 @@ type Naming struct {
 	Discriminator string `json:"discriminator,omitempty"`
 	// Pointer is an RFC 6901 JSON pointer to a string, or a number named by its decimal text.
 	Pointer string `json:"pointer,omitempty"`
+	// Nested names the frame by the key present in an object inside the value, each entry
+	// in turn (see Nested).
+	Nested []Nested `json:"nested,omitempty"`
 	// Keys names the frame by the first of these keys present in the object.
 	Keys []string `json:"keys,omitempty"`
 	// Empty is the name of the empty object {}.
 	Empty string `json:"empty,omitempty"`
+}
+
+// Nested names a frame by the first of Keys present in the object at Pointer. The name is
+// the pointer's last reference token (unescaped), a dot, and the key: Pointer "/push" and
+// key "pub" name {"push": {"channel": "c", "pub": {}}} "push.pub".
+type Nested struct {
+	Pointer string   `json:"pointer"`
+	Keys    []string `json:"keys"`
+}
+
+// byContent reports whether the naming has a rule that reads the value (every rule but
+// empty, which only names {}).
+func (n *Naming) byContent() bool {
+	return n.Discriminator != "" || n.Pointer != "" || len(n.Nested) > 0 || len(n.Keys) > 0
 }
 
 // Header describes a binary header field by field.
@@ -108,8 +125,8 @@ type Protobuf struct {
 	DescriptorSet string   `json:"descriptorSet"`
 	Message       Messages `json:"message"`
 	// Naming names a frame from the message's JSON form (proto field names); without its
-	// discriminator, pointer or keys, a frame is named by the field set in the message's
-	// first oneof. Naming.Empty names the empty message either way.
+	// discriminator, pointer, nested or keys, a frame is named by the field set in the
+	// message's first oneof. Naming.Empty names the empty message either way.
 	Naming *Naming `json:"naming,omitempty"`
 
 	set *protoSet // loaded by Parse

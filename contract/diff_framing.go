@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // framing diffs how the channel's messages are cut into frames and how frames are named:
@@ -162,7 +163,9 @@ func sizeText(fixed bool, size int) string {
 }
 
 // naming diffs JSON naming rules: older peers name frames the older way, so a rule that
-// changed or a key that is gone names their frames differently or not at all.
+// changed or a key that is gone names their frames differently or not at all. A nested
+// entry is matched by its pointer; an entry or a key added is compatible, like a key added
+// to keys.
 func (c *chanDiff) naming(what string, o, n *Naming, p string) {
 	if o == nil {
 		return
@@ -175,6 +178,18 @@ func (c *chanDiff) naming(what string, o, n *Naming, p string) {
 	}
 	if o.Pointer != n.Pointer {
 		c.add(RuleFramingChanged, p+"/pointer", "%s: frames were named at pointer %q and now at %q", what, o.Pointer, n.Pointer)
+	}
+	for _, oe := range o.Nested {
+		j := slices.IndexFunc(n.Nested, func(ne Nested) bool { return ne.Pointer == oe.Pointer })
+		if j < 0 {
+			c.add(RuleFramingChanged, p+"/nested", "%s: the nested entry at %s is gone: frames %s are named otherwise or not at all", what, oe.Pointer, strings.Join(oe.frameTypes(), ", "))
+			continue
+		}
+		for _, k := range oe.Keys {
+			if !slices.Contains(n.Nested[j].Keys, k) {
+				c.add(RuleFramingChanged, child(p+"/nested", j)+"/keys", "%s: the key %q at %s no longer names a frame: %s is named otherwise or not at all", what, k, oe.Pointer, oe.frameType(k))
+			}
+		}
 	}
 	for _, k := range o.Keys {
 		if !slices.Contains(n.Keys, k) {

@@ -22,7 +22,7 @@ const baseDoc = `{
       {"name": "magic", "offset": 0, "encoding": "u8", "value": 116},
       {"name": "type", "offset": 1, "encoding": "u8"},
       {"name": "stream", "offset": 2, "encoding": "u16le"}]}},
-    "text": {"json": {"discriminator": "type"}},
+    "text": {"json": {"discriminator": "type", "nested": [{"pointer": "/push", "keys": ["pub", "join"]}]}},
     "capabilities": [
       {"name": "span", "declaredBy": ["desktop"], "echoed": true},
       {"name": "extra"}],
@@ -41,7 +41,9 @@ const baseDoc = `{
       {"opcode": 16, "name": "Pause", "direction": "C>H", "payload": "empty"},
       {"opcode": 20, "name": "Ack", "direction": "C>H", "payload": "binary", "fields": {"seq": {"offset": 0, "encoding": "u32le"}}},
       {"type": "hello", "name": "hello", "direction": "both", "payload": "json"},
-      {"type": "ready", "name": "ready", "direction": "H>C"}
+      {"type": "ready", "name": "ready", "direction": "H>C"},
+      {"type": "push.pub", "name": "push.pub", "direction": "H>C", "payload": "json", "fields": {"push": {"type": "object", "fields": {"channel": {"type": "string"}, "pub": {"type": "object"}}}}},
+      {"type": "push.join", "name": "push.join", "direction": "H>C", "payload": "json", "fields": {"push": {"type": "object", "fields": {"channel": {"type": "string"}, "join": {"type": "object"}}}}}
     ]
   }]
 }
@@ -149,6 +151,12 @@ var ruleCases = []ruleCase{
 		[]string{"framing-changed@/channels/0/binary/header/fields/1"}, `"offset": 3`},
 	{"another discriminator", []edit{e(`"discriminator": "type"`, `"discriminator": "kind"`)},
 		[]string{"framing-changed@/channels/0/text/json/discriminator"}, `"discriminator"`},
+	{"a key dropped from a nested entry", []edit{e(`"keys": ["pub", "join"]`, `"keys": ["pub"]`)},
+		[]string{"framing-changed@/channels/0/text/json/nested/0/keys"}, `"nested"`},
+	{"a nested entry removed", []edit{e(`, "nested": [{"pointer": "/push", "keys": ["pub", "join"]}]`, "")},
+		[]string{"framing-changed@/channels/0/text/json/nested"}, `"discriminator"`},
+	{"a field removed from one nested-named frame", []edit{e(`"channel": {"type": "string"}, "pub"`, `"pub"`)},
+		[]string{"field-removed@/channels/0/frames/8/fields/push/fields/channel"}, `"push.pub"`},
 }
 
 // compatible are changes of each kind a newer build may make: no violation.
@@ -175,6 +183,8 @@ var compatible = []struct {
 	{"frames reordered", []edit{e(`      {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},`+"\n", ""),
 		e(`      {"type": "ready"`, `      {"opcode": 1, "name": "Output", "direction": "H>C", "payload": "text"},`+"\n"+`      {"type": "ready"`)}},
 	{"a new path", []edit{e(`"paths": ["/a", "/b"]`, `"paths": ["/a", "/b", "/c"]`)}},
+	{"a key added to a nested entry", []edit{e(`"keys": ["pub", "join"]`, `"keys": ["pub", "join", "leave"]`)}},
+	{"a nested entry added", []edit{e(`{"pointer": "/push", "keys": ["pub", "join"]}]`, `{"pointer": "/push", "keys": ["pub", "join"]}, {"pointer": "/reply", "keys": ["ok"]}]`)}},
 }
 
 func mustParse(name, doc string) *contract.Contract {
@@ -256,6 +266,23 @@ var _ = Describe("Diff", func() {
 		compatEntries,
 	)
 
+	It("passes a nested rule added to a codec that had none", func() {
+		older := apply(baseDoc, []edit{e(`, "nested": [{"pointer": "/push", "keys": ["pub", "join"]}]`, "")})
+		Expect(contract.Diff(mustParse("old.json", older), mustParse("new.json", baseDoc), contract.DiffOptions{})).To(BeEmpty())
+	})
+
+	It("diffs a protobuf codec's nested naming like a JSON codec's", func() {
+		const doc = `{"contractVersion": 2, "channels": [{"name": "w", "paths": ["/w"],
+		  "binary": {"protobuf": {"descriptorSet": "proto/wire.binpb", "message": "skewtest.wire.Command",
+		             "naming": {"nested": [{"pointer": "/publish", "keys": ["data", "topic"]}], "keys": ["publish"]}}},
+		  "frames": [{"type": "publish", "name": "Publish", "direction": "C>H"}]}]}`
+		older := mustParse("testdata/old.json", doc)
+		newer := mustParse("testdata/new.json", strings.Replace(doc, `"keys": ["data", "topic"]`, `"keys": ["topic", "seq"]`, 1))
+		vs := contract.Diff(older, newer, contract.DiffOptions{})
+		Expect(rulePointers(vs)).To(Equal([]string{"framing-changed@/channels/0/binary/protobuf/naming/nested/0/keys"}))
+		Expect(vs[0].Message).To(ContainSubstring(`the key "data" at /publish no longer names a frame: publish.data`))
+	})
+
 	It("reports removals, not additions, when the newer contract is the older one's superset read backwards", func() {
 		newer := apply(baseDoc, []edit{e(`      {"type": "ready"`, `      {"opcode": 18, "name": "Bell", "direction": "H>C"},`+"\n"+`      {"type": "ready"`)})
 		vs := contract.Diff(mustParse("new.json", newer), mustParse("old.json", baseDoc), contract.DiffOptions{})
@@ -309,15 +336,18 @@ var _ = Describe("Diff", func() {
 
 	It("says what broke in words", func() {
 		cases := map[string]string{
-			"a frame removed":            "term: C>H Input (opcode 7) is gone: older builds still send or expect it",
-			"a gate removed":             "term: H>C Span (opcode 15) was sent on /a, /b only once span was negotiated, and now without it: older receivers get it unnegotiated",
-			"a gate removed on one path": "was sent on /b only once span was negotiated",
-			"an enum narrowed":           `term: Start (opcode 2): field kind no longer takes "b"`,
-			"a nested type changed":      "field size.w was an integer and is now a string",
-			"an item type changed":       "field tags[] was a string and is now an integer",
-			"a type renamed":             `term: H>C ready was (type "ready") and is now (type "isready")`,
-			"a command version dropped":  "term: command open version 1 is gone",
-			"a header constant changed":  "the header no longer carries u8 0x74 at byte 0",
+			"a frame removed":                             "term: C>H Input (opcode 7) is gone: older builds still send or expect it",
+			"a gate removed":                              "term: H>C Span (opcode 15) was sent on /a, /b only once span was negotiated, and now without it: older receivers get it unnegotiated",
+			"a gate removed on one path":                  "was sent on /b only once span was negotiated",
+			"an enum narrowed":                            `term: Start (opcode 2): field kind no longer takes "b"`,
+			"a nested type changed":                       "field size.w was an integer and is now a string",
+			"an item type changed":                        "field tags[] was a string and is now an integer",
+			"a type renamed":                              `term: H>C ready was (type "ready") and is now (type "isready")`,
+			"a command version dropped":                   "term: command open version 1 is gone",
+			"a header constant changed":                   "the header no longer carries u8 0x74 at byte 0",
+			"a key dropped from a nested entry":           `term: text messages: the key "join" at /push no longer names a frame: push.join is named otherwise or not at all`,
+			"a nested entry removed":                      "term: text messages: the nested entry at /push is gone: frames push.pub, push.join are named otherwise or not at all",
+			"a field removed from one nested-named frame": `term: push.pub (type "push.pub"): optional field push.channel is gone`,
 		}
 		for _, rc := range ruleCases {
 			want, ok := cases[rc.name]

@@ -57,7 +57,13 @@ var _ = Describe("Contract errors", func() {
 		  {"name": "type", "offset": 0, "encoding": "u8"}]}, "batch": "newline"}, "frames": []}`),
 			`a newline batch carries JSON: use it with a json or driver codec`),
 		Entry("no naming rule", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {}}, "frames": []}`),
-			`JSON naming needs a rule: discriminator, pointer, keys or empty`),
+			`JSON naming needs a rule: discriminator, pointer, nested, keys or empty`),
+		Entry("unknown key in a nested entry", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"nested": [
+		  {"pointer": "/push", "key": ["pub"]}]}}, "frames": []}`),
+			`line 3: /channels/0/text/json/nested/0/key: unknown key "key" (known here: keys, pointer)`),
+		Entry("nested entries that are not objects", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {
+		  "nested": {"pointer": "/push", "keys": ["pub"]}}}, "frames": []}`),
+			`line 3: /channels/0/text/json/nested: want an array, got an object`),
 		Entry("bad pointer", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"pointer": "method"}}, "frames": []}`),
 			`/channels/0/text/json/pointer: JSON pointer "method" does not start with /`),
 		Entry("neither opcode nor type", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [
@@ -126,6 +132,34 @@ var _ = Describe("Contract errors", func() {
 			`"sent": {"role": "host", "observations": ["a"], "from": "/from"}, "delivered": {"role": "client", "observations": ["b"]}}]}`,
 			`/streams/0/sent/from: from belongs on the delivered end`),
 	)
+
+	It("reports every problem of nested naming entries, each at its pointer", func() {
+		_, err := contract.Parse("bad.json", []byte(v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"nested": [
+		  {"pointer": "push", "keys": ["pub"]},
+		  {"keys": ["pub"]},
+		  {"pointer": "/push/", "keys": ["pub"]},
+		  {"pointer": "/join", "keys": []},
+		  {"pointer": "/join", "keys": ["a", ""]}]}}, "frames": []}`)))
+		Expect(err).To(HaveOccurred())
+		Expect(strings.Split(err.Error(), "\n")).To(Equal([]string{
+			`bad.json: line 3: /channels/0/text/json/nested/0/pointer: JSON pointer "push" does not start with / (RFC 6901: /key/0/key, ~0 for ~ and ~1 for /)`,
+			`bad.json: line 4: /channels/0/text/json/nested/1/pointer: the pointer is empty: give an RFC 6901 pointer such as /channel`,
+			`bad.json: line 5: /channels/0/text/json/nested/2/pointer: pointer "/push/" ends in an empty reference token, and a nested frame's name starts with the pointer's last token: point at a named member such as /push`,
+			`bad.json: line 6: /channels/0/text/json/nested/3/keys: a nested entry needs keys: the keys whose presence in the object at its pointer names the frame, such as ["pub", "join"]`,
+			`bad.json: line 7: /channels/0/text/json/nested/4/pointer: pointer /join has a nested entry already (/channels/0/text/json/nested/3): give each pointer one entry and list all its keys there`,
+			`bad.json: line 7: /channels/0/text/json/nested/4/keys/1: a key is empty`,
+		}))
+	})
+
+	It("counts a nested entry as a naming rule, for a JSON codec and for a message without a oneof", func() {
+		_, err := contract.Parse("testdata/ok.json", []byte(v2(`{"name": "c", "paths": ["/c"],
+		  "text": {"json": {"nested": [{"pointer": "/push", "keys": ["pub"]}]}}, "frames": []}`)))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = contract.Parse("testdata/ok.json", []byte(v2(`{"name": "c", "paths": ["/c"], "binary": {"protobuf": {
+		  "descriptorSet": "proto/wire.binpb", "message": "skewtest.wire.Plain",
+		  "naming": {"nested": [{"pointer": "/kind", "keys": ["x"]}]}}}, "frames": []}`)))
+		Expect(err).NotTo(HaveOccurred())
+	})
 
 	It("reads null where any JSON value is allowed", func() {
 		c, err := contract.Parse("null.json", []byte(v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}},

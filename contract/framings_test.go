@@ -112,14 +112,16 @@ const jsonrpcDoc = `{
   }]
 }`
 
-// A Centrifugo-style channel: JSON commands named by the key they carry, {} a ping, several
-// commands per message as JSON lines; and a Discord-style one named by a numeric opcode.
+// A Centrifugo-style channel: JSON commands named by the key they carry, pushes by the key
+// inside their "push" object, {} a ping, several commands per message as JSON lines; and a
+// Discord-style one named by a numeric opcode.
 const keysDoc = `{
   "contractVersion": 2, "product": "push", "version": "v6.0.0",
   "protocol": {"version": 6, "minCompatible": 5},
   "channels": [{
     "name": "client", "paths": ["/connection/websocket"],
-    "text": {"json": {"keys": ["connect", "subscribe", "publish", "push"], "empty": "ping"}, "batch": "newline"},
+    "text": {"json": {"nested": [{"pointer": "/push", "keys": ["pub", "join", "leave"]}],
+                      "keys": ["connect", "subscribe", "publish", "push"], "empty": "ping"}, "batch": "newline"},
     "scope": {"pointer": "/subscribe/channel"},
     "negotiation": [{"frame": "connect", "dir": "H>C", "pointer": "/connect/features"}],
     "frames": [
@@ -127,6 +129,11 @@ const keysDoc = `{
       {"type": "subscribe", "name": "subscribe", "direction": "both"},
       {"type": "publish", "name": "publish", "direction": "C>H"},
       {"type": "push", "name": "push", "direction": "H>C"},
+      {"type": "push.pub", "name": "push.pub", "direction": "H>C"},
+      {"type": "push.join", "name": "push.join", "direction": "H>C", "payload": "json", "fields": {
+        "push": {"type": "object", "required": true, "fields": {"join": {"type": "object", "required": true, "fields": {
+          "user": {"type": "string", "required": true}}}}}}},
+      {"type": "push.leave", "name": "push.leave", "direction": "H>C"},
       {"type": "ping", "name": "ping", "direction": "both", "payload": "empty"}
     ]
   }, {
@@ -257,6 +264,9 @@ var framings = []framing{
 		[]byte(`[{"jsonrpc":"2.0","id":1}]`)},
 	{"keys newline", keysDoc, "/connection/websocket", false, "C>H",
 		fixed([]byte("{\"id\":1,\"connect\":{}}\n{}")), []byte("{\"id\":1,\"bogus\":{}}")},
+	{"nested keys", keysDoc, "/connection/websocket", false, "H>C",
+		fixed([]byte("{\"push\":{\"channel\":\"news\",\"join\":{\"user\":\"u1\"}}}\n{\"push\":{\"channel\":\"news\",\"pub\":{}}}\n{\"push\":{}}")),
+		[]byte(`{"id":1,"pull":{"join":{}}}`)},
 	{"pointer number", keysDoc, "/gateway", false, "H>C",
 		fixed([]byte(`{"op":10,"d":{}}`)), []byte(`{"op":true}`)},
 	{"protobuf varint", protobufDoc, "/wire", true, "C>H", protobufSamples, []byte{0x80, 0x80}},

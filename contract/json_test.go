@@ -75,10 +75,72 @@ var _ = Describe("JSON codecs", func() {
 			Expect(ps[0].Err).To(MatchError("newline batch: the message holds no line"))
 		})
 
+		It("names a push by the key inside its push object, and falls back to keys when none is there", func() {
+			ds := feed(ch, "H>C", false, []byte(`{"push":{"channel":"news","pub":{"data":{"x":1}}}}`+"\n"+
+				`{"push":{"channel":"news","join":{"user":"u1"}}}`+"\n"+
+				`{"push":{"channel":"news","leave":{"user":"u1"}}}`+"\n"+
+				`{"push":{"channel":"news","unsubscribe":{}}}`))
+			Expect(names(ch, "H>C", ds)).To(Equal([]string{"push.pub", "push.join", "push.leave", "push"}))
+			Expect(ds[1].Type).To(Equal("push.join"))
+		})
+
+		It("takes the first of the nested keys in the contract's order, not the object's", func() {
+			ds := feed(ch, "H>C", false, []byte(`{"push":{"leave":{},"join":{}}}`))
+			Expect(ds[0].Type).To(Equal("push.join"))
+		})
+
+		It("checks the fields of each nested-named frame against that frame only", func() {
+			ds := feed(ch, "H>C", false, []byte(`{"push":{"channel":"news","join":{}}}`+"\n"+`{"push":{"channel":"news","pub":{}}}`))
+			Expect(ds[0].Type).To(Equal("push.join"))
+			problems := ch.Lookup(ds[0], "H>C", "").CheckFields(ds[0].Value)
+			Expect(problems).To(HaveLen(1))
+			Expect(problems[0].Pointer).To(Equal("/push/join/user"))
+			Expect(ch.Lookup(ds[1], "H>C", "").CheckFields(ds[1].Value)).To(BeEmpty())
+		})
+
+		It("says why the nested rule named nothing, with the other rules' reasons", func() {
+			ps := ch.NewStream("H>C").Feed(false, []byte(`{"id":1,"pull":{"join":{}}}`))
+			Expect(ps).To(HaveLen(1))
+			Expect(ps[0].Err).To(MatchError(`frame names no frame type: nothing at /push; ` +
+				`none of the keys "connect", "subscribe", "publish", "push" is present; not the empty object {}`))
+		})
+
 		It("exposes the scope and the negotiation frame", func() {
 			Expect(ch.Scope.Pointer).To(Equal("/subscribe/channel"))
 			Expect(ch.Negotiation).To(Equal([]contract.Negotiation{{Frame: "connect", Dir: "H>C", Pointer: "/connect/features"}}))
 		})
+	})
+
+	Describe("by the key present at a nested pointer, alone", func() {
+		// Two entries and no fallback: every reason the error gives is the nested rule's.
+		const doc = `{"contractVersion": 2, "channels": [{"name": "c", "paths": ["/c"],
+		  "text": {"json": {"nested": [{"pointer": "/push", "keys": ["pub", "join"]}, {"pointer": "/reply/a~1b", "keys": ["ok"]}]}},
+		  "frames": [{"type": "push.pub", "name": "pub", "direction": "H>C"}, {"type": "push.join", "name": "join", "direction": "H>C"},
+		             {"type": "a/b.ok", "name": "ok", "direction": "H>C"}]}]}`
+		var ch *contract.Channel
+		BeforeEach(func() { ch = mustChannel(doc, "/c") })
+
+		It("tries each entry in turn; the name is the pointer's last token, unescaped, a dot and the key", func() {
+			ds := feed(ch, "H>C", false, []byte(`{"push":{"join":{}}}`), []byte(`{"reply":{"a/b":{"ok":true}}}`),
+				[]byte(`{"push":{"pub":1},"reply":{"a/b":{"ok":true}}}`))
+			Expect(names(ch, "H>C", ds)).To(Equal([]string{"join", "ok", "pub"}))
+			Expect(ds[1].Type).To(Equal("a/b.ok"))
+		})
+
+		DescribeTable("says why each entry named nothing",
+			func(msg, want string) {
+				_, err := ch.Decode(false, []byte(msg))
+				var ne *contract.NameError
+				Expect(err).To(BeAssignableToTypeOf(ne))
+				Expect(err).To(MatchError("frame names no frame type: " + want))
+			},
+			Entry("nothing at either pointer", `{}`, `nothing at /push; nothing at /reply/a~1b`),
+			Entry("none of the keys", `{"push":{"leave":{}},"reply":{"a/b":{}}}`,
+				`none of the keys "pub", "join" is present at /push; none of the keys "ok" is present at /reply/a~1b`),
+			Entry("not an object", `{"push":"pub","reply":{"a/b":[{"ok":true}]}}`,
+				`/push is the string "pub", not an object; /reply/a~1b is an array, not an object`),
+			Entry("not an object at the top", `["push"]`, `nothing at /push; nothing at /reply/a~1b`),
+		)
 	})
 
 	It("names a frame by a number at a pointer, by its decimal text (Discord's gateway)", func() {

@@ -7,7 +7,8 @@ import (
 )
 
 // name applies the naming rules to a JSON value (as encoding/json decodes it), in order:
-// discriminator, pointer, keys, empty. The error says why each rule did not name it.
+// discriminator, pointer, nested (each entry in turn), keys, empty. The error says why each
+// rule did not name it.
 func (n *Naming) name(v any) (string, error) {
 	obj, isObj := v.(map[string]any)
 	var why []string
@@ -35,6 +36,13 @@ func (n *Naming) name(v any) (string, error) {
 			why = append(why, fmt.Sprintf("%s is %s, not a string or number", n.Pointer, describe(t)))
 		}
 	}
+	for _, e := range n.Nested {
+		name, miss := e.name(v)
+		if name != "" {
+			return name, nil
+		}
+		why = append(why, miss)
+	}
 	if len(n.Keys) > 0 {
 		for _, k := range n.Keys {
 			if _, ok := obj[k]; ok {
@@ -53,6 +61,43 @@ func (n *Naming) name(v any) (string, error) {
 		why = append(why, "the contract gives no naming rule")
 	}
 	return "", &NameError{Reasons: why}
+}
+
+// name is the frame name the entry gives a value, or else why it gives none.
+func (e *Nested) name(v any) (name, miss string) {
+	t, ok := resolve(v, e.Pointer)
+	if !ok {
+		return "", "nothing at " + e.Pointer
+	}
+	obj, isObj := t.(map[string]any)
+	if !isObj {
+		return "", fmt.Sprintf("%s is %s, not an object", e.Pointer, describe(t))
+	}
+	for _, k := range e.Keys {
+		if _, ok := obj[k]; ok {
+			return e.frameType(k), ""
+		}
+	}
+	return "", "none of the keys " + strings.Join(quoteAll(e.Keys), ", ") + " is present at " + e.Pointer
+}
+
+// frameType is the type of the frames the entry names by key: the pointer's last reference
+// token, a dot and the key ("/push" and "pub": "push.pub").
+func (e *Nested) frameType(key string) string {
+	toks, _ := splitPointer(e.Pointer)
+	if len(toks) == 0 {
+		return key
+	}
+	return toks[len(toks)-1] + "." + key
+}
+
+// frameTypes are the types of every frame the entry names, in the order of its keys.
+func (e *Nested) frameTypes() []string {
+	out := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		out[i] = e.frameType(k)
+	}
+	return out
 }
 
 // pointerName is the name a pointer's target gives: a non-empty string, or a number's

@@ -81,7 +81,7 @@ func (p *Protobuf) decode(dir string, b []byte) (string, map[string]any, error) 
 	if n == nil {
 		n = &Naming{}
 	}
-	if n.Discriminator != "" || n.Pointer != "" || len(n.Keys) > 0 {
+	if n.byContent() {
 		name, err := n.name(value)
 		return name, value, err
 	}

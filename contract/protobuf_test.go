@@ -82,6 +82,38 @@ var _ = Describe("Protobuf codecs", func() {
 		Expect(ch.Lookup(d, "H>C", "").Name).To(Equal("Note"))
 	})
 
+	It("names a frame by the key present at a nested pointer of the message's JSON form", func() {
+		ch := mustChannel(`{"contractVersion": 2, "channels": [{"name": "w", "paths": ["/w"],
+		  "binary": {"protobuf": {"descriptorSet": "proto/wire.binpb", "message": "skewtest.wire.Command",
+		             "naming": {"nested": [{"pointer": "/publish", "keys": ["data", "topic"]}], "keys": ["connect", "publish", "ping"], "empty": "keepalive"}},
+		             "batch": "varint"},
+		  "frames": [{"type": "publish.data", "name": "PublishData", "direction": "C>H"},
+		             {"type": "publish.topic", "name": "PublishTopic", "direction": "C>H"},
+		             {"type": "publish", "name": "Publish", "direction": "C>H"},
+		             {"type": "connect", "name": "Connect", "direction": "C>H"},
+		             {"type": "keepalive", "name": "KeepAlive", "direction": "C>H"}]}]}`, "/w")
+		ds := feed(ch, "C>H", true, varintFrames(
+			wireMessage("skewtest.wire.Command", `{"publish": {"topic": "t", "data": "aGk="}}`),
+			wireMessage("skewtest.wire.Command", `{"publish": {"topic": "t"}}`),
+			// protojson leaves out fields at their zero value: "" and empty bytes are absent.
+			wireMessage("skewtest.wire.Command", `{"publish": {"topic": "", "seq": "4"}}`),
+			wireMessage("skewtest.wire.Command", `{"connect": {"client": "c"}}`),
+			wireMessage("skewtest.wire.Command", `{}`)))
+		Expect(names(ch, "C>H", ds)).To(Equal([]string{"PublishData", "PublishTopic", "Publish", "Connect", "KeepAlive"}))
+		Expect(ds[1].Type).To(Equal("publish.topic"))
+	})
+
+	It("says why a nested rule named a message nothing, its oneof left unread", func() {
+		ch := mustChannel(`{"contractVersion": 2, "channels": [{"name": "w", "paths": ["/w"],
+		  "binary": {"protobuf": {"descriptorSet": "proto/wire.binpb", "message": "skewtest.wire.Command",
+		             "naming": {"nested": [{"pointer": "/publish", "keys": ["data"]}]}}},
+		  "frames": [{"type": "publish.data", "name": "PublishData", "direction": "C>H"}]}]}`, "/w")
+		_, err := ch.Decode(true, wireMessage("skewtest.wire.Command", `{"ping": {}}`))
+		Expect(err).To(MatchError("frame names no frame type: nothing at /publish"))
+		_, err = ch.Decode(true, wireMessage("skewtest.wire.Command", `{"publish": {"topic": "t"}}`))
+		Expect(err).To(MatchError(`frame names no frame type: none of the keys "data" is present at /publish`))
+	})
+
 	It("reports bytes that are not the message, and a oneof with nothing set", func() {
 		ps := ch.NewStream("C>H").Feed(true, varintFrames([]byte{0x0a, 0xff}))
 		Expect(ps[0].Err).To(MatchError(ContainSubstring("frame is not protobuf skewtest.wire.Command")))

@@ -38,13 +38,40 @@ func (v *validator) codec(c *Codec, p string) {
 }
 
 func (v *validator) naming(n *Naming, p string, needRule bool) {
-	if needRule && n.Discriminator == "" && n.Pointer == "" && len(n.Keys) == 0 && n.Empty == "" {
-		v.add(p, "JSON naming needs a rule: discriminator, pointer, keys or empty")
+	if needRule && !n.byContent() && n.Empty == "" {
+		v.add(p, "JSON naming needs a rule: discriminator, pointer, nested, keys or empty")
 	}
 	v.pointer(n.Pointer, p+"/pointer", false)
+	v.nested(n.Nested, p+"/nested")
 	for i, k := range n.Keys {
 		if k == "" {
 			v.add(child(p+"/keys", i), "a key is empty")
+		}
+	}
+}
+
+// nested checks the entries of a nested naming rule: a pointer to an object's member, whose
+// token starts the frames' names, keys, and one entry per pointer.
+func (v *validator) nested(es []Nested, p string) {
+	seen := map[string]int{}
+	for i, e := range es {
+		ep := child(p, i)
+		v.pointer(e.Pointer, ep+"/pointer", true)
+		if toks, err := splitPointer(e.Pointer); err == nil && len(toks) > 0 && toks[len(toks)-1] == "" {
+			v.add(ep+"/pointer", "pointer %q ends in an empty reference token, and a nested frame's name starts with the pointer's last token: point at a named member such as /push", e.Pointer)
+		}
+		if j, ok := seen[e.Pointer]; ok && e.Pointer != "" {
+			v.add(ep+"/pointer", "pointer %s has a nested entry already (%s): give each pointer one entry and list all its keys there", e.Pointer, child(p, j))
+		} else {
+			seen[e.Pointer] = i
+		}
+		if len(e.Keys) == 0 {
+			v.add(ep+"/keys", "a nested entry needs keys: the keys whose presence in the object at its pointer names the frame, such as [\"pub\", \"join\"]")
+		}
+		for j, k := range e.Keys {
+			if k == "" {
+				v.add(child(ep+"/keys", j), "a key is empty")
+			}
 		}
 	}
 }
@@ -147,10 +174,10 @@ func (v *validator) protobuf(pb *Protobuf, p string) {
 		return
 	}
 	n := pb.Naming
-	if n == nil || (n.Discriminator == "" && n.Pointer == "" && len(n.Keys) == 0) {
+	if n == nil || !n.byContent() {
 		for _, md := range set.msgs {
 			if firstOneof(md) == nil {
-				v.add(p+"/message", "message %s has no oneof, so its frames have no default name: add a naming rule (discriminator, pointer or keys)", md.FullName())
+				v.add(p+"/message", "message %s has no oneof, so its frames have no default name: add a naming rule (discriminator, pointer, nested or keys)", md.FullName())
 			}
 		}
 	}

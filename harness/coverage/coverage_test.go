@@ -109,6 +109,43 @@ var _ = Describe("Tally", func() {
 		}))
 	})
 
+	It("counts frames named at a nested pointer as frames of their own, with fields of their own", func() {
+		// Centrifugo-style pushes: with keys alone every push would be one frame "push".
+		c, err := contract.Parse("nested.json", []byte(`{"contractVersion":2,"product":"p","protocol":{"version":1,"minCompatible":1},
+		  "channels":[{"name":"client","paths":["/ws"],
+		    "text":{"json":{"nested":[{"pointer":"/push","keys":["pub","join","leave"]}],"keys":["push"]}},
+		    "frames":[
+		      {"type":"push","name":"push","direction":"H>C","payload":"json"},
+		      {"type":"push.pub","name":"push.pub","direction":"H>C","payload":"json","fields":{"push":{"type":"object","fields":{
+		        "channel":{"type":"string"},"pub":{"type":"object","fields":{"data":{"type":"string"}}}}}}},
+		      {"type":"push.join","name":"push.join","direction":"H>C","payload":"json","fields":{"push":{"type":"object","fields":{
+		        "channel":{"type":"string"},"join":{"type":"object","fields":{"user":{"type":"string"}}}}}}},
+		      {"type":"push.leave","name":"push.leave","direction":"H>C","payload":"json"}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		t := &transcript.Transcript{Kind: "k", Host: transcript.Build{Label: "a"}, Client: transcript.Build{Label: "a"},
+			Steps: []transcript.Step{{Name: "one", Done: true}},
+			Frames: []transcript.Frame{
+				{Index: 1, Conn: 1, Path: "/ws", Dir: "H>C", Data: []byte(`{"push":{"channel":"news","pub":{"data":"x"}}}`), Step: "one"},
+				{Index: 2, Conn: 1, Path: "/ws", Dir: "H>C", Data: []byte(`{"push":{"channel":"news","join":{}}}`), Step: "one"},
+			}}
+		cov := coverage.New()
+		cov.Add(&checks.Input{Transcript: t, Host: c, Client: c})
+		Expect(seen(cov.Coverage())).To(Equal(map[string]int{
+			"frame H>C push (k)":                  0,
+			"frame H>C push.pub (k)":              1,
+			"frame H>C push.join (k)":             1,
+			"frame H>C push.leave (k)":            0,
+			"field H>C push.pub /push":            1,
+			"field H>C push.pub /push/channel":    1,
+			"field H>C push.pub /push/pub":        1,
+			"field H>C push.pub /push/pub/data":   1,
+			"field H>C push.join /push":           1,
+			"field H>C push.join /push/channel":   1,
+			"field H>C push.join /push/join":      1,
+			"field H>C push.join /push/join/user": 0,
+		}), "a join's fields are not a publication's: each frame has its own items")
+	})
+
 	It("merges the coverage of shards by adding what each saw", func() {
 		a, b := coverage.New(), coverage.New()
 		a.Add(pairing())
