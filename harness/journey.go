@@ -49,6 +49,8 @@ type journey struct {
 	namedUpTo   int
 	// negotiation reads negotiation reports as they arrive, for conditions.
 	negotiation checks.NegotiationReader
+	// owing says what each step owes before it settles (nil for a reference pairing).
+	owing *checks.Owing
 }
 
 // has evaluates a condition of a journey line on the transcript so far.
@@ -97,33 +99,34 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 // settleStep waits, once a step's commands are done, until the step's exchange has settled,
 // so that what the step caused is counted in it: every request of the step that the
 // contracts correlate with a reply has its reply (on a connection still open), a skew
-// pairing has sent the frames both builds' references send in the step (checks.Owed), and no
-// frame has crossed the tap for the settle period. It waits at most DefaultSettleBound (or
-// the barrier timeout, if shorter); a step that does not settle by then goes on, and what it
-// lacks is the checks' business. Frames that arrive later are counted in the next step, which
-// the checks tolerate (and replies are taken back to their request's step whenever they come).
+// pairing has sent the frames both builds' references send in the step (checks.Owing), and
+// no frame has crossed the tap for the settle period (0: no quiet period). It waits at most
+// DefaultSettleBound (or the barrier timeout, if shorter); a step that does not settle by
+// then goes on, and what it lacks is the checks' business. Frames that arrive later are
+// counted in the next step, which the checks tolerate (and replies are taken back to their
+// request's step whenever they come).
 func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	period := j.settlePeriod()
-	if period <= 0 {
-		return nil
-	}
-	bound := time.NewTimer(min(DefaultSettleBound, j.timeout()))
-	defer bound.Stop()
-	quiet := time.NewTimer(period)
-	defer quiet.Stop()
+	var bound, quiet *time.Timer
+	defer func() {
+		for _, t := range []*time.Timer{bound, quiet} {
+			if t != nil {
+				t.Stop()
+			}
+		}
+	}()
 	var owed map[string][]string
 	owedKnown := false
 	for {
 		settled, left := false, time.Duration(0)
 		changed := j.rec.view(func(t *transcript.Transcript) {
-			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract,
-				Reference: j.opts.Reference, HostReference: j.opts.HostReference}
+			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
 			named := j.named(t)
 			if j.unanswered(in, t, named, s.Name) {
 				return
 			}
 			if !owedKnown {
-				owed, owedKnown = checks.Owed(in, s.Name, j.negotiated(in, t)), true
+				owed, owedKnown = j.owing.Step(s.Name, j.negotiated(in, t)), true
 			}
 			// The step's frames arrived after it started (a cause never moves a frame forward).
 			since, _ := slices.BinarySearchFunc(named, j.mark.frames+1, func(n checks.Named, index int) int { return n.Index - index })
@@ -143,9 +146,16 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		if settled {
 			return nil
 		}
+		if bound == nil {
+			bound = time.NewTimer(min(DefaultSettleBound, j.timeout()))
+		}
 		var hushed <-chan time.Time
 		if left > 0 {
-			quiet.Reset(left)
+			if quiet == nil {
+				quiet = time.NewTimer(left)
+			} else {
+				quiet.Reset(left)
+			}
 			hushed = quiet.C
 		}
 		select {
@@ -192,8 +202,8 @@ func (j *journey) negotiated(in *checks.Input, t *transcript.Transcript) map[str
 	return j.negotiation.Negotiated(in, func() []checks.Named { return j.named(t) })
 }
 
-// settlePeriod is how long no frame may cross the tap before a step has settled; 0 turns
-// settling off.
+// settlePeriod is how long no frame may cross the tap before a step has settled; 0 turns the
+// quiet period off (a step still waits for its replies and for what the references owe).
 func (j *journey) settlePeriod() time.Duration {
 	switch {
 	case j.opts.Settle < 0:

@@ -36,7 +36,8 @@ const DefaultQuiet = 2 * time.Second
 // DefaultSettle is how long no frame may cross the tap, once a step met its barriers and
 // got the replies and frames it owes, before the step has settled and the next one starts.
 // A frame that arrives later than that is counted in the next step; the comparisons of
-// steps tolerate it (see checks.Differential), so this only makes it rarer.
+// steps tolerate it (see checks.Differential), so this only makes it rarer. A fuzz campaign,
+// whose cases are hundreds of tiny steps, runs without it (see fuzz's campaign options).
 const DefaultSettle = 50 * time.Millisecond
 
 // DefaultSettleBound is the longest a step waits to settle: for the replies to its requests,
@@ -85,8 +86,8 @@ type Options struct {
 	// negative turns fast stalls off.
 	Quiet time.Duration
 	// Settle overrides how long no frame may cross the tap before a step has settled (the
-	// journey's own, or DefaultSettle); negative turns settling off: a step then ends at its
-	// last barrier.
+	// journey's own, or DefaultSettle); negative turns the quiet period off: a step then ends
+	// once it has the replies to its requests and what the references owe.
 	Settle time.Duration
 	// ReadyTimeout bounds driver start-up.
 	ReadyTimeout time.Duration
@@ -364,7 +365,9 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		defer dec.drain(ctx, max(opts.Timeout, DefaultTimeout))
 	}
 
-	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy}
+	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy,
+		owing: checks.NewOwing(&checks.Input{Transcript: &transcript.Transcript{Host: transcript.Build{Label: p.Host.Label}, Client: transcript.Build{Label: p.Client.Label}, Kind: p.Kind},
+			Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference})}
 	if dec == nil {
 		rec.names = j.named // its checks take the frames as the journey named them
 	}

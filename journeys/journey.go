@@ -36,7 +36,7 @@ type Journey struct {
 	// stalls); 0 means the harness default.
 	Quiet time.Duration
 	// Settle is how long no frame may cross the tap before a step that met its barriers has
-	// settled; 0 means the harness default, negative turns settling off (settle 0).
+	// settled; 0 means the harness default, negative turns the quiet period off (settle 0).
 	Settle time.Duration
 	Steps  []Step
 	Frames []FrameLine // expected named frame sequence

@@ -103,7 +103,7 @@ var _ = Describe("Parse", func() {
 		},
 		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"),
 		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout, quiet or settle, or # comments)`),
-		Entry("bad settle", "kind desktop\nsettle -1s\n-- script --\nstep a\n", `bad.txtar:2: settle "-1s" is not a duration such as 50ms (0 turns settling off)`),
+		Entry("bad settle", "kind desktop\nsettle -1s\n-- script --\nstep a\n", `bad.txtar:2: settle "-1s" is not a duration such as 50ms (0 turns the quiet period off)`),
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
 		Entry("duplicate step", "kind desktop\n-- script --\nstep a\nstep a\n", `bad.txtar:4: step "a" already defined at line 3`),

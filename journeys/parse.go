@@ -112,7 +112,7 @@ func (j *Journey) parseHeader(data []byte) error {
 			case "settle":
 				d, err := time.ParseDuration(val)
 				if err != nil || d < 0 {
-					return j.errorf(n, "settle %q is not a duration such as 50ms (0 turns settling off)", val)
+					return j.errorf(n, "settle %q is not a duration such as 50ms (0 turns the quiet period off)", val)
 				}
 				j.Settle = d
 				if d == 0 {

@@ -7,7 +7,7 @@
 #
 #   scripts/stability.sh [ROUNDS]      (default 6; needs bin/skewtest: make build)
 #
-# Each round runs four matrices (about 111 pairings; the builds are cached after round 1):
+# Each round runs four matrices (129 pairings; the builds are cached after round 1):
 #   remoteterm   every journey, the working tree against v1.4.190 and v1.4.120 both ways
 #                (passes, release-skew bugs and clean refusals outside the protocol window)
 #   metadata     remoteterm's compatible change that adds one frame to an existing exchange
@@ -16,7 +16,8 @@
 #   async        notesd with noticeAfterReply and doubleAck in every build (the host pushes
 #                a notification in its own message after each reply, the client acknowledges
 #                every notification twice), every journey without its golden frames (which
-#                list every frame, so they would fail by construction), the default pins
+#                list every frame, so they would fail by construction), --matrix full: the
+#                slim-push bug must still be found, every time, under that traffic
 #
 # It prints one line per matrix run (wall time, load average, verdicts), every flip, and a
 # summary; it exits 1 when a verdict flipped. SKEWTEST (default bin/skewtest) picks the
@@ -67,7 +68,7 @@ flags() {
     remoteterm) echo --repo "$work/remoteterm" --pins v1.4.190,v1.4.120 ;;
     metadata) echo --repo "$work/remoteterm" --env 'worktree:REMOTETERM_FEATURES={"metadataOnResize":true}' ;;
     notesd) echo --repo "$work/notesd" --matrix full ;;
-    async) echo --repo "$work/notesd" --journey "$async_journeys" "${async_env[@]}" ;;
+    async) echo --repo "$work/notesd" --matrix full --journey "$async_journeys" "${async_env[@]}" ;;
   esac
 }
 

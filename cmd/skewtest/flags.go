@@ -34,7 +34,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-report", "where results.json, junit.xml, summary.md and transcripts go")
 	fs.Var(positiveDuration{&c.Timeout}, "timeout", "override every step barrier's timeout with `D`, e.g. 30s (default: the journey's, else 10s)")
 	fs.Var(offFlag{&c.Quiet, "2s", "fast stalls"}, "quiet", "give a barrier up as a stall once nothing has happened for `D` (default: the journey's, else 2s; 0 turns fast stalls off)")
-	fs.Var(offFlag{&c.Settle, "50ms", "settling"}, "settle", "end a step that met its barriers once no frame has crossed the tap for `D` (default: the journey's, else 50ms; 0 turns settling off); docs/journeys.md")
+	fs.Var(offFlag{&c.Settle, "50ms", "the quiet period"}, "settle", "end a step that met its barriers once no frame has crossed the tap for `D` (default: the journey's, else 50ms; fuzz: 0 for its cases; 0 turns the quiet period off); docs/journeys.md")
 	fs.Int64Var(&c.Seed, "seed", 0, "seed for every random choice (default: a new one, printed)")
 }
 

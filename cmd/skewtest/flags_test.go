@@ -82,7 +82,7 @@ var _ = Describe("flags", func() {
 		Entry("--retries -1", []string{"repro", "--repo", "x", "--retries", "-1"}, `flag provided but not defined: -retries`),
 		Entry("--retries -1", []string{"run", "--repo", "x", "--retries", "-1"}, `-retries: -1 is too small`),
 		Entry("--quiet -1s", []string{"run", "--repo", "x", "--quiet", "-1s"}, `-quiet: want a positive duration`),
-		Entry("--settle -1s", []string{"run", "--repo", "x", "--settle", "-1s"}, `-settle: want a positive duration such as 50ms, or 0 to turn settling off`),
+		Entry("--settle -1s", []string{"run", "--repo", "x", "--settle", "-1s"}, `-settle: want a positive duration such as 50ms, or 0 to turn the quiet period off`),
 		Entry("--settle x", []string{"repro", "--repo", "x", "--settle", "x"}, `-settle: want a duration such as 50ms`),
 		Entry("--older-than banana", []string{"cache", "prune", "--older-than", "banana"}, `"banana" is not a duration like 36h, 7d or 2w`),
 		Entry("contract verify --timeout 0", []string{"contract", "verify", "--repo", "x", "--timeout", "0"}, `-timeout: want a positive duration`),

@@ -27,8 +27,8 @@ type attribution struct {
 	rules map[string][]contract.Invariant
 	// requests are the correlated requests seen, by connection, channel and id.
 	requests map[corrKey]*Request
-	// asked lists every correlated request in order, for Unanswered.
-	asked []*Request
+	// asked lists the correlated requests of each step in order, for Unanswered.
+	asked map[string][]*Request
 	// latest is the step of the latest echo request, by connection, channel, rule and stream.
 	latest map[causeKey]string
 	// open is the step of the start of a sequence still open, by connection, direction,
@@ -63,7 +63,7 @@ type Request struct {
 
 func newAttribution(in *Input) *attribution {
 	a := &attribution{steps: map[string]int{}, rules: map[string][]contract.Invariant{},
-		requests: map[corrKey]*Request{}, latest: map[causeKey]string{}, open: map[causeKey]string{}}
+		requests: map[corrKey]*Request{}, asked: map[string][]*Request{}, latest: map[causeKey]string{}, open: map[causeKey]string{}}
 	if in.Journey != nil {
 		for i, s := range in.Journey.Steps {
 			a.steps[s.Name] = i
@@ -102,7 +102,7 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 				if v, ok := valueAt(*n, inv.Pointer); ok {
 					r := &Request{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name, Step: n.Step}
 					a.requests[corrKey{n.Conn, ch.Name, v}] = r
-					a.asked = append(a.asked, r)
+					a.asked[n.Step] = append(a.asked[n.Step], r)
 				}
 			} else if slices.Contains(inv.Reply, n.Name) {
 				ptr := inv.ReplyPointer
@@ -161,8 +161,8 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 // unanswered lists the correlated requests of step that no reply answered yet.
 func (a *attribution) unanswered(step string) []Request {
 	var out []Request
-	for _, r := range a.asked {
-		if r.Step == step && !r.Answered {
+	for _, r := range a.asked[step] {
+		if !r.Answered {
 			out = append(out, *r)
 		}
 	}

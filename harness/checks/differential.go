@@ -104,19 +104,45 @@ func Differential(in *Input) []results.Finding {
 		Detail:  strings.Join(details, "\n")}}
 }
 
-// Owed lists, per direction, the names of the frames both builds' references show in step,
-// less the frames gated on capabilities negotiated lacks: what a skew pairing's step still
-// owes before its exchange has settled (a frame may rightly be skipped, so this is what to
-// wait for, within a bound, not a verdict). nil when the pairing is a reference or a
-// reference is missing.
-func Owed(in *Input, step string, negotiated map[string]bool) map[string][]string {
+// Owing says what each step of a skew pairing owes before its exchange has settled: the
+// frames both builds' references show in the step, less the frames gated on capabilities the
+// pairing did not negotiate (a frame may rightly be skipped, so this is what to wait for,
+// within a bound, not a verdict). It reads each reference once per negotiated set.
+type Owing struct {
+	in     *Input
+	byCaps map[string][2]map[stepDir][]string
+}
+
+// NewOwing returns what the pairing in owes, nil when it is a reference or a reference is
+// missing (in.Transcript need only carry the build labels).
+func NewOwing(in *Input) *Owing {
 	t := in.Transcript
 	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label {
 		return nil
 	}
-	var refs [2]map[stepDir][]string
-	refs[0], _ = stepFrames(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)
-	refs[1], _ = stepFrames(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)
+	return &Owing{in: in, byCaps: map[string][2]map[stepDir][]string{}}
+}
+
+// Step lists, per direction, the names of the frames step owes, given what was negotiated.
+func (o *Owing) Step(step string, negotiated map[string]bool) map[string][]string {
+	if o == nil {
+		return nil
+	}
+	var caps []string
+	for c, ok := range negotiated {
+		if ok {
+			caps = append(caps, c)
+		}
+	}
+	slices.Sort(caps)
+	key := strings.Join(caps, "\x00")
+	refs, ok := o.byCaps[key]
+	if !ok {
+		in := o.in
+		refs[0], _ = stepFrames(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)
+		refs[1], _ = stepFrames(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)
+		o.byCaps[key] = refs
+	}
 	out := map[string][]string{}
 	for _, dir := range []string{"C>H", "H>C"} {
 		for _, name := range refs[0][stepDir{step, dir}] {
