@@ -321,17 +321,20 @@ func gateOn(ch *Channel, f *Frame, fp, cp, path, dir string) (string, string) {
 }
 
 // compare diffs what a frame says beyond its name and direction: its name, payload and
-// fields.
+// fields, as the two builds speak it with each other: at the older build's protocol version
+// (a field or variant of later versions is not part of what an older peer sees; see Shape).
 func (c *chanDiff) compare(f *Frame, fp string, j int) {
 	g, gp := &c.nc.Frames[j], c.framePtr(j)
 	what := fmt.Sprintf("%s: %s %s", c.oc.Name, f.Name, key(f))
 	if g.Name != f.Name {
 		c.add(RuleFrameRenamed, gp+"/name", "%s is now called %s: frame names are permanent (features, negotiation, invariants and journeys name frames)", what, g.Name)
 	}
-	if f.Payload != "" && g.Payload != "" && f.Payload != g.Payload {
-		c.add(RulePayloadChanged, gp+"/payload", "%s: payload %s is now %s", what, f.Payload, g.Payload)
+	version := Negotiated(c.old.Protocol, c.new.Protocol)
+	os, ns := f.Shape(version), g.Shape(version)
+	if os.Payload != "" && ns.Payload != "" && os.Payload != ns.Payload {
+		c.add(RulePayloadChanged, gp+ns.PayloadAt, "%s: payload %s is now %s", what, os.Payload, ns.Payload)
 	}
-	c.fields(what, "", f.Fields, g.Fields, fp+"/fields", gp+"/fields")
+	c.fields(what, "", os.Fields, ns.Fields, fp+os.FieldsAt, gp+ns.FieldsAt)
 }
 
 // fields diffs two sets of fields at the same place; at names it for messages ("size.").

@@ -37,7 +37,15 @@ type Field struct {
 	Encoding string `json:"encoding,omitempty"`
 	Mask     uint64 `json:"mask,omitempty"`
 	Shift    uint   `json:"shift,omitempty"`
+
+	// Since and Until bound the negotiated protocol versions the field belongs to (0: no
+	// bound): a field since 5 is not part of the frame between peers that negotiated 4.
+	Since int `json:"since,omitempty"`
+	Until int `json:"until,omitempty"`
 }
+
+// Versions is the range of negotiated protocol versions the field belongs to.
+func (f Field) Versions() Versions { return Versions{f.Since, f.Until} }
 
 // FieldProblem is one way a frame's value breaks its contract.
 type FieldProblem struct {

@@ -26,6 +26,10 @@ type Frame struct {
 	// Gates maps a path to the capability that must be negotiated before the frame may be
 	// sent on it ("*": every path).
 	Gates map[string]string `json:"gates,omitempty"`
+	// Variants are the frame's shape where it depends on the negotiated protocol version:
+	// the first variant whose range holds the version replaces the payload and fields it
+	// sets (see Shape).
+	Variants []Variant `json:"variants,omitempty"`
 }
 
 // ByOpcode reports whether the frame is named by an opcode rather than a type name.

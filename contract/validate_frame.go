@@ -51,6 +51,38 @@ func (v *validator) frame(ch *Channel, f *Frame, p string) {
 	for name, fd := range f.Fields {
 		v.field(&fd, child(p+"/fields", name), f.Payload == PayloadBinary, true)
 	}
+	for i, va := range f.Variants {
+		vp := child(p+"/variants", i)
+		v.versions(va.Versions(), vp)
+		if !va.Versions().Bounded() {
+			v.add(vp, "a variant needs since or until: the negotiated protocol versions it is the frame's shape for")
+		}
+		switch va.Payload {
+		case "", PayloadText, PayloadJSON, PayloadEmpty, PayloadBinary, PayloadProtobuf:
+		default:
+			v.add(vp+"/payload", "payload %q is not text, json, empty, binary or protobuf", va.Payload)
+		}
+		payload := va.Payload
+		if payload == "" {
+			payload = f.Payload
+		}
+		for name, fd := range va.Fields {
+			v.field(&fd, child(vp+"/fields", name), payload == PayloadBinary, true)
+		}
+	}
+}
+
+// versions checks a range of protocol versions: positive bounds, since before until.
+func (v *validator) versions(r Versions, p string) {
+	if r.Since < 0 {
+		v.add(p+"/since", "since %d is not a protocol version: give 1 or more", r.Since)
+	}
+	if r.Until < 0 {
+		v.add(p+"/until", "until %d is not a protocol version: give 1 or more", r.Until)
+	}
+	if r.Since > 0 && r.Until > 0 && r.Until < r.Since {
+		v.add(p+"/until", "until %d is before since %d: the range holds no version", r.Until, r.Since)
+	}
 }
 
 func (ch *Channel) hasHeader() bool {
@@ -95,8 +127,12 @@ func (v *validator) field(fd *Field, p string, binary, top bool) {
 		v.field(&sub, child(p+"/fields", name), false, false)
 	}
 	if fd.Items != nil {
+		if fd.Items.Versions().Bounded() {
+			v.add(p+"/items", "since and until belong to a field, not to an array's items: bound the array field itself")
+		}
 		v.field(fd.Items, p+"/items", false, false)
 	}
+	v.versions(fd.Versions(), p)
 }
 
 func (v *validator) binaryField(fd *Field, p string) {

@@ -37,6 +37,15 @@ type Input struct {
 	namedFor int
 }
 
+// protocol is the protocol version the pairing's builds speak with each other (0: their
+// contracts do not say), which versioned fields and variants are read at.
+func (in *Input) protocol() int {
+	if in.Host == nil || in.Client == nil {
+		return 0
+	}
+	return contract.Negotiated(in.Host.Protocol, in.Client.Protocol)
+}
+
 // Support is what the working tree's support policy says of a pairing.
 type Support struct {
 	// Required is set when the pairing must work: Why names the rule. Cut, when set, is

@@ -25,18 +25,25 @@ func FieldMismatch(in *Input) []results.Finding {
 	}
 	found := map[key]*agg{}
 	var order []key
+	version := in.protocol()
 	for _, n := range NameFrames(in) {
-		if !n.Known || n.Def == nil || n.Err != nil || n.Teardown || len(n.Def.Fields) == 0 {
+		if !n.Known || n.Def == nil || n.Err != nil || n.Teardown {
+			continue
+		}
+		// The frame as the two builds speak it: its shape at the protocol version they
+		// negotiated (fields and variants of other versions left out).
+		def := n.Def.At(version)
+		if len(def.Fields) == 0 {
 			continue
 		}
 		value := n.Decoded.Value
-		if n.Def.Payload == contract.PayloadBinary && !n.Decoded.Driver {
-			value = n.Def.BinaryValue(n.Decoded.Payload)
+		if def.Payload == contract.PayloadBinary && !n.Decoded.Driver {
+			value = def.BinaryValue(n.Decoded.Payload)
 		}
 		if value == nil {
 			continue
 		}
-		for _, p := range n.Def.CheckFields(value) {
+		for _, p := range def.CheckFields(value) {
 			k := key{n.Dir, n.Name, p.Pointer, p.Rule}
 			a := found[k]
 			if a == nil {
