@@ -26,6 +26,10 @@ type Frame struct {
 	// Gates maps a path to the capability that must be negotiated before the frame may be
 	// sent on it ("*": every path).
 	Gates map[string]string `json:"gates,omitempty"`
+	// Never lists client kinds (of the channel's ClientKinds) the host never sends the
+	// frame to: the decision for a kind that does not know the frame and is not protected
+	// by a gate.
+	Never []string `json:"never,omitempty"`
 }
 
 // ByOpcode reports whether the frame is named by an opcode rather than a type name.
