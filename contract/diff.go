@@ -343,32 +343,35 @@ func (c *chanDiff) negotiates(f *Frame, dir, gate string) bool {
 		o := c.oc.Capability(gate)
 		return o != nil && o.Echoed
 	}
+	return len(c.undeclared(f, capab)) == 0
+}
+
+// undeclared lists the client kinds of the older contract that know f and declare neither
+// the capability nor one the newer host infers it from ("" for every kind).
+func (c *chanDiff) undeclared(f *Frame, capab *Capability) []string {
+	var out []string
 	for _, k := range c.knowers(f) {
-		if !c.declares(k, gate) && !slices.ContainsFunc(capab.ImpliedBy, func(n string) bool { return c.declares(k, n) }) {
-			return false
+		if !c.declares(k, capab.Name) && !slices.ContainsFunc(capab.ImpliedBy, func(n string) bool { return c.declares(k, n) }) {
+			out = append(out, k)
 		}
 	}
-	return true
+	return out
 }
 
 // neverNegotiated says which older peers do not negotiate gate (for a gate-added message).
 func (c *chanDiff) neverNegotiated(f *Frame, dir, gate string) string {
+	capab := c.nc.Capability(gate)
 	switch {
-	case c.nc.Capability(gate) == nil:
+	case capab == nil:
 		return "older hosts do not advertise"
 	case dir == ClientToHost:
 		return "older hosts do not echo"
 	}
-	var kinds []string
-	for _, k := range c.knowers(f) {
-		if k != "" {
-			kinds = append(kinds, k)
-		}
+	kinds := c.undeclared(f, capab)
+	if len(kinds) == 1 && kinds[0] == "" {
+		return "not every older client declares"
 	}
-	if len(kinds) == 0 {
-		return "older clients do not all declare"
-	}
-	return "older " + strings.Join(kinds, ", ") + " clients do not all declare"
+	return "older " + strings.Join(kinds, ", ") + " clients do not declare"
 }
 
 // knowers are the client kinds of the older contract that know f: its kinds, else the

@@ -343,7 +343,7 @@ var _ = Describe("Diff", func() {
 			"a type renamed":             `term: H>C ready was (type "ready") and is now (type "isready")`,
 			"a command version dropped":  "term: command open version 1 is gone",
 			"a header constant changed":  "the header no longer carries u8 0x74 at byte 0",
-			"a gate added where the frame shipped ungated": "term: H>C Output (opcode 1) shipped ungated on /a and is now sent there only once span is negotiated, which older clients do not all declare: " +
+			"a gate added where the frame shipped ungated": "term: H>C Output (opcode 1) shipped ungated on /a and is now sent there only once span is negotiated, which not every older client declares: " +
 				"a capability cannot prove a peer's incapability after the fact, so the gate reads the older builds as incapable and downgrades them (gate a frame where it is new; allow gate-added when the fallback is lossless for them)",
 			"a gate added to a frame the client sends, by a capability older hosts do not echo": "term: C>H Input (opcode 7) shipped ungated on /a, /b and is now sent there only once extra is negotiated, which older hosts do not echo",
 			"a frame the client sends gated by a feature older hosts do not know":               "once loud is negotiated, which older hosts do not advertise",

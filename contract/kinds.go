@@ -63,6 +63,23 @@ func Warnings(c *Contract) []Warning {
 	return out
 }
 
+// WarningsSince returns the warnings of newer that older does not have (by rule and
+// message, which name the channel, the frame and the kinds, not the line): what the newer
+// build introduced.
+func WarningsSince(older, newer *Contract) []Warning {
+	had := map[string]bool{}
+	for _, w := range Warnings(older) {
+		had[w.Rule+"\x00"+w.Message] = true
+	}
+	var out []Warning
+	for _, w := range Warnings(newer) {
+		if !had[w.Rule+"\x00"+w.Message] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // undecided lists the channel's client kinds for which frame f, if the host sends it, is
 // neither known, gated nor never sent.
 func (ch *Channel) undecided(f *Frame) []string {

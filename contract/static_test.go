@@ -43,7 +43,7 @@ var _ = Describe("gate-added", func() {
 	It("names the kinds that do not negotiate it", func() {
 		vs := contract.Diff(mustParse("old.json", kindsDoc("", "")), mustParse("new.json", kindsDoc(`{"*": "mobileSpans"}`, "")), contract.DiffOptions{})
 		Expect(vs).To(HaveLen(1))
-		Expect(vs[0].Message).To(ContainSubstring("shipped ungated on /a, /b and is now sent there only once mobileSpans is negotiated, which older desktop clients do not all declare"))
+		Expect(vs[0].Message).To(ContainSubstring("shipped ungated on /a, /b and is now sent there only once mobileSpans is negotiated, which older desktop clients do not declare"))
 	})
 
 	It("reads a frame every kind knows as known to each of the channel's clientKinds", func() {
@@ -167,6 +167,9 @@ var _ = Describe("Warnings", func() {
 		Expect(ws[1].Message).To(HavePrefix("term: H>C Busy (opcode 17) says nothing about watch clients:"))
 		doc = strings.Replace(doc, `"kinds": ["desktop"], "never": ["mobile"]`, `"kinds": ["desktop"], "never": ["mobile", "watch"]`, 1)
 		Expect(contract.Warnings(mustParse("watch.json", doc))).To(HaveLen(1), "never decides for watch")
+
+		Expect(contract.WarningsSince(mustParse("decided.json", decided), mustParse("watch.json", doc))).To(HaveLen(1), "the one watch brought")
+		Expect(contract.WarningsSince(mustParse("watch.json", doc), mustParse("watch.json", doc))).To(BeEmpty())
 
 		undeclared := strings.Replace(strings.Replace(decided, `"clientKinds": ["desktop", "mobile"],`, ``, 1), `, "never": ["mobile"]`, ``, 1)
 		Expect(contract.Warnings(mustParse("none.json", undeclared))).To(BeEmpty())
