@@ -154,7 +154,7 @@ func (d *differ) gaps() {
 				missing[i] = strconv.Itoa(g)
 			}
 			d.add(RuleCommandVersionsGap, child(np+"/commands", k)+"/versions",
-				"%s: command %s lists versions %s, without %s: versions are contiguous (a peer picks the highest version both sides speak, and every version from the oldest to the newest keeps its handler): list %s",
+				"%s: command %s lists versions %s, without %s: versions are contiguous (a peer picks the highest version both sides speak, and every version from the oldest to the newest keeps its handler while a newer one is supported): list %s again, or give a new version the next number",
 				nc.Name, cmd.ID, versionList(cmd.Versions), strings.Join(missing, ", "), strings.Join(missing, ", "))
 		}
 	}
