@@ -488,17 +488,16 @@ func worktreeWarnings(cs *pins.Contracts) ([]contract.Warning, error) {
 }
 
 // contractWarnings prints the working tree contract's warnings on w, for run's static tier:
-// they are said, and they fail nothing.
+// they are said, and they fail nothing. A contract that cannot be read is not this
+// function's to report (the static tier and the builds say so): it prints nothing then.
 func contractWarnings(repo string, w io.Writer) error {
 	cs, err := pins.OpenContracts(repo)
 	if err != nil {
 		return err
 	}
-	ws, err := worktreeWarnings(cs)
-	if err != nil {
-		return err
+	if ws, err := worktreeWarnings(cs); err == nil {
+		printWarnings(w, ws)
 	}
-	printWarnings(w, ws)
 	return nil
 }
 
