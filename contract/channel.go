@@ -18,7 +18,14 @@ type Channel struct {
 	Frames       []Frame       `json:"frames"`
 	Features     []Feature     `json:"features,omitempty"`
 	Commands     []Command     `json:"commands,omitempty"`
-	Invariants   []Invariant   `json:"invariants,omitempty"`
+	// Calls says which frames call commands and where they carry the command's id and
+	// version (commands.go); nil: no frame does, as far as the contract says.
+	Calls      *Calls      `json:"calls,omitempty"`
+	Invariants []Invariant `json:"invariants,omitempty"`
+	// ClientKinds, when set, lists every client kind that uses the channel: each frame the
+	// host sends must then say, for each kind, whether it is sent to it (the kind knows it),
+	// gated or never sent (Frame.Never); Warnings names the frames that do not.
+	ClientKinds []string `json:"clientKinds,omitempty"`
 }
 
 // Codec returns the codec for text or binary messages, or nil.
@@ -65,6 +72,10 @@ type Feature struct {
 type Command struct {
 	ID       string `json:"id"`
 	Versions []int  `json:"versions"`
+	// Migration says, per version (its decimal text), how a caller moves to it from the
+	// version before: a new version exists only for a breaking change, so every version
+	// above 1 a build adds carries its text (the command-version-undocumented rule).
+	Migration map[string]string `json:"migration,omitempty"`
 }
 
 // Speaks reports whether the channel declares command id at version.

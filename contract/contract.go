@@ -41,18 +41,41 @@ type Contract struct {
 type Protocol struct {
 	Version       int `json:"version"`
 	MinCompatible int `json:"minCompatible"`
+	// Omitted is the protocol version this build takes a peer to speak when the peer's
+	// contract declares none (Version 0): peers that predate protocol negotiation omit their
+	// version, and a build treats them as this one. 0: no default.
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// As is p's protocol version as a peer with window q takes it: p's own version, or, when p
+// declares none, q's default for a peer that omits it (q.Omitted; 0 when q has none).
+func (p Protocol) As(q Protocol) int {
+	if p.Version > 0 {
+		return p.Version
+	}
+	return q.Omitted
 }
 
 // Overlaps reports whether two builds are inside each other's protocol window: each version
-// is at least the other's minCompatible. This is the one window rule: pin selection and the
-// window check both use it.
+// is at least the other's minCompatible. A build whose contract declares no version speaks
+// the other's default (Omitted, see As). This is the one window rule: pin selection, the
+// static tier and the window check all use it.
 func (p Protocol) Overlaps(q Protocol) bool {
-	return p.Version >= q.MinCompatible && q.Version >= p.MinCompatible
+	return p.As(q) >= q.MinCompatible && q.As(p) >= p.MinCompatible
 }
 
-// String returns "protocol 2 (minCompatible 2)".
+// String returns "protocol 2 (minCompatible 2)", "protocol 2 (minCompatible 1; a peer that
+// omits its version speaks 1)" for a build with a default, and "no protocol version
+// (minCompatible 0)" for a build that declares none.
 func (p Protocol) String() string {
-	return fmt.Sprintf("protocol %d (minCompatible %d)", p.Version, p.MinCompatible)
+	s := fmt.Sprintf("protocol %d (minCompatible %d", p.Version, p.MinCompatible)
+	if p.Version <= 0 {
+		s = fmt.Sprintf("no protocol version (minCompatible %d", p.MinCompatible)
+	}
+	if p.Omitted > 0 {
+		s += fmt.Sprintf("; a peer that omits its version speaks %d", p.Omitted)
+	}
+	return s + ")"
 }
 
 // ErrUnsupported is returned for a contract of a format version this skewtest cannot read.

@@ -17,24 +17,33 @@ type DiffOptions struct {
 
 // Diff checks the evolution rules (Rules) from an older contract of a product to a newer
 // one, and returns every violation, in the older contract's order: protocol, then per
-// channel its paths, framing, frames (each with its fields), capabilities, features and
-// commands. Contracts of format version 1 and 2 diff alike (they share the model).
+// channel its paths, framing, frames (each with its fields and gates), capabilities,
+// features and commands; then the commands of channels the older contract lacks, and last
+// the rules about the newer contract alone (command-versions-gap). Contracts of format
+// version 1 and 2 diff alike (they share the model).
 //
 // A frame is matched per channel (by name, else by a shared path), by its opcode or type in
 // each direction it travels; fields by name at every depth. What the newer contract adds is
 // compatible: frames (gated or not), optional fields, enum values, capabilities, features,
-// commands and command versions, client kinds, directions, and gates on frames that had
-// none (the newer build then sends them to fewer peers; whether older peers still get what
-// they need is the runtime tier's question). When the newer contract's minCompatible is
-// above the older's protocol version the builds refuse each other: Diff reports
-// protocol-cut alone.
+// commands and command versions (with migration text above version 1), client kinds and
+// directions. A gate added on a path where the frame shipped ungated is gate-added, unless
+// the older build negotiates it anyway (its clients declare the capability or one the newer
+// host infers it from): a capability cannot prove a peer's incapability after the fact.
+// When the newer contract's minCompatible is above the older's protocol version the builds
+// refuse each other: Diff reports protocol-cut, and of the rules between them no other.
 func Diff(older, newer *Contract, opts DiffOptions) []Violation {
-	d := &differ{old: older, new: newer, seen: map[string]bool{}}
+	d := &differ{old: older, new: newer, seen: map[string]bool{}, matched: map[int]bool{}}
 	if !d.protocol() {
 		for i := range older.Channels {
 			d.channel(i)
 		}
+		for j := range newer.Channels {
+			if !d.matched[j] {
+				d.undocumented(nil, &newer.Channels[j], child("/channels", j))
+			}
+		}
 	}
+	d.gaps()
 	if opts.Allowed == nil {
 		return d.out
 	}
@@ -51,6 +60,7 @@ type differ struct {
 	old, new *Contract
 	out      []Violation
 	seen     map[string]bool
+	matched  map[int]bool // the newer contract's channels an older channel matched
 }
 
 // add records a violation of rule at ptr in the contract the rule points into.
@@ -73,18 +83,23 @@ func (d *differ) add(rule, ptr, format string, args ...any) {
 // other's window (Protocol.Overlaps), so that no other rule applies between them.
 func (d *differ) protocol() (cut bool) {
 	o, n := d.old.Protocol, d.new.Protocol
-	if o.Version <= 0 || n.Version <= 0 {
+	// A build that declares no version speaks the other's default (Protocol.As).
+	ov, nv := o.As(n), n.As(o)
+	if ov <= 0 || nv <= 0 {
 		return false
 	}
-	if n.Version < o.Version {
-		d.add(RuleProtocolLowered, "/protocol/version", "protocol version %d is below the older build's %d", n.Version, o.Version)
+	if nv < ov {
+		d.add(RuleProtocolLowered, "/protocol/version", "protocol version %d is below the older build's %d", nv, ov)
 	}
 	if n.Overlaps(o) {
 		return false
 	}
-	ptr, why := "/protocol/minCompatible", fmt.Sprintf("minCompatible %d is above the older build's protocol version %d", n.MinCompatible, o.Version)
-	if n.MinCompatible <= o.Version {
-		ptr, why = "/protocol/version", fmt.Sprintf("protocol version %d is below the older build's minCompatible %d", n.Version, o.MinCompatible)
+	ptr, why := "/protocol/minCompatible", fmt.Sprintf("minCompatible %d is above the older build's protocol version %d", n.MinCompatible, ov)
+	if o.Version <= 0 {
+		why += fmt.Sprintf(" (it declares none; the newer build takes such a peer to speak %d)", ov)
+	}
+	if n.MinCompatible <= ov {
+		ptr, why = "/protocol/version", fmt.Sprintf("protocol version %d is below the older build's minCompatible %d", nv, o.MinCompatible)
 	}
 	d.add(RuleProtocolCut, ptr, "%s: the builds refuse each other, so no other rule applies between them (allow %s if the cut is deliberate)", why, RuleProtocolCut)
 	return true
@@ -98,6 +113,7 @@ func (d *differ) channel(i int) {
 		d.add(RuleChannelRemoved, op, "channel %s (%s) is gone: older builds still connect to it", oc.Name, strings.Join(oc.Paths, ", "))
 		return
 	}
+	d.matched[j] = true
 	c := &chanDiff{differ: d, oc: oc, nc: &d.new.Channels[j], op: op, np: child("/channels", j)}
 	for k, p := range oc.Paths {
 		switch {
@@ -276,8 +292,13 @@ func (c *chanDiff) gates(f *Frame, fi, j int, dir string) {
 		is, isAt := gateOn(c.nc, g, c.framePtr(j), c.np, p, dir)
 		var ch change
 		switch {
-		case was == "" || was == is:
+		case was == is:
 			continue
+		case was == "":
+			if c.negotiates(f, dir, is) {
+				continue
+			}
+			ch = change{RuleGateAdded, isAt, was, is}
 		case is == "":
 			ch = change{RuleGateRemoved, wasAt, was, is}
 		default:
@@ -290,14 +311,85 @@ func (c *chanDiff) gates(f *Frame, fi, j int, dir string) {
 	}
 	for _, ch := range order {
 		on := strings.Join(paths[ch], ", ")
-		if ch.rule == RuleGateRemoved {
+		switch ch.rule {
+		case RuleGateRemoved:
 			c.add(ch.rule, ch.ptr, "%s: %s %s %s was sent on %s only once %s was negotiated, and now without it: older receivers get it unnegotiated",
 				c.oc.Name, dir, f.Name, key(f), on, ch.was)
-		} else {
+		case RuleGateAdded:
+			c.add(ch.rule, ch.ptr, "%s: %s %s %s shipped ungated on %s and is now sent there only once %s is negotiated, which %s: a capability cannot prove a peer's incapability after the fact, so the gate reads the older builds as incapable and downgrades them (gate a frame where it is new; allow %s when the fallback is lossless for them)",
+				c.oc.Name, dir, f.Name, key(f), on, ch.is, c.neverNegotiated(f, dir, ch.is), RuleGateAdded)
+		default:
 			c.add(ch.rule, ch.ptr, "%s: %s %s %s on %s was gated by %s and now by %s: older peers negotiate %s",
 				c.oc.Name, dir, f.Name, key(f), on, ch.was, ch.is, ch.was)
 		}
 	}
+}
+
+// negotiates reports whether the older build negotiates gate, a capability or feature that
+// the newer contract gates frame f (of the older channel) by in dir: then the newer build
+// still sends it the frame, and adding the gate downgrades no older peer. For a frame the
+// host sends, every client kind of the older contract that knows the frame declares the
+// capability, or one the newer host infers it from (impliedBy); a feature is the newer
+// host's own to advertise. For a frame the client sends, the older host echoes the
+// capability, or knows the feature.
+func (c *chanDiff) negotiates(f *Frame, dir, gate string) bool {
+	capab := c.nc.Capability(gate)
+	switch {
+	case capab == nil && dir == HostToClient:
+		return true
+	case capab == nil:
+		return slices.ContainsFunc(c.oc.Features, func(ft Feature) bool { return ft.Name == gate })
+	case dir == ClientToHost:
+		o := c.oc.Capability(gate)
+		return o != nil && o.Echoed
+	}
+	return len(c.undeclared(f, capab)) == 0
+}
+
+// undeclared lists the client kinds of the older contract that know f and declare neither
+// the capability nor one the newer host infers it from ("" for every kind).
+func (c *chanDiff) undeclared(f *Frame, capab *Capability) []string {
+	var out []string
+	for _, k := range c.knowers(f) {
+		if !c.declares(k, capab.Name) && !slices.ContainsFunc(capab.ImpliedBy, func(n string) bool { return c.declares(k, n) }) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// neverNegotiated says which older peers do not negotiate gate (for a gate-added message).
+func (c *chanDiff) neverNegotiated(f *Frame, dir, gate string) string {
+	capab := c.nc.Capability(gate)
+	switch {
+	case capab == nil:
+		return "older hosts do not advertise"
+	case dir == ClientToHost:
+		return "older hosts do not echo"
+	}
+	kinds := c.undeclared(f, capab)
+	if len(kinds) == 1 && kinds[0] == "" {
+		return "not every older client declares"
+	}
+	return "older " + strings.Join(kinds, ", ") + " clients do not declare"
+}
+
+// knowers are the client kinds of the older contract that know f: its kinds, else the
+// channel's clientKinds, else "" (every kind: a capability every kind declares).
+func (c *chanDiff) knowers(f *Frame) []string {
+	switch {
+	case len(f.Kinds) > 0:
+		return f.Kinds
+	case len(c.oc.ClientKinds) > 0:
+		return c.oc.ClientKinds
+	}
+	return []string{""}
+}
+
+// declares reports whether a client of kind declares the capability called name in the
+// older contract ("": every kind does).
+func (c *chanDiff) declares(kind, name string) bool {
+	return slices.ContainsFunc(c.oc.Capabilities, func(cp Capability) bool { return cp.Name == name && cp.DeclaredByKind(kind) })
 }
 
 // gateOn is the capability or feature that gates frame f (at fp) of ch (at cp) on path in
@@ -400,7 +492,8 @@ func (c *chanDiff) field(what, name string, o, n Field, op, np string) {
 }
 
 // vocabulary diffs what the channel negotiates and calls: capabilities, features and
-// command versions are never removed.
+// command versions are never removed, and a command version the newer build adds carries
+// migration text.
 func (c *chanDiff) vocabulary() {
 	for k, cp := range c.oc.Capabilities {
 		if c.nc.Capability(cp.Name) == nil {
@@ -423,6 +516,7 @@ func (c *chanDiff) vocabulary() {
 			}
 		}
 	}
+	c.undocumented(c.oc, c.nc, c.np)
 }
 
 func (c *chanDiff) framePtr(j int) string { return child(c.np+"/frames", j) }

@@ -30,6 +30,10 @@ type Frame struct {
 	// the first variant whose range holds the version replaces the payload and fields it
 	// sets (see Shape).
 	Variants []Variant `json:"variants,omitempty"`
+	// Never lists client kinds (of the channel's ClientKinds) the host never sends the
+	// frame to: the decision for a kind that does not know the frame and is not protected
+	// by a gate.
+	Never []string `json:"never,omitempty"`
 }
 
 // ByOpcode reports whether the frame is named by an opcode rather than a type name.

@@ -32,6 +32,11 @@ const (
 	RuleCapabilityRemoved     = "capability-removed"
 	RuleFeatureRemoved        = "feature-removed"
 	RuleCommandVersionDropped = "command-version-dropped"
+	RuleGateAdded             = "gate-added"
+	// RuleCommandVersionsGap is about the newer contract alone: it is checked whatever the
+	// older one says, across a protocol cut too.
+	RuleCommandVersionsGap         = "command-versions-gap"
+	RuleCommandVersionUndocumented = "command-version-undocumented"
 )
 
 // Rule describes one evolution rule: its id, which contract a violation's pointer is in,
@@ -47,7 +52,7 @@ type Rule struct {
 
 // Rules lists every evolution rule, in the order docs/contract.md shows them.
 var Rules = []Rule{
-	{RuleProtocolCut, SideNew, "the newer protocol.minCompatible is above the older protocol.version: the builds refuse each other (a deliberate cut; allow it when declared). No other rule is checked across a cut"},
+	{RuleProtocolCut, SideNew, "the newer protocol.minCompatible is above the older protocol.version: the builds refuse each other (a deliberate cut; allow it when declared). No other rule between the two is checked across a cut"},
 	{RuleProtocolLowered, SideNew, "protocol.version went down"},
 	{RuleChannelRemoved, SideOld, "no channel has the older channel's name or any of its paths"},
 	{RulePathRemoved, SideOld, "a WebSocket path is served by no channel any more"},
@@ -59,6 +64,7 @@ var Rules = []Rule{
 	{RulePayloadChanged, SideNew, "a frame's payload kind changed (text, json, empty, binary, protobuf)"},
 	{RuleFrameKindRemoved, SideNew, "a client kind that knew a frame no longer does"},
 	{RuleGateRemoved, SideOld, "a frame that was sent on a path only once a capability or feature was negotiated is sent without it: older receivers get it unnegotiated"},
+	{RuleGateAdded, SideNew, "a frame that shipped ungated on a path is gated there by a capability or feature the older build does not negotiate: the gate reads the installed base as incapable and downgrades it"},
 	{RuleGateChanged, SideNew, "a frame is gated on a path by another capability or feature"},
 	{RuleFieldRemoved, SideOld, "a field is no longer listed (at any depth)"},
 	{RuleFieldRequiredAdded, SideNew, "a new field is required: older senders do not send it"},
@@ -70,6 +76,8 @@ var Rules = []Rule{
 	{RuleCapabilityRemoved, SideOld, "a capability is gone"},
 	{RuleFeatureRemoved, SideOld, "a feature is gone"},
 	{RuleCommandVersionDropped, SideOld, "a command version is gone (a command removed drops every version)"},
+	{RuleCommandVersionUndocumented, SideNew, "a command version above 1 that the older contract does not list has no migration text"},
+	{RuleCommandVersionsGap, SideNew, "a command of the newer contract lists versions with a gap (1, 2, 4): versions are contiguous. Checked on the newer contract alone, across a protocol cut too"},
 }
 
 // RuleByID returns the rule with that id, or nil.

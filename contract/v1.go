@@ -78,10 +78,19 @@ func parseV1(root *node) (*Contract, []error) {
 
 func (f *v1Contract) validate() []error {
 	var out []error
+	// Keys version 2 added to objects the two versions share.
+	if f.Protocol.Omitted != 0 {
+		out = append(out, bad("/protocol/omitted", `omitted is a key of contract version 2: set "contractVersion": 2 to use it`))
+	}
 	for i, ch := range f.Channels {
 		p := child("/channels", i)
 		if ch.Name == "" || len(ch.Paths) == 0 {
 			out = append(out, bad(p, "a channel needs a name and at least one path"))
+		}
+		for j, c := range ch.Commands {
+			if c.Migration != nil {
+				out = append(out, bad(child(p+"/commands", j)+"/migration", `migration is a key of contract version 2: set "contractVersion": 2 to use it`))
+			}
 		}
 		if h := ch.Binary; h != nil {
 			for _, off := range []int{h.HeaderLength, h.OpcodeOffset, h.StreamOffset, h.SeqOffset} {

@@ -34,6 +34,9 @@ func (v *validator) contract(c *Contract) {
 	if c.Protocol.Version > 0 && c.Protocol.MinCompatible > c.Protocol.Version {
 		v.add("/protocol/minCompatible", "minCompatible %d is above version %d", c.Protocol.MinCompatible, c.Protocol.Version)
 	}
+	if o := c.Protocol.Omitted; v.root.at("/protocol/omitted") != nil && (o < 1 || o > c.Protocol.Version) {
+		v.add("/protocol/omitted", "omitted %d is not a protocol version from 1 to this build's %d: it is the version a peer that declares none speaks", o, c.Protocol.Version)
+	}
 	names, paths := map[string]bool{}, map[string]string{}
 	for i := range c.Channels {
 		ch := &c.Channels[i]
@@ -102,11 +105,13 @@ func (v *validator) channel(ch *Channel, p string) {
 			}
 		}
 	}
-	for j, c := range ch.Commands {
-		if c.ID == "" {
-			v.add(child(p+"/commands", j), "a command needs an id")
-		}
+	for j := range ch.Commands {
+		v.command(&ch.Commands[j], child(p+"/commands", j))
 	}
+	if ch.Calls != nil {
+		v.calls(ch, p+"/calls")
+	}
+	v.clientKinds(ch, p)
 	for j, inv := range ch.Invariants {
 		v.invariant(ch, inv, child(p+"/invariants", j))
 	}

@@ -178,6 +178,11 @@ func window(ctx context.Context, repo *git.Repository, repoDir string, candidate
 			return fmt.Errorf("commit %s of %s: %w", t.Commit, t.Name, err)
 		}
 		p, err := commitProtocol(c, t.Name, contract)
+		// A tag that declares no protocol version speaks the working tree's default for a
+		// peer that omits it, if it has one (protocol.omitted; Protocol.Overlaps).
+		if errors.Is(err, errNoVersion) && wt.Omitted > 0 {
+			err = nil
+		}
 		switch {
 		case err != nil:
 			why[i] = "protocol window unknown: " + err.Error()

@@ -91,6 +91,33 @@ var _ = Describe("pin rules", func() {
 			Expect(sel.Pins[2].Reason).To(Equal("one of the last 2 stable tags; inside the protocol window: protocol 4 (minCompatible 3), working tree protocol 3 (minCompatible 2)"))
 		})
 
+		It("places a tag whose contract declares no protocol version by the working tree's default for such a peer", func(ctx SpecContext) {
+			f.write("skewtest.yaml", "product: p\ncontract: contract.json\n")
+			f.write("contract.json", `{"version": "v2.2.0"}`)
+			f.tag("v2.2.0", true) // predates protocol negotiation, as an old agent would
+			f.write("contract.json", `{"protocol": {"version": 3, "minCompatible": 2}}`)
+			why := func() map[string]string {
+				GinkgoHelper()
+				sel, err := pins.Resolve(ctx, f.dir, pins.Options{Window: true})
+				Expect(err).NotTo(HaveOccurred())
+				out := map[string]string{}
+				for _, s := range sel.Skipped {
+					out[s.Ref] = s.Why
+				}
+				for _, p := range sel.Pins {
+					out[p.Ref] = "pinned: " + p.Reason
+				}
+				return out
+			}
+			Expect(why()).To(HaveKeyWithValue("v2.2.0", "protocol window unknown: v2.2.0:contract.json has no protocol.version"))
+
+			f.write("contract.json", `{"protocol": {"version": 3, "minCompatible": 2, "omitted": 2}}`)
+			Expect(why()).To(HaveKeyWithValue("v2.2.0", "pinned: inside the protocol window: no protocol version (minCompatible 0), working tree protocol 3 (minCompatible 2; a peer that omits its version speaks 2)"))
+
+			f.write("contract.json", `{"protocol": {"version": 3, "minCompatible": 2, "omitted": 1}}`)
+			Expect(why()).To(HaveKeyWithValue("v2.2.0", "outside the protocol window: no protocol version (minCompatible 0), working tree protocol 3 (minCompatible 2; a peer that omits its version speaks 1)"))
+		})
+
 		It("needs the working tree's contract", func(ctx SpecContext) {
 			f.remove("contract.json")
 			_, err := pins.Resolve(ctx, f.dir, pins.Options{Window: true})

@@ -23,7 +23,12 @@ const configFile = "skewtest.yaml"
 // Overlaps is the one window rule.
 type Protocol = contract.Protocol
 
-// parseProtocol reads the protocol object of a contract.
+// errNoVersion is parseProtocol's error for a contract that declares no protocol version.
+var errNoVersion = errors.New("no protocol.version")
+
+// parseProtocol reads the protocol object of a contract. A contract that declares no
+// version returns its window (version 0) with an error wrapping errNoVersion: a peer's
+// default for such a build (protocol.omitted) may still place it.
 func parseProtocol(name string, data []byte) (Protocol, error) {
 	var c struct {
 		Protocol *Protocol `json:"protocol"`
@@ -32,7 +37,11 @@ func parseProtocol(name string, data []byte) (Protocol, error) {
 		return Protocol{}, fmt.Errorf("read %s: %w", name, err)
 	}
 	if c.Protocol == nil || c.Protocol.Version <= 0 {
-		return Protocol{}, fmt.Errorf("%s has no protocol.version", name)
+		var p Protocol
+		if c.Protocol != nil {
+			p = *c.Protocol
+		}
+		return p, fmt.Errorf("%s has %w", name, errNoVersion)
 	}
 	return *c.Protocol, nil
 }

@@ -66,6 +66,12 @@ const (
 	// compares the pairing run with those frames rewritten against the same pairing
 	// unmodified; Detail shows the difference and the rewrites.
 	IntolerantDecoder Kind = "intolerant-decoder"
+	// CommandVersionMismatch: a frame that calls a command (the contract's calls) was sent
+	// without a version both builds speak: at a version one of the builds' contracts does not
+	// list for the command, or without a version (encoded implicitly) although the command
+	// has more than one version in either contract. A command both contracts list with one
+	// version may still be sent without one (legacy send sites).
+	CommandVersionMismatch Kind = "command-version-mismatch"
 )
 
 // Run is one invocation of skewtest run or repro.

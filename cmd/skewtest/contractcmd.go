@@ -26,7 +26,8 @@ const contractUsage = `Usage:
   skewtest contract verify --repo DIR [--runner local|container] [--cache-dir D] [--timeout D]
 
 OLD and NEW are contract files, "worktree", a REF of --repo (the contract its skewtest.yaml
-names, read from git objects) or REF:PATH. Exit codes: 0 compatible, 1 violations (verify:
+names, read from git objects) or REF:PATH. Warnings (what a contract leaves undecided) go to
+stderr and do not change the exit code. Exit codes: 0 compatible, 1 violations (verify:
 differences), 2 bad input, 3 infrastructure error.
 `
 
@@ -145,7 +146,7 @@ func parseContractDiff(args []string, stderr io.Writer) (*contractDiffOptions, e
 }
 
 // cmdContractDiff diffs two contracts by the evolution rules: each violation as
-// file:line: rule: message; exit 1 when there is one.
+// file:line: rule: message; exit 1 when there is one. NEW's warnings go to stderr.
 func cmdContractDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseContractDiff(args, stderr)
 	if err != nil {
@@ -164,6 +165,7 @@ func cmdContractDiff(ctx context.Context, args []string, stdout, stderr io.Write
 	for _, v := range vs {
 		fmt.Fprintln(stdout, v)
 	}
+	printWarnings(stderr, contract.Warnings(newer))
 	if len(vs) == 0 {
 		fmt.Fprintf(stdout, "%s → %s: compatible\n", o.Old, o.New)
 		return nil
@@ -280,7 +282,9 @@ func parseContractCheck(args []string, stderr io.Writer) (*contractCheckOptions,
 }
 
 // cmdContractCheck diffs every adjacent pair of stable tags, oldest first, and each pin
-// (as run chooses them) against the working tree; exit 1 on a violation.
+// (as run chooses them) against the working tree; exit 1 on a violation. Warnings go to
+// stderr: after each pair of tags those its newer tag brought, and last every warning of
+// the working tree's contract.
 func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseContractCheck(args, stderr)
 	if err != nil {
@@ -336,7 +340,15 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 			violations += len(r.Violations)
 			failing++
 		}
+		if r.New != pins.WorktreeLabel {
+			printWarnings(stderr, r.Warnings)
+		}
 	}
+	ws, err := worktreeWarnings(cs)
+	if err != nil {
+		return err
+	}
+	printWarnings(stderr, ws)
 	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", plural(history, "stable tag pair"), plural(len(res)-history, "pin"))
 	notChecked := ""
 	if skipped > 0 {
@@ -358,10 +370,12 @@ type contractPair struct {
 }
 
 // pairResult is what diffing one pair found; Skipped says why an old build's contract could
-// not be read (its build reports that too).
+// not be read (its build reports that too). Warnings are the newer contract's that the older
+// one does not have (contract.WarningsSince).
 type pairResult struct {
 	Old, New   string
 	Violations []contract.Violation
+	Warnings   []contract.Warning
 	Skipped    error
 }
 
@@ -416,6 +430,7 @@ func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, al
 			r.Skipped = oerr
 		default:
 			r.Violations = contract.Diff(older, newer, contract.DiffOptions{Allowed: allowed(p.Old, p.New)})
+			r.Warnings = contract.WarningsSince(older, newer)
 		}
 		out = append(out, r)
 	}
@@ -456,6 +471,41 @@ func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed 
 		}
 	}
 	return out, nil
+}
+
+// worktreeWarnings returns the warnings of the working tree's contract (contract.Warnings):
+// what it leaves undecided. A contract that cannot be read is a usage error (exit 2).
+func worktreeWarnings(cs *pins.Contracts) ([]contract.Warning, error) {
+	cf, err := cs.Worktree()
+	if err != nil {
+		return nil, inputError(err)
+	}
+	c, err := parseContractFile(cf)
+	if err != nil {
+		return nil, err
+	}
+	return contract.Warnings(c), nil
+}
+
+// contractWarnings prints the working tree contract's warnings on w, for run's static tier:
+// they are said, and they fail nothing. A contract that cannot be read is not this
+// function's to report (the static tier and the builds say so): it prints nothing then.
+func contractWarnings(repo string, w io.Writer) error {
+	cs, err := pins.OpenContracts(repo)
+	if err != nil {
+		return err
+	}
+	if ws, err := worktreeWarnings(cs); err == nil {
+		printWarnings(w, ws)
+	}
+	return nil
+}
+
+// printWarnings prints warnings one a line: file:line: warning: rule: message.
+func printWarnings(w io.Writer, ws []contract.Warning) {
+	for _, x := range ws {
+		fmt.Fprintln(w, x)
+	}
 }
 
 // contractPolicy returns, per older release, what the working tree's support policy allows

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -172,6 +174,37 @@ var _ = Describe("skewtest contract", func() {
 			Expect(out).To(ContainSubstring("contract.json: line 2: /protocol: want an object"))
 		})
 
+		It("says what a contract leaves undecided as warnings, which fail nothing: where a tag brought them, and all of the working tree's", func(ctx SpecContext) {
+			s := newContractSubject()
+			// v1.4.0 adds a frame only desktop clients know, and says nothing of mobile ones.
+			kinds := strings.Replace(strings.Replace(withoutPing, `"paths": ["/rpc"],`, `"paths": ["/rpc"], "clientKinds": ["desktop", "mobile"],`, 1),
+				`      {"type": "pong"`, `      {"type": "bell", "name": "bell", "direction": "H>C", "kinds": ["desktop"]},`+"\n"+`      {"type": "pong"`, 1)
+			s.write("contract.json", kinds)
+			s.tag("v1.4.0", s.commit("v1.4.0"))
+			warning := `contract.json:%d: warning: frame-kind-undecided: rpc: H>C bell (type "bell") says nothing about mobile clients: the host may send it to a decoder that drops it`
+
+			code, out := cli(ctx, "contract", "check", "--repo", s.dir, "--since", "v1.3.0")
+			Expect(code).To(Equal(exitOK), out)
+			Expect(out).To(Equal("v1.3.0 → v1.4.0: compatible\n" +
+				"v1.4.0:" + fmt.Sprintf(warning, line(kinds, `"bell"`)) + ". Say which: list the kind in \"kinds\" (it decodes the frame), gate the frame, or add it to \"never\" (the host never sends it there)\n" +
+				"v1.4.0 → worktree: compatible\n" +
+				filepath.Join(s.dir, fmt.Sprintf(warning, line(kinds, `"bell"`))) + ". Say which: list the kind in \"kinds\" (it decodes the frame), gate the frame, or add it to \"never\" (the host never sends it there)\n" +
+				"checked 1 stable tag pair and 1 pin against the working tree: compatible\n"))
+
+			code, out = cli(ctx, "contract", "diff", "--repo", s.dir, "v1.3.0", "worktree")
+			Expect(code).To(Equal(exitOK), out)
+			Expect(out).To(ContainSubstring(filepath.Join(s.dir, fmt.Sprintf(warning, line(kinds, `"bell"`)))))
+
+			var buf bytes.Buffer
+			Expect(contractWarnings(s.dir, &buf)).To(Succeed())
+			Expect(buf.String()).To(HavePrefix(filepath.Join(s.dir, fmt.Sprintf(warning, line(kinds, `"bell"`)))), "run's static tier says them too")
+
+			s.write("contract.json", strings.Replace(kinds, `"kinds": ["desktop"]}`, `"kinds": ["desktop"], "never": ["mobile"]}`, 1))
+			code, out = cli(ctx, "contract", "check", "--repo", s.dir, "--since", "v1.4.0")
+			Expect(code).To(Equal(exitOK), out)
+			Expect(out).To(Equal("v1.4.0 → worktree: compatible\nchecked 0 stable tag pairs and 1 pin against the working tree: compatible\n"), "never decides it")
+		})
+
 		It("gives run the working tree against its pins as findings", func(ctx SpecContext) {
 			s := newContractSubject()
 			sel, err := pins.Resolve(ctx, s.dir, pins.Options{Refs: pins.Refs("", "v1.2.0", "v1.3.0")})
@@ -195,16 +228,30 @@ var _ = Describe("skewtest contract", func() {
 		repo := referenceHistory()
 
 		// The reference subject declares its session protocol cut in its support policy, so
-		// the cut is allowed; the gate removed in v1.4.190 is its one real skew bug.
+		// the cut is allowed. OutputSpan shipped ungated on both paths in v1.4.147: gating it
+		// on subscribe (v1.4.173) downgrades older desktop clients there, a reviewed change
+		// (mobile ignores Output's seq, so the downgrade is lossless for it); gating it on
+		// multiplex (v1.4.180) is the real release-skew bug, and removing that gate again
+		// (v1.4.190) breaks the clients that negotiated it. The working tree's gate on
+		// multiplex is negotiated by every v1.4.190 desktop client (ackOutput implies it).
 		code, out := cli(ctx, "contract", "check", "--repo", repo)
 		Expect(code).To(Equal(exitFindings))
-		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: compatible\n"), "gating OutputSpan on subscribe was the fix")
+		Expect(out).To(MatchRegexp(`v1\.4\.146 → v1\.4\.147: compatible\n`+
+			`v1\.4\.147:skewtest-contract\.json:\d+: warning: frame-kind-undecided: terminal: H>C OutputSpan \(opcode 15\) says nothing about mobile clients`),
+			"v1.4.147 sent OutputSpan to mobile clients, whose table lacks it")
+		Expect(strings.Count(out, ": warning: ")).To(Equal(1), "said once, where it appeared")
+		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: 1 violation\n"))
+		Expect(out).To(MatchRegexp(`v1\.4\.173:skewtest-contract\.json:\d+: gate-added: terminal: H>C OutputSpan \(opcode 15\) shipped ungated on /terminal\.subscribe and is now sent there only once outputSpan is negotiated, which older desktop clients do not declare`))
+		Expect(out).To(ContainSubstring("v1.4.173 → v1.4.180: 1 violation\n"))
+		Expect(out).To(MatchRegexp(`v1\.4\.180:skewtest-contract\.json:\d+: gate-added: terminal: H>C OutputSpan \(opcode 15\) shipped ungated on /terminal\.multiplex and is now sent there only once outputSpan is negotiated`))
 		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: compatible\n"), "the cut is declared in skewtest.yaml")
 		Expect(out).To(ContainSubstring("v1.4.185 → v1.4.190: 1 violation\n"))
 		Expect(out).To(MatchRegexp(`v1\.4\.185:skewtest-contract\.json:\d+: gate-removed: terminal: H>C OutputSpan \(opcode 15\) was sent on /terminal\.multiplex only once outputSpan was negotiated`))
 		Expect(out).To(ContainSubstring("v1.4.190 → worktree: compatible\n"))
+		Expect(out).To(HaveSuffix("checked 13 stable tag pairs and 1 pin against the working tree: 3 violations in 3 pairs\n"))
 
-		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.185..v1.4.190:gate-removed")
+		reviewed := []string{"--allow", "v1.4.172..v1.4.173:gate-added", "--allow", "v1.4.173..v1.4.180:gate-added", "--allow", "v1.4.185..v1.4.190:gate-removed"}
+		code, _ = cli(ctx, append([]string{"contract", "check", "--repo", repo}, reviewed...)...)
 		Expect(code).To(Equal(exitOK))
 
 		sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", "v1.4.180", "v1.4.185")})
@@ -225,8 +272,7 @@ var _ = Describe("skewtest contract", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fs).To(HaveLen(1))
 		Expect(fs[0].Message).To(HavePrefix("v1.4.180 → worktree: protocol-cut: "))
-		code, _ = cli(ctx, "contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut",
-			"--allow", "v1.4.185..v1.4.190:gate-removed")
+		code, _ = cli(ctx, append([]string{"contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut"}, reviewed...)...)
 		Expect(code).To(Equal(exitOK))
 	})
 

@@ -276,6 +276,9 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 		for _, f := range run.Findings {
 			fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
 		}
+		if err := contractWarnings(o.Repo, stderr); err != nil {
+			return err
+		}
 	}
 	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)
 	if err != nil {
@@ -571,6 +574,9 @@ func prepareBuilds(ctx context.Context, o *runOptions, run *results.Run, stdout,
 		fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
 		for _, f := range run.Findings {
 			fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
+		}
+		if err := contractWarnings(o.Repo, stderr); err != nil {
+			return nil, 0, 0, err
 		}
 	}
 	b, buildProgress, done, err := newBuilder(ctx, &o.common, stderr)

@@ -61,7 +61,7 @@ type Check func(in *Input) []results.Finding
 
 // All lists the checks in the order their findings are reported.
 func All() []Check {
-	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, FieldMismatch, CapabilityMismatch, Invariants, PublishedFieldRemoved, SequenceDrift, Differential, Unexpected, DataLoss, FinalState}
+	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, FieldMismatch, CapabilityMismatch, CommandVersions, Invariants, PublishedFieldRemoved, SequenceDrift, Differential, Unexpected, DataLoss, FinalState}
 }
 
 // Run runs every check.

@@ -339,6 +339,33 @@ step output
 		Entry("outside, nobody refuses", 2, 1, nil, []string{"the host did not refuse", "the client did not refuse"}),
 	)
 
+	DescribeTable("WindowViolation of a client that declares no protocol version, taken as the host's default",
+		func(omitted, hostMin int, refused []transcript.Role, want string) {
+			h, c := *newer, *newer
+			h.Protocol = contract.Protocol{Version: 2, MinCompatible: hostMin, Omitted: omitted}
+			c.Protocol = contract.Protocol{}
+			b := compatible(true)
+			for _, r := range refused {
+				b.observe(r, "session", map[string]any{"event": "refused-peer", "code": "incompatible_protocol"})
+			}
+			in := input(b, &h, &c)
+			in.Journey.Steps[0].Commands[0].Conds = []journeys.Cond{{Name: "window"}}
+			Expect(checks.InWindow(in)).To(Equal(omitted >= hostMin))
+			fs := checks.WindowViolation(in)
+			if want == "" {
+				Expect(fs).To(BeEmpty())
+				return
+			}
+			Expect(fs).NotTo(BeEmpty())
+			Expect(fs[0].Message).To(Equal(want))
+		},
+		Entry("inside: a default of 1, the host accepting 1", 1, 1, nil, ""),
+		Entry("inside, and the host refuses", 1, 1, []transcript.Role{transcript.Host},
+			"the host refused a peer inside its protocol window (host speaks protocol 2, accepting 1 and up, client speaks no protocol version, taken as 1 (the host's default for a peer that omits it), accepting 0 and up)"),
+		Entry("outside: a default of 1, the host accepting 2", 1, 2, []transcript.Role{transcript.Host, transcript.Client}, ""),
+		Entry("without a default the peer is outside", 0, 1, []transcript.Role{transcript.Host, transcript.Client}, ""),
+	)
+
 	It("judges the window only where the journey meets it on purpose or a side reported a refusal", func() {
 		h := *newer
 		h.Protocol = contract.Protocol{Version: 2, MinCompatible: 2}

@@ -86,7 +86,7 @@ func WindowViolation(in *Input) []results.Finding {
 	for _, r := range refused {
 		by[r.role] = true
 	}
-	window := fmt.Sprintf("host speaks %s, client speaks %s", protocolOf(in.Host), protocolOf(in.Client))
+	window := fmt.Sprintf("host speaks %s, client speaks %s", protocolOf(in.Host, in.Client, "client"), protocolOf(in.Client, in.Host, "host"))
 	step := handshakeStep(t, refused)
 	var out []results.Finding
 	add := func(msg string) {
@@ -123,7 +123,9 @@ func handshakeStep(t *transcript.Transcript, refused []refusal) string {
 }
 
 // InWindow reports whether the two builds' contracts put each other inside their protocol
-// windows (a missing contract counts as outside nothing: true).
+// windows (a missing contract counts as outside nothing: true). A build whose contract
+// declares no protocol version speaks the other's default for a peer that omits it
+// (protocol.omitted; contract.Protocol.Overlaps).
 func InWindow(in *Input) bool {
 	if in.Host == nil || in.Client == nil {
 		return true
@@ -131,9 +133,14 @@ func InWindow(in *Input) bool {
 	return in.Host.Protocol.Overlaps(in.Client.Protocol)
 }
 
-func protocolOf(c *contract.Contract) string {
+// protocolOf says what c speaks, as its peer (whose role is peerRole) takes it.
+func protocolOf(c, peer *contract.Contract, peerRole string) string {
 	if c == nil {
 		return "an unknown protocol"
 	}
-	return fmt.Sprintf("protocol %d, accepting %d and up", c.Protocol.Version, c.Protocol.MinCompatible)
+	p := c.Protocol
+	if p.Version <= 0 && peer != nil && peer.Protocol.Omitted > 0 {
+		return fmt.Sprintf("no protocol version, taken as %d (the %s's default for a peer that omits it), accepting %d and up", p.As(peer.Protocol), peerRole, p.MinCompatible)
+	}
+	return fmt.Sprintf("protocol %d, accepting %d and up", p.Version, p.MinCompatible)
 }
