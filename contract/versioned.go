@@ -123,13 +123,15 @@ func (f *Frame) At(version int) *Frame {
 }
 
 // Negotiated is the protocol version two builds speak with each other: the lower of their
-// versions (a newer peer speaks down to an older one); 0 when neither says.
+// versions (a newer peer speaks down to an older one), a build that declares none counting
+// as the other's default for it (Protocol.As); 0 when neither says.
 func Negotiated(a, b Protocol) int {
+	av, bv := a.As(b), b.As(a)
 	switch {
-	case a.Version == 0:
-		return b.Version
-	case b.Version == 0:
-		return a.Version
+	case av == 0:
+		return bv
+	case bv == 0:
+		return av
 	}
-	return min(a.Version, b.Version)
+	return min(av, bv)
 }
