@@ -53,10 +53,25 @@ type Config struct {
 	// Support is the working tree's support policy: which releases, per role, it must
 	// still work with (see docs/subject.md). Only the working tree's is used.
 	Support pins.Support `yaml:"support"`
+	// Allow lists the static findings the team reviewed and accepts, each with its reason:
+	// reported as allowed, they fail nothing (see docs/subject.md). Only the working tree's
+	// list is used.
+	Allow []pins.Reviewed `yaml:"allow"`
 
 	// driverLines are the lines the drivers are declared at: the host's under "", each
 	// client's under its kind (DriverLine).
 	driverLines map[string]int
+	// allowLines are the lines of the allow list's entries.
+	allowLines []int
+}
+
+// AllowLine is the line of skewtest.yaml that entry i of the allow list starts at; 0 when
+// unknown.
+func (c *Config) AllowLine(i int) int {
+	if i < 0 || i >= len(c.allowLines) {
+		return 0
+	}
+	return c.allowLines[i]
 }
 
 // DriverLine is the line of skewtest.yaml that declares a driver: the host driver for kind
@@ -131,6 +146,9 @@ func ParseConfig(name string, data []byte) (*Config, error) {
 			return nil, errs[0]
 		}
 		return nil, errors.Join(errs...)
+	}
+	for i := range c.Allow {
+		c.allowLines = append(c.allowLines, lineOf(root.Content[0], "allow", strconv.Itoa(i)))
 	}
 	c.driverLines = map[string]int{"": lineOf(root.Content[0], "drivers", "host")}
 	for kind := range c.Drivers.Clients {
@@ -230,6 +248,17 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 		}
 		add(lineOf(doc, path...), "%s", msg)
 	}
+	for i := range c.Allow {
+		at := fmt.Sprintf("allow[%d]", i)
+		for _, msg := range c.Allow[i].Validate(at) {
+			field := strings.TrimPrefix(strings.Fields(msg)[0], at+".")
+			if field == at {
+				add(lineOf(doc, "allow", strconv.Itoa(i)), "%s", msg)
+			} else {
+				add(lineOf(doc, "allow", strconv.Itoa(i), field), "%s", msg)
+			}
+		}
+	}
 	errs = append(errs, c.validatePins(name, doc)...)
 	errs = append(errs, c.validateVersions(name, doc)...)
 	slices.SortStableFunc(errs, func(a, b error) int {
@@ -278,7 +307,8 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, support",
+	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, support, allow",
+	"pins.Reviewed":      "rule, frame, path, pointer, refs, reason",
 	"pins.Support":       "clients, hosts, cuts",
 	"pins.SupportRule":   "last, since",
 	"pins.Cut":           "role, range, reason",

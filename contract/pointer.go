@@ -87,3 +87,22 @@ func CheckPointer(ptr string) error {
 	_, err := splitPointer(ptr)
 	return err
 }
+
+// FrameAt returns the frame a pointer into the contract is at or below
+// (/channels/0/frames/3/gates/…), or nil.
+func (c *Contract) FrameAt(ptr string) *Frame {
+	toks, err := splitPointer(ptr)
+	if c == nil || err != nil || len(toks) < 4 || toks[0] != "channels" || toks[2] != "frames" {
+		return nil
+	}
+	i, ok := arrayIndex(toks[1], len(c.Channels))
+	if !ok {
+		return nil
+	}
+	ch := &c.Channels[i]
+	j, ok := arrayIndex(toks[3], len(ch.Frames))
+	if !ok {
+		return nil
+	}
+	return &ch.Frames[j]
+}

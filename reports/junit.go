@@ -89,14 +89,14 @@ func JUnit(run *results.Run) ([]byte, error) {
 		s.Tests++
 		s.Cases = append(s.Cases, c)
 	}
-	if len(run.Findings) > 0 {
+	if failing := results.Failing(run.Findings); len(failing) > 0 {
 		s := suite("contract-check")
 		var lines []string
-		for _, f := range run.Findings {
+		for _, f := range failing {
 			lines = append(lines, FindingLine(f)+"\n"+indent(f.Detail, "    "))
 		}
 		s.Cases = append(s.Cases, junitCase{Name: "contract check", Classname: "skewtest.contract-check", Time: "0.000",
-			Failure: &junitMessage{Message: fmt.Sprintf("%d contract violation(s)", len(run.Findings)), Type: "contract-violation",
+			Failure: &junitMessage{Message: fmt.Sprintf("%d contract violation(s)", len(failing)), Type: "contract-violation",
 				Text: strings.Join(lines, "\n")}})
 		s.Tests++
 		s.Failures++
@@ -174,6 +174,9 @@ func FindingLine(f results.Finding) string {
 		fmt.Fprintf(&b, " %s", f.Direction)
 	}
 	fmt.Fprintf(&b, ": %s", f.Message)
+	if f.Allowed != "" {
+		fmt.Fprintf(&b, " (allowed, %s)", f.Allowed)
+	}
 	return b.String()
 }
 

@@ -69,7 +69,7 @@ func incomplete(run *results.Run) string {
 // finding with its repro line, then totals.
 func Matrix(w io.Writer, run *results.Run) {
 	if len(run.Findings) > 0 {
-		fmt.Fprintf(w, "CONTRACT CHECK: %d finding(s), found before anything was built\n", len(run.Findings))
+		fmt.Fprintf(w, "CONTRACT CHECK: %s, found before anything was built\n", staticCount(run.Findings))
 		for _, f := range run.Findings {
 			fmt.Fprintf(w, "  %s\n", FindingLine(f))
 			if f.Detail != "" {
@@ -143,7 +143,7 @@ func Markdown(run *results.Run) string {
 		fmt.Fprintf(&b, "> **%s**\n\n", s)
 	}
 	if len(run.Findings) > 0 {
-		fmt.Fprintf(&b, "## Contract check\n\n%d finding(s), found from the contracts before anything was built:\n\n", len(run.Findings))
+		fmt.Fprintf(&b, "## Contract check\n\n%s, found from the contracts before anything was built:\n\n", staticCount(run.Findings))
 		for _, f := range run.Findings {
 			fmt.Fprintf(&b, "- %s\n", FindingLine(f))
 			if f.Detail != "" {
@@ -192,4 +192,14 @@ func Markdown(run *results.Run) string {
 		fmt.Fprintf(&b, "\nRepro: `%s`\n", p.Repro)
 	}
 	return b.String()
+}
+
+// staticCount says how many static findings there are, and how many of them were reviewed
+// and allowed: "2 finding(s)", "2 finding(s), 1 reviewed and allowed".
+func staticCount(fs []results.Finding) string {
+	s := fmt.Sprintf("%d finding(s)", len(fs))
+	if allowed := len(fs) - len(results.Failing(fs)); allowed > 0 {
+		s += fmt.Sprintf(", %d reviewed and allowed", allowed)
+	}
+	return s
 }

@@ -237,6 +237,21 @@ type Finding struct {
 	Frame     *Frame `json:"frame,omitempty"`
 	Message   string `json:"message"`
 	Detail    string `json:"detail,omitempty"` // multi-line evidence: a diff, the last frames seen
+	// Allowed, for a static finding the subject's skewtest.yaml lists under allow: (reviewed
+	// and accepted), says where and why ("skewtest.yaml:31: the downgrade is lossless for
+	// mobile"); an allowed finding is reported and fails nothing.
+	Allowed string `json:"allowed,omitempty"`
+}
+
+// Failing lists the findings that fail: every one but those allowed.
+func Failing(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Allowed == "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Label is the pairing's human name: "host v1.4.190 × desktop client v1.4.120 · terminal".
@@ -292,7 +307,7 @@ func (r *Run) ExitCode() int {
 	switch {
 	case c[StatusError] > 0, !r.Complete():
 		return 3
-	case c[StatusFail] > 0, c[StatusFlaky] > 0, len(r.Findings) > 0:
+	case c[StatusFail] > 0, c[StatusFlaky] > 0, len(Failing(r.Findings)) > 0:
 		return 1
 	}
 	return 0

@@ -318,28 +318,40 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	res, err := diffPairs(ctx, cs, pairs, func(older, newer string) func(contract.Violation) bool {
-		return either(policy(older), allowedFor(o.Allow, older, newer))
-	})
+	reviewed, err := loadAllowList(o.Repo)
 	if err != nil {
 		return err
 	}
-	violations, failing, skipped := 0, 0, 0
+	res, err := diffPairs(ctx, cs, pairs, func(older, newer string) func(contract.Violation) bool {
+		return either(policy(older), allowedFor(o.Allow, older, newer))
+	}, reviewed)
+	if err != nil {
+		return err
+	}
+	violations, failing, skipped, allowed := 0, 0, 0, 0
 	for _, r := range res {
+		also := ""
+		if len(r.Allowed) > 0 {
+			also = fmt.Sprintf(" (%d allowed)", len(r.Allowed))
+		}
 		switch {
 		case r.Skipped != nil:
 			fmt.Fprintf(stdout, "%s → %s: not checked: %v\n", r.Old, r.New, r.Skipped)
 			skipped++
 		case len(r.Violations) == 0:
-			fmt.Fprintf(stdout, "%s → %s: compatible\n", r.Old, r.New)
+			fmt.Fprintf(stdout, "%s → %s: compatible%s\n", r.Old, r.New, also)
 		default:
-			fmt.Fprintf(stdout, "%s → %s: %s\n", r.Old, r.New, plural(len(r.Violations), "violation"))
+			fmt.Fprintf(stdout, "%s → %s: %s%s\n", r.Old, r.New, plural(len(r.Violations), "violation"), also)
 			for _, v := range r.Violations {
 				fmt.Fprintln(stdout, v)
 			}
 			violations += len(r.Violations)
 			failing++
 		}
+		for _, v := range r.Allowed {
+			fmt.Fprintln(stdout, v)
+		}
+		allowed += len(r.Allowed)
 		if r.New != pins.WorktreeLabel {
 			printWarnings(stderr, r.Warnings)
 		}
@@ -349,10 +361,16 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	printWarnings(stderr, ws)
+	for _, w := range reviewed.stale() {
+		fmt.Fprintln(stderr, w)
+	}
 	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", plural(history, "stable tag pair"), plural(len(res)-history, "pin"))
 	notChecked := ""
+	if allowed > 0 {
+		notChecked += fmt.Sprintf(", %d reviewed and allowed", allowed)
+	}
 	if skipped > 0 {
-		notChecked = fmt.Sprintf(" (%s not checked)", plural(skipped, "pair"))
+		notChecked += fmt.Sprintf(" (%s not checked)", plural(skipped, "pair"))
 	}
 	if violations == 0 {
 		fmt.Fprintf(stdout, "compatible%s\n", notChecked)
@@ -375,8 +393,10 @@ type contractPair struct {
 type pairResult struct {
 	Old, New   string
 	Violations []contract.Violation
-	Warnings   []contract.Warning
-	Skipped    error
+	// Allowed are the violations the working tree's allow list allows (reviewed findings).
+	Allowed  []allowedViolation
+	Warnings []contract.Warning
+	Skipped  error
 }
 
 // pinPairs pairs each pin, as the older build, with the working tree.
@@ -391,7 +411,7 @@ func pinPairs(pinned []pins.Pin) []contractPair {
 // diffPairs reads each build's contract once (from git objects, no checkout, no process)
 // and diffs every pair. The working tree's contract must be readable (else a usage error,
 // exit 2); a commit's that cannot be read or parsed skips its pairs.
-func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, allowed func(older, newer string) func(contract.Violation) bool) ([]pairResult, error) {
+func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, allowed func(older, newer string) func(contract.Violation) bool, reviewed *allowList) ([]pairResult, error) {
 	type loaded struct {
 		c   *contract.Contract
 		err error
@@ -430,6 +450,7 @@ func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, al
 			r.Skipped = oerr
 		default:
 			r.Violations = contract.Diff(older, newer, contract.DiffOptions{Allowed: allowed(p.Old, p.New)})
+			r.Violations, r.Allowed = reviewed.split(p.Old, p.New, r.Violations, older, newer)
 			r.Warnings = contract.WarningsSince(older, newer)
 		}
 		out = append(out, r)
@@ -443,9 +464,11 @@ func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, al
 // allows (declared protocol cuts; command versions of releases it no longer requires) and
 // what allowed allows (nil: nothing more) is left out; each other violation is a finding of
 // kind contract-violation whose Message says the pair, the rule and what broke, and whose
-// Detail says file:line and the pointer. A pin whose contract cannot be read is left out (its
+// Detail says file:line and the pointer; one the allow list of skewtest.yaml allows is a
+// finding with Allowed set, which fails nothing, and an entry that allowed nothing among the
+// pairs it selects is a warning on stderr. A pin whose contract cannot be read is left out (its
 // build reports it); a working tree whose contract cannot be read is an error (exit 2).
-func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed func(contract.Violation) bool) ([]results.Finding, error) {
+func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed func(contract.Violation) bool, stderr io.Writer) ([]results.Finding, error) {
 	tags, _, err := pins.StableTags(ctx, repo)
 	if err != nil {
 		return nil, err
@@ -458,9 +481,13 @@ func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed 
 	if err != nil {
 		return nil, err
 	}
+	reviewed, err := loadAllowList(repo)
+	if err != nil {
+		return nil, err
+	}
 	res, err := diffPairs(ctx, cs, pinPairs(pinned), func(older, _ string) func(contract.Violation) bool {
 		return either(policy(older), allowed)
-	})
+	}, reviewed)
 	if err != nil {
 		return nil, err
 	}
@@ -469,6 +496,14 @@ func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed 
 		for _, v := range r.Violations {
 			out = append(out, contractFinding(r.Old, r.New, v))
 		}
+		for _, v := range r.Allowed {
+			f := contractFinding(r.Old, r.New, v.Violation)
+			f.Allowed = fmt.Sprintf("%s:%d: %s", builds.ConfigFile, v.Line, v.By.Reason)
+			out = append(out, f)
+		}
+	}
+	for _, w := range reviewed.stale() {
+		fmt.Fprintln(stderr, w)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -209,7 +210,7 @@ var _ = Describe("skewtest contract", func() {
 			s := newContractSubject()
 			sel, err := pins.Resolve(ctx, s.dir, pins.Options{Refs: pins.Refs("", "v1.2.0", "v1.3.0")})
 			Expect(err).NotTo(HaveOccurred())
-			fs, err := contractCheck(ctx, s.dir, sel.Pins, nil)
+			fs, err := contractCheck(ctx, s.dir, sel.Pins, nil, io.Discard)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fs).To(HaveLen(3))
 			Expect(fs[0].Kind).To(Equal(results.ContractViolation))
@@ -218,7 +219,7 @@ var _ = Describe("skewtest contract", func() {
 			Expect(fs[2].Message).To(HavePrefix("v1.3.0 → worktree: field-made-required: "))
 
 			allowed := contract.Allowing(contract.Allowance{Rule: contract.RuleFieldMadeRequired})
-			fs, err = contractCheck(ctx, s.dir, sel.Pins, allowed)
+			fs, err = contractCheck(ctx, s.dir, sel.Pins, allowed, io.Discard)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fs).To(HaveLen(1))
 		})
@@ -230,7 +231,8 @@ var _ = Describe("skewtest contract", func() {
 		// The reference subject declares its session protocol cut in its support policy, so
 		// the cut is allowed. OutputSpan shipped ungated on both paths in v1.4.147: gating it
 		// on subscribe (v1.4.173) downgrades older desktop clients there, a reviewed change
-		// (mobile ignores Output's seq, so the downgrade is lossless for it); gating it on
+		// (mobile ignores Output's seq, so the downgrade is lossless for it) that its
+		// skewtest.yaml allows: shown, marked allowed, failing nothing; gating it on
 		// multiplex (v1.4.180) is the real release-skew bug, and removing that gate again
 		// (v1.4.190) breaks the clients that negotiated it. The working tree's gate on
 		// multiplex is negotiated by every v1.4.190 desktop client (ackOutput implies it).
@@ -240,40 +242,62 @@ var _ = Describe("skewtest contract", func() {
 			`v1\.4\.147:skewtest-contract\.json:\d+: warning: frame-kind-undecided: terminal: H>C OutputSpan \(opcode 15\) says nothing about mobile clients`),
 			"v1.4.147 sent OutputSpan to mobile clients, whose table lacks it")
 		Expect(strings.Count(out, ": warning: ")).To(Equal(1), "said once, where it appeared")
-		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: 1 violation\n"))
-		Expect(out).To(MatchRegexp(`v1\.4\.173:skewtest-contract\.json:\d+: gate-added: terminal: H>C OutputSpan \(opcode 15\) shipped ungated on /terminal\.subscribe and is now sent there only once outputSpan is negotiated, which older desktop clients do not declare`))
+		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: compatible (1 allowed)\n"))
+		Expect(out).To(MatchRegexp(`v1\.4\.173:skewtest-contract\.json:\d+: gate-added: terminal: H>C OutputSpan \(opcode 15\) shipped ungated on /terminal\.subscribe and is now sent there only once outputSpan is negotiated, which older desktop clients do not declare.* \(allowed, skewtest\.yaml:\d+: v1\.4\.173 gated OutputSpan on terminal\.subscribe: mobile ignores Output's seq`))
 		Expect(out).To(ContainSubstring("v1.4.173 → v1.4.180: 1 violation\n"))
 		Expect(out).To(MatchRegexp(`v1\.4\.180:skewtest-contract\.json:\d+: gate-added: terminal: H>C OutputSpan \(opcode 15\) shipped ungated on /terminal\.multiplex and is now sent there only once outputSpan is negotiated`))
 		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: compatible\n"), "the cut is declared in skewtest.yaml")
 		Expect(out).To(ContainSubstring("v1.4.185 → v1.4.190: 1 violation\n"))
 		Expect(out).To(MatchRegexp(`v1\.4\.185:skewtest-contract\.json:\d+: gate-removed: terminal: H>C OutputSpan \(opcode 15\) was sent on /terminal\.multiplex only once outputSpan was negotiated`))
 		Expect(out).To(ContainSubstring("v1.4.190 → worktree: compatible\n"))
-		Expect(out).To(HaveSuffix("checked 13 stable tag pairs and 1 pin against the working tree: 3 violations in 3 pairs\n"))
+		Expect(out).To(HaveSuffix("checked 13 stable tag pairs and 1 pin against the working tree: 2 violations in 2 pairs, 1 reviewed and allowed\n"))
+		Expect(out).NotTo(ContainSubstring("matched no finding"))
 
-		reviewed := []string{"--allow", "v1.4.172..v1.4.173:gate-added", "--allow", "v1.4.173..v1.4.180:gate-added", "--allow", "v1.4.185..v1.4.190:gate-removed"}
+		// An entry that matches nothing it selects is a warning, and fails nothing itself.
+		cfg := filepath.Join(repo, "skewtest.yaml")
+		text := readFile(cfg)
+		Expect(os.WriteFile(cfg, []byte(strings.Replace(text, "path: /terminal.subscribe", "path: /terminal.elsewhere", 1)), 0o644)).To(Succeed())
+		code, out = cli(ctx, "contract", "check", "--repo", repo)
+		Expect(code).To(Equal(exitFindings))
+		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: 1 violation\n"))
+		Expect(out).To(MatchRegexp(`skewtest\.yaml:\d+: warning: allow entry gate-added of OutputSpan on /terminal\.elsewhere for <v1\.4\.173 matched no finding: remove it`))
+		Expect(os.WriteFile(cfg, []byte(text), 0o644)).To(Succeed())
+
+		reviewed := []string{"--allow", "v1.4.173..v1.4.180:gate-added", "--allow", "v1.4.185..v1.4.190:gate-removed"}
 		code, _ = cli(ctx, append([]string{"contract", "check", "--repo", repo}, reviewed...)...)
 		Expect(code).To(Equal(exitOK))
 
 		sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", "v1.4.180", "v1.4.185")})
 		Expect(err).NotTo(HaveOccurred())
-		fs, err := contractCheck(ctx, repo, sel.Pins, nil)
+		fs, err := contractCheck(ctx, repo, sel.Pins, nil, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fs).To(BeEmpty())
 
-		// Without the declared cut, the same history shows it, in the history and for run.
-		cfg := filepath.Join(repo, "skewtest.yaml")
-		text := readFile(cfg)
+		// Without the declared cut (and the allow list after it), the same history shows it,
+		// in the history and for run.
 		Expect(os.WriteFile(cfg, []byte(text[:strings.Index(text, "\n# The working tree's support policy")+1]), 0o644)).To(Succeed())
 		code, out = cli(ctx, "contract", "check", "--repo", repo)
 		Expect(code).To(Equal(exitFindings))
 		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: 1 violation\n"))
 		Expect(out).To(ContainSubstring(": protocol-cut: minCompatible 2 is above the older build's protocol version 1"))
-		fs, err = contractCheck(ctx, repo, sel.Pins, nil)
+		fs, err = contractCheck(ctx, repo, sel.Pins, nil, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fs).To(HaveLen(1))
 		Expect(fs[0].Message).To(HavePrefix("v1.4.180 → worktree: protocol-cut: "))
-		code, _ = cli(ctx, append([]string{"contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut"}, reviewed...)...)
+		code, _ = cli(ctx, append([]string{"contract", "check", "--repo", repo, "--allow", "v1.4.180..v1.4.185:protocol-cut", "--allow", "v1.4.172..v1.4.173:gate-added"}, reviewed...)...)
 		Expect(code).To(Equal(exitOK))
+
+		// Reviewed in skewtest.yaml instead, run's static tier shows it as allowed, and it
+		// fails nothing.
+		Expect(os.WriteFile(cfg, []byte(text[:strings.Index(text, "\n# The working tree's support policy")+1]+
+			"allow:\n  - rule: protocol-cut\n    refs: \"<v1.4.185\"\n    reason: session protocol 2 refuses them on purpose\n"), 0o644)).To(Succeed())
+		fs, err = contractCheck(ctx, repo, sel.Pins, nil, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fs).To(ConsistOf(SatisfyAll(HaveField("Message", HavePrefix("v1.4.180 → worktree: protocol-cut: ")),
+			HaveField("Allowed", MatchRegexp(`^skewtest\.yaml:\d+: session protocol 2 refuses them on purpose$`)))))
+		Expect(results.Failing(fs)).To(BeEmpty())
+		run := &results.Run{Findings: fs}
+		Expect(run.ExitCode()).To(Equal(exitOK))
 	})
 
 	Describe("verify", func() {

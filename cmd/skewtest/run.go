@@ -269,14 +269,7 @@ func execute(ctx context.Context, o *runOptions, stdout, stderr io.Writer) error
 	if o.Host == "" {
 		// The static tier first: seconds, no process, the cheap answer before the
 		// expensive one.
-		if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
-		for _, f := range run.Findings {
-			fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
-		}
-		if err := contractWarnings(o.Repo, stderr); err != nil {
+		if err := staticTier(ctx, o.Repo, sel.Pins, run, stdout, stderr); err != nil {
 			return err
 		}
 	}
@@ -568,14 +561,7 @@ func prepareBuilds(ctx context.Context, o *runOptions, run *results.Run, stdout,
 	if o.Host == "" {
 		// The static tier first: seconds, no process, the cheap answer before the
 		// expensive one.
-		if run.Findings, err = contractCheck(ctx, o.Repo, sel.Pins, nil); err != nil {
-			return nil, 0, 0, err
-		}
-		fmt.Fprintf(stdout, "contract check: %s\n", plural(len(run.Findings), "violation"))
-		for _, f := range run.Findings {
-			fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
-		}
-		if err := contractWarnings(o.Repo, stderr); err != nil {
+		if err := staticTier(ctx, o.Repo, sel.Pins, run, stdout, stderr); err != nil {
 			return nil, 0, 0, err
 		}
 	}
@@ -593,4 +579,23 @@ func prepareBuilds(ctx context.Context, o *runOptions, run *results.Run, stdout,
 		return nil, 0, 0, err
 	}
 	return built, hostIdx, clientIdx, nil
+}
+
+// staticTier runs the static tier (contractCheck) into run's findings and prints them, with
+// the working tree contract's warnings.
+func staticTier(ctx context.Context, repo string, pinned []pins.Pin, run *results.Run, stdout, stderr io.Writer) error {
+	var err error
+	if run.Findings, err = contractCheck(ctx, repo, pinned, nil, stderr); err != nil {
+		return err
+	}
+	failing := results.Failing(run.Findings)
+	allowed := ""
+	if n := len(run.Findings) - len(failing); n > 0 {
+		allowed = fmt.Sprintf(" (%d reviewed and allowed)", n)
+	}
+	fmt.Fprintf(stdout, "contract check: %s%s\n", plural(len(failing), "violation"), allowed)
+	for _, f := range run.Findings {
+		fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
+	}
+	return contractWarnings(repo, stderr)
 }
