@@ -139,8 +139,8 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 		Expect(eval(row + `.querySelector("td.size").textContent === "` + fmt.Sprint(e.Size) + ` B" ? 1 : 0`)).To(Equal(1))
 		Expect(eval(`document.querySelectorAll("#view table.frames tr.fields").length`)).To(Equal(0), "fields show on demand")
 
-		do(chromedp.Evaluate[chromedp.Void](row + `.click()`), chromedp.WaitVisible(chromedp.CSS("#view table.frames tr.fields pre")))
-		Expect(eval(row + `.nextElementSibling.classList.contains("fields") ? 1 : 0`)).To(Equal(1), "below the row clicked")
+		do(chromedp.Evaluate[chromedp.Void](row+`.click()`), chromedp.WaitVisible(chromedp.CSS("#view table.frames tr.fields pre")))
+		Expect(eval(row+`.nextElementSibling.classList.contains("fields") ? 1 : 0`)).To(Equal(1), "below the row clicked")
 		var want, got any
 		Expect(json.Unmarshal([]byte(e.Fields), &want)).To(Succeed())
 		shown := text("#view table.frames tr.fields pre")

@@ -245,8 +245,7 @@ func fields(step string, k int, name string) string {
 	case name[0] >= 'a' && name[0] <= 'z':
 		return fmt.Sprintf(`{"type":%q,"value":{"type":%q,"id":%d,"step":%q}}`, name, name, k, step)
 	case name == "Output" || name == "SnapshotChunk":
-		return fmt.Sprintf(`{"opcode":%d,"stream":1,"seq":%d,"text":"%s output line %d
-"}`, len(name), 1000*k, step, k)
+		return fmt.Sprintf(`{"opcode":%d,"stream":1,"seq":%d,"text":"%s output line %d\r\n"}`, len(name), 1000*k, step, k)
 	}
 	return fmt.Sprintf(`{"opcode":%d,"stream":1,"seq":%d,"value":{"step":%q,"k":%d}}`, len(name), 1000*k, step, k)
 }
