@@ -28,7 +28,7 @@ var ErrNotTranscript = errors.New("not a transcript")
 func Load(path string) (*Transcript, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s does not exist: %w", path, err)
+		return nil, &MissingError{path + " does not exist"}
 	}
 	if err != nil {
 		return nil, err
@@ -36,8 +36,7 @@ func Load(path string) (*Transcript, error) {
 	if fi.IsDir() {
 		file := filepath.Join(path, File)
 		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s has no %s: give a pairing's directory (pairings/NNN-… in a report directory) or a transcript file: %w",
-				path, File, err)
+			return nil, &MissingError{path + " has no " + File + ": give a pairing's directory (pairings/NNN-… in a report directory) or a transcript file"}
 		}
 		path = file
 	}
@@ -52,6 +51,13 @@ func Load(path string) (*Transcript, error) {
 	}
 	return t, nil
 }
+
+// MissingError is a transcript that is not where Load was told to look: the path does not
+// exist, or the directory holds no File. It wraps fs.ErrNotExist.
+type MissingError struct{ Msg string }
+
+func (e *MissingError) Error() string { return e.Msg }
+func (e *MissingError) Unwrap() error { return fs.ErrNotExist }
 
 // Decode reads a transcript from r, gzipped or plain JSON. What is not one gives an error
 // that wraps ErrNotTranscript.
