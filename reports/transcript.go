@@ -98,7 +98,11 @@ func transcriptText(w io.Writer, t *transcript.Transcript) error {
 			step = "(teardown)"
 		}
 		row := func(index, name, step, payload, fields string) {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d B\t%s\t%s\n", index, f.Dir, oneLine(name), oneLine(step), f.Conn, len(f.Data), payload, fields)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d B\t%s", index, f.Dir, oneLine(name), oneLine(step), f.Conn, len(f.Data), payload)
+			if fields != "" { // else no trailing blanks
+				fmt.Fprintf(tw, "\t%s", fields)
+			}
+			fmt.Fprintln(tw)
 		}
 		switch {
 		case t.ReadLimits == nil:

@@ -77,6 +77,7 @@ var _ = Describe("Transcript", func() {
 		Expect(row(10)).To(Equal(`9 C>H close unsubscribe 1 2 B 2 B`))
 		for _, l := range lines {
 			Expect(len(l)).To(BeNumerically("<", 4500), "a value is bounded")
+			Expect(l).To(Equal(strings.TrimRight(l, " ")), "no trailing blanks")
 		}
 	})
 
