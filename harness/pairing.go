@@ -12,8 +12,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/driver"
@@ -227,9 +229,15 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	if errors.As(err, &ue) && opts.OnUsage != nil {
 		opts.OnUsage(ue.Err)
 	}
+	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference,
+		ClientOlder: opts.Older != nil && opts.Older(p.Client.Label, p.Host.Label)}
+	if rec.names != nil {
+		checks.KeepNamed(in, rec.names(t)) // the journey named the frames as they arrived
+	}
 	if err != nil || ctx.Err() != nil {
 		// The infrastructure, the harness or a journey the vocabulary does not cover
 		// broke: the pairing was not tested, so it is an error, never a pass.
+		keepRead(t, checks.NameFrames(in))
 		if werr := writeTranscript(opts.Dir, t); werr != nil {
 			err = errors.Join(err, fmt.Errorf("write transcript: %w", werr))
 		} else {
@@ -241,11 +249,6 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 			res.Error = "interrupted: the run was stopped before this pairing ended (" + errors.Join(err, ctx.Err()).Error() + ")"
 		}
 		return res, t
-	}
-	in := &checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference,
-		ClientOlder: opts.Older != nil && opts.Older(p.Client.Label, p.Host.Label)}
-	if rec.names != nil {
-		checks.KeepNamed(in, rec.names(t)) // the journey named the frames as they arrived
 	}
 	in.Streams = rec.streams
 	if opts.Support != nil {
@@ -260,14 +263,17 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	for _, s := range t.Steps {
 		res.Steps = append(res.Steps, results.Step{Name: s.Name, Done: s.Done, Duration: s.Ended.Sub(s.Started)})
 	}
-	for _, n := range checks.NameFrames(in) {
+	named := checks.NameFrames(in)
+	for _, n := range named {
 		res.Frames = append(res.Frames, n.Label())
 		step := n.Step
 		if n.Teardown {
 			step = "(teardown)"
 		}
+		h, text := readHeader(n), readText(n)
 		res.Timeline = append(res.Timeline, results.FrameEvent{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name,
-			Step: step, Size: len(n.Data), AtNs: n.At.Sub(start).Nanoseconds(), Control: n.Control != ""})
+			Step: step, Arrived: n.Arrived, Size: len(n.Data), Payload: new(payloadSize(n)), AtNs: n.At.Sub(start).Nanoseconds(),
+			Control: n.Control != "", Fields: transcript.ShortLimits.Fields(h, n.Decoded.Value, text)})
 	}
 	switch {
 	case len(res.Findings) > 0:
@@ -285,6 +291,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 		}
 		return res, t
 	}
+	keepRead(t, named)
 	if werr := writeTranscript(opts.Dir, t); werr != nil {
 		res.Status, res.Error = results.StatusError, "write transcript: "+werr.Error()
 		return res, t
@@ -295,8 +302,79 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 
 // transcriptFile is the transcript's name in a pairing's directory. It is gzipped: a
 // terminal journey's frames and screens repeat a lot (about 1.2 MB raw, a few dozen KB
-// compressed), and a full matrix keeps hundreds of them. Read it with zcat or gzip -dc.
-const transcriptFile = "transcript.json.gz"
+// compressed), and a full matrix keeps hundreds of them. Read it with zcat or gzip -dc, or
+// skewtest transcript (transcript.Load).
+const transcriptFile = transcript.File
+
+// keepRead gives each of t's frames what the receiving contract read from it (named, the
+// frames NameFrames found): their names, header fields, bounded values, payload sizes,
+// the step each belongs to and why one could not be read. Only for a transcript that is
+// kept, before Run returns: a reference transcript is read by other pairings' checks
+// afterwards, and must not change then.
+func keepRead(t *transcript.Transcript, named []checks.Named) {
+	at := make(map[int]int, len(t.Frames)) // frame index → position in t.Frames
+	for i, f := range t.Frames {
+		at[f.Index] = i
+	}
+	limits := transcript.ReadLimits
+	t.ReadLimits = &limits
+	for _, n := range named {
+		i, ok := at[n.Index]
+		if !ok {
+			continue
+		}
+		var err error
+		r := transcript.ReadFrame{Name: n.Name, Header: readHeader(n), Text: limits.CutString(readText(n)), Payload: payloadSize(n)}
+		if n.Arrived != "" {
+			r.Step = n.Step
+		}
+		if n.Err != nil {
+			r.Error = n.Err.Error()
+		}
+		r.Value, r.Truncated, err = limits.JSON(n.Decoded.Value)
+		if err != nil {
+			r.Error = strings.Join(slices.DeleteFunc([]string{r.Error, "the decoded value is not JSON: " + err.Error()},
+				func(s string) bool { return s == "" }), "; ")
+		}
+		t.Frames[i].Read = append(t.Frames[i].Read, r)
+	}
+}
+
+// readHeader is a named frame's header fields.
+func readHeader(n checks.Named) transcript.Header {
+	d := n.Decoded
+	h := transcript.Header{Type: d.Type, Named: d.Header}
+	if d.HasOpcode {
+		h.Opcode = &d.Opcode
+	}
+	if d.HasStream {
+		h.Stream = &d.Stream
+	}
+	if d.HasSeq {
+		h.Seq = &d.Seq
+	}
+	return h
+}
+
+// readText is a named frame's payload as text, when the contract read no value from it and
+// it is text; "" otherwise.
+func readText(n checks.Named) string {
+	d := n.Decoded
+	if d.Value != nil || d.Driver || n.Control != "" || len(d.Payload) == 0 || !utf8.Valid(d.Payload) {
+		return ""
+	}
+	return string(d.Payload)
+}
+
+// payloadSize is a named frame's payload in bytes: what its codec split from the message,
+// or the whole message where nothing was (a control frame, a frame of no channel, one its
+// receiving driver did not name).
+func payloadSize(n checks.Named) int {
+	if n.Control != "" || n.Undecoded || (n.Decoded.Payload == nil && n.Err != nil) {
+		return len(n.Data)
+	}
+	return len(n.Decoded.Payload)
+}
 
 func writeTranscript(dir string, t *transcript.Transcript) error {
 	var b bytes.Buffer

@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -121,6 +122,43 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 		Expect(eval(`document.querySelectorAll("#view table.frames tr.step").length`)).To(BeNumerically(">", 1))
 		Expect(eval(`document.querySelectorAll("#view table.frames td.hit").length`)).To(BeNumerically(">=", 1), "the refused frame is marked")
 		Expect(eval(`document.querySelectorAll("#view a.transcript").length`)).To(Equal(1))
+	})
+
+	It("shows a frame's payload and message sizes, where it arrived, and its fields on a click", func() {
+		var e results.FrameEvent
+		for _, f := range failing.Timeline {
+			if f.Fields != "" && f.Dir == "H>C" {
+				e = f
+				break
+			}
+		}
+		Expect(e.Fields).NotTo(BeEmpty(), "the synthetic timeline has fields")
+		do(chromedp.Navigate(fmt.Sprintf("%s#p%d", page, failing.Index)), chromedp.WaitVisible(chromedp.CSS("#view table.frames")))
+		row := fmt.Sprintf(`Array.from(document.querySelectorAll("#view table.frames tr.has-fields")).find((r) => r.querySelector("td.num").textContent === "#%d")`, e.Index)
+		Expect(eval(row + `.querySelector("td.payload").textContent === "` + fmt.Sprint(*e.Payload) + ` B" ? 1 : 0`)).To(Equal(1))
+		Expect(eval(row + `.querySelector("td.size").textContent === "` + fmt.Sprint(e.Size) + ` B" ? 1 : 0`)).To(Equal(1))
+		Expect(eval(`document.querySelectorAll("#view table.frames tr.fields").length`)).To(Equal(0), "fields show on demand")
+
+		do(chromedp.Evaluate[chromedp.Void](row+`.click()`), chromedp.WaitVisible(chromedp.CSS("#view table.frames tr.fields pre")))
+		Expect(eval(row+`.nextElementSibling.classList.contains("fields") ? 1 : 0`)).To(Equal(1), "below the row clicked")
+		var want, got any
+		Expect(json.Unmarshal([]byte(e.Fields), &want)).To(Succeed())
+		shown := text("#view table.frames tr.fields pre")
+		Expect(json.Unmarshal([]byte(shown), &got)).To(Succeed(), shown)
+		Expect(got).To(Equal(want))
+		Expect(shown).To(ContainSubstring("\n  \""), "indented for reading")
+		do(chromedp.Evaluate[chromedp.Void](row + `.click()`))
+		Expect(eval(`document.querySelectorAll("#view table.frames tr.fields").length`)).To(Equal(0), "a second click hides them")
+
+		arrived := 0
+		for _, f := range failing.Timeline {
+			if f.Arrived != "" {
+				arrived++
+			}
+		}
+		Expect(arrived).To(BeNumerically(">", 0), "the synthetic timeline has a frame that arrived in a later step")
+		Expect(eval(`document.querySelectorAll("#view table.frames .tag.arrived").length`)).To(Equal(arrived))
+		Expect(text("#view table.frames .tag.arrived")).To(Equal("arrived in live-output"))
 	})
 
 	It("colours a sequence-drift diff, and copies a repro line", func() {

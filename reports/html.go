@@ -277,17 +277,20 @@ func findingKinds(run *results.Run) []results.Kind {
 	return out
 }
 
-// pageData is what the page's script reads: every pairing once, compact. Names that
-// repeat (frame and step names) are interned in S; a timeline is a flat list of numbers,
-// timelineWidth per frame.
+// pageData is what the page's script reads: every pairing once, compact. Strings that
+// repeat (frame and step names, and a frame's fields: the pairings of one journey send the
+// same frames) are interned in S; a timeline is a flat list of numbers, timelineWidth per
+// frame.
 type pageData struct {
 	S []string      `json:"s"`
 	P []pagePairing `json:"p"`
 }
 
 // timelineWidth numbers per frame: index, conn, dir (0 C>H, 1 H>C, 2 other), name (S),
-// step (S, -1 none), size, microseconds since the pairing started, control (0/1).
-const timelineWidth = 8
+// step (S, -1 none), size (the message's), microseconds since the pairing started, control
+// (0/1), payload size (-1 unknown: an older results.json), the step it arrived in when not
+// its step (S, -1), its fields (S, -1 none).
+const timelineWidth = 11
 
 type pagePairing struct {
 	ID         int              `json:"id"`
@@ -376,7 +379,18 @@ func pageDataOf(run *results.Run) pageData {
 			if e.Control {
 				ctl = 1
 			}
-			pp.Timeline = append(pp.Timeline, int64(e.Index), int64(e.Conn), dir, str(e.Name), step, int64(e.Size), e.AtNs/1000, ctl)
+			payload, arrived, fields := int64(-1), int64(-1), int64(-1)
+			if e.Payload != nil {
+				payload = int64(*e.Payload)
+			}
+			if e.Arrived != "" {
+				arrived = str(e.Arrived)
+			}
+			if e.Fields != "" {
+				fields = str(e.Fields)
+			}
+			pp.Timeline = append(pp.Timeline, int64(e.Index), int64(e.Conn), dir, str(e.Name), step, int64(e.Size), e.AtNs/1000, ctl,
+				payload, arrived, fields)
 		}
 		d.P = append(d.P, pp)
 	}

@@ -64,14 +64,33 @@ var _ = Describe("report.html", func() {
 		Expect(data.P[1].Findings[0].Message).To(Equal("refused"))
 		Expect(data.P[1].Findings[0].Detail).To(Equal("line 1\nline 2"))
 		Expect(data.P[0].Logs).To(Equal([]string{"pairings/001/host.log"}))
-		// index, conn, dir, name, step, size, µs, control
-		Expect(data.P[0].Timeline).To(HaveLen(16))
-		Expect(data.S[data.P[0].Timeline[3]]).To(Equal("Subscribe"))
-		second := data.P[0].Timeline[8:]
+		// index, conn, dir, name, step, size, µs, control, payload, arrived, fields
+		Expect(data.P[0].Timeline).To(HaveLen(22))
+		first := data.P[0].Timeline[:11]
+		Expect(data.S[first[3]]).To(Equal("Subscribe"))
+		Expect([]int64{first[5], first[8]}).To(Equal([]int64{30, 14}), "a 30-byte message, a 14-byte payload")
+		Expect(data.S[first[9]]).To(Equal("b"), "it arrived in step b")
+		Expect(data.S[first[10]]).To(Equal(`{"opcode":9,"stream":0,"value":{"streamId":1}}`))
+		second := data.P[0].Timeline[11:]
 		Expect(data.S[second[3]]).To(Equal("ping"))
 		Expect(data.S[second[4]]).To(Equal("a"))
-		Expect([]int64{second[0], second[1], second[2], second[5], second[6], second[7]}).To(Equal([]int64{1, 1, 1, 0, 2, 1}),
-			"index 1, conn 1, H>C, 0 bytes, 2µs, a control frame")
+		Expect([]int64{second[0], second[1], second[2], second[5], second[6], second[7], second[8], second[9], second[10]}).To(
+			Equal([]int64{1, 1, 1, 0, 2, 1, -1, -1, -1}),
+			"index 1, conn 1, H>C, 0 bytes, 2µs, a control frame, payload unknown (an older results.json), no arrival step, no fields")
+	})
+
+	It("interns fields that repeat: the pairings of one journey send the same frames", func() {
+		run := sampleRun()
+		run.Pairings[1].Timeline = append([]results.FrameEvent(nil), run.Pairings[0].Timeline...)
+		_, data := renderHTML(run)
+		Expect(data.P[1].Timeline[10]).To(Equal(data.P[0].Timeline[10]))
+		n := 0
+		for _, s := range data.S {
+			if strings.HasPrefix(s, `{"opcode":9`) {
+				n++
+			}
+		}
+		Expect(n).To(Equal(1))
 	})
 
 	It("needs nothing from the network", func() {

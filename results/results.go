@@ -203,16 +203,32 @@ type Pairing struct {
 	Future bool `json:"future,omitempty"`
 }
 
-// FrameEvent is one tapped frame as the report shows it.
+// FrameEvent is one tapped frame as the report shows it. A WebSocket message that carries
+// several frames (a batch) gives one event per frame, each with the message's index and size.
 type FrameEvent struct {
-	Index   int    `json:"index"`          // position in the transcript's frames
-	Conn    int    `json:"conn"`           // tapped connection
-	Dir     string `json:"dir"`            // "C>H" or "H>C"
-	Name    string `json:"name"`           // frame name (opcode or type decoded with the receiver's contract)
-	Step    string `json:"step,omitempty"` // the journey step it was tapped in
-	Size    int    `json:"size"`           // payload bytes
-	AtNs    int64  `json:"atNs"`           // nanoseconds since the pairing started
-	Control bool   `json:"control,omitempty"`
+	Index int    `json:"index"` // the message's index in the transcript's frames
+	Conn  int    `json:"conn"`  // tapped connection
+	Dir   string `json:"dir"`   // "C>H" or "H>C"
+	Name  string `json:"name"`  // frame name (opcode or type decoded with the receiver's contract)
+	// Step is the journey step the frame belongs to: the one that caused it (a reply goes
+	// with its request), "(teardown)" after the journey ended.
+	Step string `json:"step,omitempty"`
+	// Arrived is the step the frame arrived in when that is not Step.
+	Arrived string `json:"arrived,omitempty"`
+	// Size is the transport message's size in bytes: the whole WebSocket message, headers
+	// and every frame of a batch included.
+	Size int `json:"size"`
+	// Payload is the frame's payload in bytes: after a binary header, the whole frame for
+	// other codecs (the whole message where nothing could be read from it); nil in a
+	// results.json written before skewtest kept it.
+	Payload *int  `json:"payload,omitempty"`
+	AtNs    int64 `json:"atNs"` // nanoseconds since the pairing started
+	Control bool  `json:"control,omitempty"`
+	// Fields is a short rendering of the frame's header fields and decoded value (or its
+	// payload as text) for the report: compact JSON such as {"opcode":9,"stream":0,
+	// "value":{"streamId":1}}, strings cut to 40 bytes, at most 512 bytes, ending in "…"
+	// when cut (it is then no longer JSON). The transcript keeps more (Frame.Read).
+	Fields string `json:"fields,omitempty"`
 }
 
 // Step is one journey step as it ran.

@@ -137,6 +137,7 @@ Usage:
   skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
   skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
+  skewtest transcript [--json] PAIRING_DIR         a pairing's frames and what the receivers' contracts read from them
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
   skewtest demo    [--subject NAME] [--report-dir D]     write it to a temporary directory and run it
   skewtest version  (or --version)
@@ -173,6 +174,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"cache":         cmdCache,
 		"contract":      cmdContract,
 		"merge-reports": cmdMerge,
+		"transcript":    cmdTranscript,
 		"example":       cmdExample,
 		"demo":          cmdDemo,
 		"version":       cmdVersion,

@@ -37,6 +37,9 @@ type Transcript struct {
 	// End is set when the journey ended early on purpose (end expected-refusal).
 	End   *End           `json:"end,omitempty"`
 	Hello map[Role]Hello `json:"hello"`
+	// ReadLimits is set when the frames carry what the receiving contracts read from them
+	// (Frame.Read), bounded so; nil in a transcript written before skewtest kept it.
+	ReadLimits *Limits `json:"readLimits,omitempty"`
 
 	// sealed is set once the pairing ended: nothing changes any more, so what checks derive
 	// from the transcript is kept (Derived).
@@ -45,7 +48,9 @@ type Transcript struct {
 }
 
 // Seal marks the transcript finished: from now on nothing in it changes, and what Derived
-// computes is kept. The harness seals a pairing's transcript when the pairing ends.
+// computes is kept. The harness seals a pairing's transcript when the pairing ends; it still
+// sets the frames' Read (and ReadLimits), which nothing derived depends on, before the
+// pairing's Run returns.
 func (t *Transcript) Seal() { t.sealed = true }
 
 // Derived returns what f derives from the transcript, named by key: computed once for a
@@ -107,6 +112,11 @@ type Frame struct {
 	// future-peer pass: Data is what the receiver got); Rewrite says what was changed.
 	Original []byte `json:"original,omitempty"`
 	Rewrite  string `json:"rewrite,omitempty"`
+	// Read is what the receiving build's contract read from the message: one entry per frame
+	// it carried (a batch carries several; none while a frame that spans messages is
+	// incomplete), with decoded values bounded by the transcript's ReadLimits. Set once the
+	// pairing ended, for a transcript that is kept.
+	Read []ReadFrame `json:"read,omitempty"`
 }
 
 // DriverDecode is a receiving driver's verdict on one frame (the decode action): the frames

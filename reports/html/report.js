@@ -4,7 +4,7 @@
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("skewtest-data").textContent);
-  const S = data.s, P = data.p, W = 8; // W: numbers per timeline frame (timelineWidth)
+  const S = data.s, P = data.p, W = 11; // W: numbers per timeline frame (timelineWidth)
   const byId = new Map(P.map((p) => [String(p.id), p]));
   const cells = Array.from(document.querySelectorAll("a.cell[data-id]"));
   const cellById = new Map(cells.map((c) => [c.dataset.id, c]));
@@ -147,39 +147,72 @@
         f.x ? detailPre(f) : null)) : el("p", { class: "muted" }, "None."));
   }
 
+  // fieldsText is a frame's fields for reading: indented when they are JSON (they are not
+  // once cut short).
+  function fieldsText(f) {
+    try { return JSON.stringify(JSON.parse(f), null, 2); } catch (e) { return f; }
+  }
+
   function framesSection(p) {
     const tl = p.tl || [];
     const n = tl.length / W;
     const section = el("section", { class: "frames-section" },
-      el("h3", null, "Frames ", el("span", { class: "muted" }, n + " tapped; C>H left, H>C right")));
+      el("h3", null, "Frames ", el("span", { class: "muted" }, n + " tapped; C>H left, H>C right; click a frame for its fields")));
     if (!n) { section.append(el("p", { class: "muted" }, "No frame was tapped.")); return section; }
     const stepInfo = new Map((p.sp || []).map(([name, done, us]) => [name, { done, us }]));
     const hits = (p.f || []).filter((f) => f.fr);
     const conns = new Set();
     for (let i = 0; i < n; i++) conns.add(tl[i * W + 1]);
-    const cols = el("colgroup", null, ["n", "t", "name", "sz", "gap", "n", "t", "name", "sz"].map((c) => el("col", { class: c })));
-    const head = el("thead", null, el("tr", null, el("th", { colspan: 4 }, "C>H (client to host)"), el("th"), el("th", { colspan: 4 }, "H>C (host to client)")));
+    const side = ["n", "t", "name", "pl", "sz"];
+    const cols = el("colgroup", null, [...side, "gap", ...side].map((c) => el("col", { class: c })));
+    const sideHead = () => [el("th", { class: "num" }, "#"), el("th", { class: "num" }, "at"), el("th", null, "frame"),
+      el("th", { class: "num", title: "the frame's payload" }, "payload"), el("th", { class: "num", title: "the WebSocket message" }, "message")];
+    const head = el("thead", null,
+      el("tr", null, el("th", { colspan: 5 }, "C>H (client to host)"), el("th"), el("th", { colspan: 5 }, "H>C (host to client)")),
+      el("tr", { class: "cols" }, sideHead(), el("th"), sideHead()));
     const body = el("tbody");
     let step;
     for (let i = 0; i < n; i++) {
-      const [index, conn, dir, name, stepIdx, size, us, ctl] = tl.slice(i * W, i * W + W);
+      const [index, conn, dir, name, stepIdx, size, us, ctl, payload, arrived, fields] = tl.slice(i * W, i * W + W);
       if (stepIdx !== step) {
         step = stepIdx;
         const info = stepInfo.get(stepIdx);
-        body.append(el("tr", { class: "step" }, el("td", { colspan: 9 }, "▸ step " + (stepIdx < 0 ? "(none)" : S[stepIdx]), " ",
+        body.append(el("tr", { class: "step" }, el("td", { colspan: 11 }, "▸ step " + (stepIdx < 0 ? "(none)" : S[stepIdx]), " ",
           info ? el("span", { class: "meta" }, fmtUs(info.us) + (info.done ? ", done" : ", not done")) : null)));
       }
       const fname = S[name], sname = stepIdx < 0 ? "" : S[stepIdx], dname = ["C>H", "H>C", "?"][dir];
       const hit = hits.some((f) => f.fr === fname && (!f.d || f.d === dname) && (!f.s || f.s === sname));
-      const side = [
+      const cells = [
         el("td", { class: "num" }, "#" + index),
         el("td", { class: "num" }, "+" + fmtUs(us)),
         el("td", { class: "name" + (hit ? " hit" : ""), title: fname }, fname, ctl ? el("span", { class: "tag" }, "control") : null,
-          conns.size > 1 ? el("span", { class: "tag" }, "conn " + conn) : null),
-        el("td", { class: "num" }, size + " B"),
+          conns.size > 1 ? el("span", { class: "tag" }, "conn " + conn) : null,
+          arrived >= 0 ? el("span", { class: "tag arrived", title: "it belongs to step " + sname + ", which caused it" }, "arrived in " + S[arrived]) : null),
+        el("td", { class: "num payload" }, payload < 0 ? "" : payload + " B"),
+        el("td", { class: "num size" }, size + " B"),
       ];
-      const empty = () => [el("td"), el("td"), el("td"), el("td")];
-      body.append(el("tr", { class: ctl ? "ctl" : null }, dir === 1 ? empty() : side, el("td"), dir === 1 ? side : empty()));
+      const empty = () => [el("td"), el("td"), el("td"), el("td"), el("td")];
+      const row = el("tr", { class: [ctl ? "ctl" : "", fields >= 0 ? "has-fields" : ""].join(" ").trim() || null },
+        dir === 1 ? empty() : cells, el("td"), dir === 1 ? cells : empty());
+      if (fields >= 0) {
+        row.tabIndex = 0;
+        row.title = "show its fields";
+        const toggle = () => {
+          const next = row.nextElementSibling;
+          if (next && next.classList.contains("fields")) {
+            next.remove();
+            row.classList.remove("open");
+            return;
+          }
+          row.classList.add("open");
+          row.after(el("tr", { class: "fields" }, el("td", { colspan: 11 },
+            el("div", { class: "fields-head" }, "#" + index + " " + dname + " " + fname),
+            el("pre", null, fieldsText(S[fields])))));
+        };
+        row.addEventListener("click", toggle);
+        row.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); } });
+      }
+      body.append(row);
     }
     section.append(el("table", { class: "frames" }, cols, head, body));
     return section;

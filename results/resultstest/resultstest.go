@@ -163,12 +163,17 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 			f := sent[k%len(sent)]
 			dirn, fname, _ := strings.Cut(f, " ")
 			at += time.Duration(50+rng.IntN(3000)) * time.Microsecond
-			p.Timeline = append(p.Timeline, results.FrameEvent{Index: len(p.Timeline), Conn: 1, Dir: dirn, Name: fname,
-				Step: name, Size: 16 + rng.IntN(4096), AtNs: int64(at), Control: fname == "close"})
+			e := results.FrameEvent{Index: len(p.Timeline), Conn: 1, Dir: dirn, Name: fname,
+				Step: name, Size: 16 + rng.IntN(4096), AtNs: int64(at), Control: fname == "close"}
+			e.Payload, e.Fields = payload(e.Name, e.Size), fields(name, k, e.Name)
+			if name == "snapshot" && k == perStep-1 && si < stopAt {
+				e.Arrived = "live-output" // it arrived once the next step began
+			}
+			p.Timeline = append(p.Timeline, e)
 			if rng.IntN(20) == 0 {
 				at += time.Millisecond
 				p.Timeline = append(p.Timeline, results.FrameEvent{Index: len(p.Timeline), Conn: 1, Dir: "C>H", Name: "ping",
-					Step: name, Size: 0, AtNs: int64(at), Control: true})
+					Step: name, Size: 0, Payload: new(0), AtNs: int64(at), Control: true})
 			}
 		}
 		done := si < stopAt
@@ -217,6 +222,32 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 		p.Status = results.StatusExpectedRefusal
 	}
 	return p
+}
+
+// payload is a synthetic frame's payload size: a binary frame (a capitalised name) has a
+// 16-byte header, a JSON frame is all payload, a close frame carries its code.
+func payload(name string, size int) *int {
+	switch {
+	case name == "close":
+		size = 2
+	case name[0] >= 'A' && name[0] <= 'Z':
+		size -= 16
+	}
+	return &size
+}
+
+// fields is a synthetic frame's fields, the same in every pairing for the same step, position
+// and frame (as a journey's frames are), so the report interns them.
+func fields(step string, k int, name string) string {
+	switch {
+	case name == "close":
+		return ""
+	case name[0] >= 'a' && name[0] <= 'z':
+		return fmt.Sprintf(`{"type":%q,"value":{"type":%q,"id":%d,"step":%q}}`, name, name, k, step)
+	case name == "Output" || name == "SnapshotChunk":
+		return fmt.Sprintf(`{"opcode":%d,"stream":1,"seq":%d,"text":"%s output line %d\r\n"}`, len(name), 1000*k, step, k)
+	}
+	return fmt.Sprintf(`{"opcode":%d,"stream":1,"seq":%d,"value":{"step":%q,"k":%d}}`, len(name), 1000*k, step, k)
 }
 
 // Split divides run into n shards as skewtest run --shard k/n would: pairing i goes to
