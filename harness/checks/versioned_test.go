@@ -29,7 +29,7 @@ var _ = Describe("fields that depend on the negotiated protocol version", func()
 	// An empty DISCONNECT (e0 00), as an MQTT 3.1.1 broker sends it.
 	mismatches := func(host, client int) []results.Finding {
 		t := &transcript.Transcript{Kind: "cli", Host: transcript.Build{Label: "h"}, Client: transcript.Build{Label: "c"},
-			Conns: []transcript.ConnEvent{{Conn: 1, Path: "/mqtt", Event: "open"}},
+			Conns:  []transcript.ConnEvent{{Conn: 1, Path: "/mqtt", Event: "open"}},
 			Frames: []transcript.Frame{{Index: 1, Conn: 1, Path: "/mqtt", Dir: "H>C", Binary: true, Data: []byte{0xe0, 0x00}, Step: "bye"}}}
 		return checks.FieldMismatch(&checks.Input{Transcript: t, Journey: j, Host: mqtt(host), Client: mqtt(client)})
 	}
