@@ -79,6 +79,7 @@ var _ = Describe("flags", func() {
 		Entry("--last -1", []string{"plan", "--repo", "x", "--last", "-1"}, `-last: -1 is too small`),
 		Entry("--last x", []string{"pins", "--repo", "x", "--last", "x"}, `-last: want a whole number`),
 		Entry("-j 0", []string{"run", "--repo", "x", "-j", "0"}, `-j: 0 is too small: give how many pairings run at once, 1 or more`),
+		Entry("fuzz --cases 0 (R3, N22: was accepted, and built)", []string{"fuzz", "--repo", "x", "--cases", "0"}, `-cases: 0 is too small: give how many cases to run, 1 or more`),
 		Entry("--retries -1", []string{"repro", "--repo", "x", "--retries", "-1"}, `flag provided but not defined: -retries`),
 		Entry("--retries -1", []string{"run", "--repo", "x", "--retries", "-1"}, `-retries: -1 is too small`),
 		Entry("--quiet -1s", []string{"run", "--repo", "x", "--quiet", "-1s"}, `-quiet: want a positive duration`),

@@ -59,7 +59,7 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (with --client; default: the pins with the working tree)`)
 	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree"`)
 	fs.StringVar(&kinds, "kind", "", "client kinds to fuzz, comma-separated (default: every kind the generators drive)")
-	fs.IntVar(&o.Cases, "cases", 0, fmt.Sprintf("PR mode: run N cases (default %d; the seed defaults to %d)", DefaultFuzzCases, DefaultFuzzSeed))
+	fs.Var(countFlag{&o.Cases, 1, "how many cases to run"}, "cases", fmt.Sprintf("PR mode: run `N` cases (default %d; the seed defaults to %d)", DefaultFuzzCases, DefaultFuzzSeed))
 	fs.DurationVar(&o.Budget, "budget", 0, "nightly mode: draw cases until this much time has passed (a fresh seed unless --seed)")
 	fs.StringVar(&o.Corpus, "corpus", "", "keep minimised failures and a sample of passing cases here, and replay them first (default: <report-dir>/corpus, not replayed)")
 	fs.StringVar(&gens, "generator", "", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
@@ -82,8 +82,6 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	switch {
 	case o.Pack < 0:
 		return nil, usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
-	case o.Cases < 0:
-		return nil, usagef("--cases %d: give how many cases to run, 1 or more", o.Cases)
 	case o.Budget < 0:
 		return nil, usagef("--budget must be positive")
 	case o.Cases > 0 && o.Budget > 0:

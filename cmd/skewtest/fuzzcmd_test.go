@@ -51,6 +51,7 @@ var _ = Describe("fuzz flags", func() {
 		Entry("a host without a client", "--host and --client go together", "--host", "v1"),
 		Entry("a pair and pin rules", "do not go together", "--host", "v1", "--client", "v2", "--last", "2"),
 		Entry("no pack", "--pack -1", "--pack", "-1"),
-		Entry("negative cases", "--cases -1", "--cases", "-1"),
+		Entry("negative cases", "-cases: -1 is too small: give how many cases to run, 1 or more", "--cases", "-1"),
+		Entry("R3, N22: no cases (was accepted, and built)", "-cases: 0 is too small: give how many cases to run, 1 or more", "--cases", "0"),
 	)
 })
