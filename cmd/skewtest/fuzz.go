@@ -55,15 +55,14 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs := newFlagSet("fuzz", stderr, "fuzz --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [flags]")
 	o.register(fs)
 	o.registerPins(fs)
-	var kinds, gens, exclude string
 	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (with --client; default: the pins with the working tree)`)
 	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree"`)
-	fs.StringVar(&kinds, "kind", "", "client kinds to fuzz, comma-separated (default: every kind the generators drive)")
+	fs.Var(listFlag{&o.Kinds}, "kind", "client kinds to fuzz, comma-separated (default: every kind the generators drive)")
 	fs.Var(countFlag{&o.Cases, 1, "how many cases to run"}, "cases", fmt.Sprintf("PR mode: run `N` cases (default %d; the seed defaults to %d)", DefaultFuzzCases, DefaultFuzzSeed))
 	fs.DurationVar(&o.Budget, "budget", 0, "nightly mode: draw cases until this much time has passed (a fresh seed unless --seed)")
 	fs.StringVar(&o.Corpus, "corpus", "", "keep minimised failures and a sample of passing cases here, and replay them first (default: <report-dir>/corpus, not replayed)")
-	fs.StringVar(&gens, "generator", "", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
-	fs.StringVar(&exclude, "exclude", "", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
+	fs.Var(listFlag{&o.Generators}, "generator", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
+	fs.Var(listFlag{&o.Exclude}, "exclude", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
 	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j packs, at least 2, of the generators' largest pack)")
 	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d)", DefaultFuzzPack))
@@ -97,7 +96,6 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	if !seedGiven && o.Budget == 0 {
 		o.Seed = DefaultFuzzSeed
 	}
-	o.Kinds, o.Generators, o.Exclude = list(kinds), list(gens), list(exclude)
 	return o, o.check()
 }
 

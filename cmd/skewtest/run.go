@@ -57,11 +57,10 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 	o := &runOptions{}
 	fs := newFlagSet(name, stderr, name+" --repo DIR [flags]")
 	o.register(fs)
-	var kinds, journeyList string
 	o.registerPins(fs)
 	fs.StringVar(&o.Matrix, "matrix", "default", "default: each pin with the working tree both ways, plus references; full: every build with every build")
-	fs.StringVar(&kinds, "kind", "", "client kinds to cover, comma-separated (default: every kind both builds support)")
-	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
+	fs.Var(listFlag{&o.Kinds}, "kind", "client kinds to cover, comma-separated (default: every kind both builds support)")
+	fs.Var(listFlag{&o.Journeys}, "journey", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	o.registerFuture(fs)
@@ -74,7 +73,6 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return nil, err
 	}
-	o.Kinds, o.Journeys = list(kinds), list(journeyList)
 	return o, o.check()
 }
 
