@@ -43,6 +43,15 @@ var _ = Describe("flags", func() {
 		Expect(o.FuturePeers).To(BeTrue())
 	})
 
+	It("takes --shard with a seed; plan previews a shard without one", func() {
+		o, err := parseRun([]string{"--repo", "/r", "--shard", "2/3", "--seed", "9"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Shard).To(Equal("2/3"))
+		Expect(o.Seed).To(Equal(int64(9)))
+		_, err = parseRunAs("plan", []string{"--repo", "/r", "--shard", "2/3"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("adds up a list flag given twice, as --pins always did", func() {
 		o, err := parseRun([]string{"--repo", "/r", "--kind", "desktop", "--kind", "mobile,session", "--pins", "v1", "--pins", "v2"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
@@ -98,6 +107,10 @@ var _ = Describe("flags", func() {
 		Entry("fuzz --exclude ''", []string{"fuzz", "--repo", "x", "--exclude", ""}, `flag -exclude: an empty list`),
 		Entry("fuzz --kind ''", []string{"fuzz", "--repo", "x", "--kind", ""}, `flag -kind: an empty list`),
 		Entry("contract check --pins ''", []string{"contract", "check", "--repo", "x", "--pins", ""}, `flag -pins: an empty list`),
+		Entry("--shard without --seed (was refused only by merge-reports, after the work)", []string{"run", "--repo", "x", "--shard", "2/3"},
+			"--shard 2/3: give --seed: every shard of one plan must use the same seed"),
+		Entry("--shard with --seed 0, which draws a seed", []string{"run", "--repo", "x", "--shard", "1/2", "--seed", "0"},
+			"--shard 1/2: give --seed"),
 		Entry("fuzz --cases 0 (R3, N22: was accepted, and built)", []string{"fuzz", "--repo", "x", "--cases", "0"}, `-cases: 0 is too small: give how many cases to run, 1 or more`),
 		Entry("--retries -1", []string{"repro", "--repo", "x", "--retries", "-1"}, `flag provided but not defined: -retries`),
 		Entry("--retries -1", []string{"run", "--repo", "x", "--retries", "-1"}, `-retries: -1 is too small`),

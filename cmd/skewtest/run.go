@@ -66,12 +66,17 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 	o.registerFuture(fs)
 	fs.Var(countFlag{&o.Retries, 0, "how many times to rerun a failing pairing"}, "retries", "rerun a pairing that failed or errored up to `N` times; one whose attempts disagree is flaky")
 	fs.BoolVar(&o.LastFailed, "last-failed", false, "run only the pairings that failed, errored or were flaky in --report-dir's previous results.json (and the references they need)")
-	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need); merge the shards' reports with skewtest merge-reports")
+	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need), with the --seed every shard is given; merge the shards' reports with skewtest merge-reports")
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return nil, err
+	}
+	if o.Shard != "" && o.Seed == 0 && name == "run" {
+		// A seed drawn here would be this machine's alone, and merge-reports refuses shards
+		// whose seeds differ: refuse now, not after every shard's work.
+		return nil, usagef("--shard %s: give --seed: every shard of one plan must use the same seed, such as the CI run's id (--seed $GITHUB_RUN_ID)", o.Shard)
 	}
 	return o, o.check()
 }
