@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
@@ -107,7 +108,9 @@ func (c *Config) ClientKinds() []string {
 	return kinds
 }
 
-// LoadConfig reads and checks a skewtest.yaml. Errors carry the path as given.
+// LoadConfig reads and checks a skewtest.yaml. Errors carry the path as given. A file
+// that is missing, a directory, a symbolic link that loops or unreadable is a
+// *ConfigError: the user's to fix.
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -115,9 +118,27 @@ func LoadConfig(path string) (*Config, error) {
 			" at the root of its repository (see docs/subject.md)"}
 	}
 	if err != nil {
+		if why := unreadable(path, err); why != "" {
+			return nil, &ConfigError{File: path, Msg: why}
+		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return ParseConfig(path, data)
+}
+
+// unreadable says why a skewtest.yaml at path could not be read (err) when the fix is the
+// user's, and how to fix it; "" when the file system itself failed.
+func unreadable(path string, err error) string {
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return "is a symbolic link that loops (too many levels of symbolic links): make it the YAML file, or a link to one (see docs/subject.md)"
+	case errors.Is(err, os.ErrPermission):
+		return "cannot be read (permission denied): make it readable by the user skewtest runs as"
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return "is a directory, not a file: a subject's " + ConfigFile + " is a YAML file at the root of its repository (see docs/subject.md)"
+	}
+	return ""
 }
 
 // ParseConfig parses and checks the contents of a skewtest.yaml; name is used in errors.

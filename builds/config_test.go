@@ -268,4 +268,35 @@ var _ = Describe("LoadConfig", func() {
 		Expect(ce.File).To(Equal(path))
 		Expect(err.Error()).To(Equal(path + ": not found: a subject needs skewtest.yaml at the root of its repository (see docs/subject.md)"))
 	})
+
+	// The trial's N04 and N05 (R5): both exited 3 with the read's error.
+	DescribeTable("says what is wrong with a skewtest.yaml that is not a readable file, as a configuration error",
+		func(lay func(path string), want string) {
+			path := filepath.Join(GinkgoT().TempDir(), "skewtest.yaml")
+			lay(path)
+			_, err := builds.LoadConfig(path)
+			var ce *builds.ConfigError
+			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+			Expect(ce.File).To(Equal(path))
+			Expect(err.Error()).To(Equal(path + ": " + want))
+		},
+		Entry("a directory", func(path string) { Expect(os.Mkdir(path, 0o755)).To(Succeed()) },
+			"is a directory, not a file: a subject's skewtest.yaml is a YAML file at the root of its repository (see docs/subject.md)"),
+		Entry("a symbolic link to itself", func(path string) { Expect(os.Symlink(filepath.Base(path), path)).To(Succeed()) },
+			"is a symbolic link that loops (too many levels of symbolic links): make it the YAML file, or a link to one (see docs/subject.md)"),
+		Entry("two symbolic links to each other", func(path string) {
+			other := filepath.Join(filepath.Dir(path), "other.yaml")
+			Expect(os.Symlink(other, path)).To(Succeed())
+			Expect(os.Symlink(path, other)).To(Succeed())
+		}, "is a symbolic link that loops (too many levels of symbolic links): make it the YAML file, or a link to one (see docs/subject.md)"),
+	)
+
+	It("reads a skewtest.yaml through a symbolic link (control)", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "real.yaml"), []byte(goodConfig), 0o644)).To(Succeed())
+		Expect(os.Symlink("real.yaml", filepath.Join(dir, "skewtest.yaml"))).To(Succeed())
+		c, err := builds.LoadConfig(filepath.Join(dir, "skewtest.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Product).To(Equal("remoteterm"))
+	})
 })

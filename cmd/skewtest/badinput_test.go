@@ -311,6 +311,20 @@ var _ = Describe("the bad-input corpus", func() {
 		Entry("B48: no skewtest.yaml", badCase{
 			setup: func(s *tinySubject) { Expect(os.Remove(filepath.Join(s.dir, "skewtest.yaml"))).To(Succeed()) },
 			args:  runWith(), code: exitUsage, want: []string{"skewtest.yaml: not found: a subject needs skewtest.yaml", "docs/subject.md"}, before: true}),
+		Entry("N05: skewtest.yaml is a directory (was exit 3)", badCase{
+			setup: func(s *tinySubject) {
+				p := filepath.Join(s.dir, "skewtest.yaml")
+				Expect(os.Remove(p)).To(Succeed())
+				Expect(os.Mkdir(p, 0o755)).To(Succeed())
+			},
+			args: runWith(), code: exitUsage, want: []string{"shell/skewtest.yaml: is a directory, not a file"}, before: true}),
+		Entry("N04: skewtest.yaml is a symbolic link to itself (was exit 3)", badCase{
+			setup: func(s *tinySubject) {
+				p := filepath.Join(s.dir, "skewtest.yaml")
+				Expect(os.Remove(p)).To(Succeed())
+				Expect(os.Symlink("skewtest.yaml", p)).To(Succeed())
+			},
+			args: runWith(), code: exitUsage, want: []string{"shell/skewtest.yaml: is a symbolic link that loops"}, before: true}),
 		Entry("B49: an empty skewtest.yaml", badCase{
 			setup: func(s *tinySubject) { s.write("skewtest.yaml", "") },
 			args:  runWith(), code: exitUsage, want: []string{"skewtest.yaml:1: empty file: set product, contract, build.steps and drivers"}, before: true}),
