@@ -280,7 +280,8 @@ var _ = Describe("the bad-input corpus", func() {
 			setup: func(s *tinySubject) {
 				s.edit("skewtest.yaml", func(y string) string { return strings.Replace(y, "host: [./driver, host]", "host: [./driver, host", 1) })
 			},
-			args: runWith(), code: exitUsage, want: []string{"skewtest.yaml:", "did not find expected"}, before: true}),
+			// Line 6 holds the [ left open (it was reported at line 5).
+			args: runWith(), code: exitUsage, want: []string{"skewtest.yaml:6: did not find expected ',' or ']'"}, before: true}),
 		Entry("B08: an unknown key (prodcut)", badCase{
 			setup: func(s *tinySubject) {
 				s.edit("skewtest.yaml", func(y string) string { return strings.Replace(y, "product:", "prodcut:", 1) })
