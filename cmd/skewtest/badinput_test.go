@@ -354,6 +354,8 @@ var _ = Describe("the bad-input corpus", func() {
 			code: exitUsage, want: []string{"cond2.txtar:4: unknown condition [fram:pong] (want", "frame:NAME"}, before: true}),
 		Entry("B26c: a command condition naming a command no contract declares", badCase{args: withJourney("cmdcond.txtar", "kind desktop\n-- script --\nstep a\n[command:review.strat@2] client noop\n"),
 			code: exitUsage, want: []string{`cmdcond.txtar:4: command "review.strat" is in no contract of the builds`}, before: true}),
+		Entry("N09: a journey that starts with a UTF-8 byte-order mark runs (was refused: unknown header line \"\\ufeff\")", badCase{
+			args: withJourney("bom.txtar", "\ufeff"+shellJourney), code: exitOK, want: []string{"4 pairings: 4 passed"}, not: []string{"ufeff"}}),
 		Entry("B28: a duplicate step name", badCase{args: withJourney("dupstep.txtar", "kind desktop\n-- script --\nstep a\nclient noop\nstep a\nhost noop\n"),
 			code: exitUsage, want: []string{`dupstep.txtar:5: step "a" already defined at line 3`}, before: true}),
 
