@@ -648,17 +648,22 @@ var _ = Describe("the bad-input corpus (hard-a)", func() {
 		Expect(run["skipped"]).To(HaveLen(2), "the worktree's reference and v1.0.0 × the worktree's desktop client")
 	})
 
-	It("B13: a missing driver binary is named by its skewtest.yaml line, not its path in the build cache", func(ctx SpecContext) {
+	It("B13: a missing driver binary is a configuration error (exit 2, was 3) named by its skewtest.yaml line, not its path in the build cache; the run stops", func(ctx SpecContext) {
 		s := newShellSubject()
 		s.edit("skewtest.yaml", func(y string) string {
 			return strings.Replace(y, "host: [./driver, host]", "host: [./no-such-driver, host]", 1)
 		})
-		cache := GinkgoT().TempDir()
-		code, out := cli(ctx, "run", "--repo", s.dir, "--cache-dir", cache, "--report-dir", GinkgoT().TempDir(), "--pins", "v1.0.0")
-		Expect(code).To(Equal(exitInfra), out)
-		Expect(out).To(ContainSubstring("./no-such-driver"))
-		Expect(out).To(ContainSubstring("skewtest.yaml:6"))
+		cache, report := GinkgoT().TempDir(), GinkgoT().TempDir()
+		code, out := cli(ctx, "run", "--repo", s.dir, "--cache-dir", cache, "--report-dir", report, "--pins", "v1.0.0")
+		Expect(code).To(Equal(exitUsage), out)
+		Expect(out).To(ContainSubstring(`worktree: the host driver "./no-such-driver" (` + filepath.Join(s.dir, "skewtest.yaml") + `:6) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there`))
 		Expect(out).NotTo(ContainSubstring(filepath.Join(cache, "builds")))
+		Expect(cacheEntries(cache)).NotTo(BeEmpty(), "found once built")
+		Expect(filepath.Join(report, "results.json")).NotTo(BeAnExistingFile(), "the run stopped: no pairing ran")
+
+		code, out = cli(ctx, "build", "--repo", s.dir, "--cache-dir", cache, "--pins", "v1.0.0")
+		Expect(code).To(Equal(exitUsage), "skewtest build says it too: %s", out)
+		Expect(out).To(ContainSubstring(`the host driver "./no-such-driver"`))
 	})
 
 	It("B15: a silent driver's error says what it waited for and how long", func(ctx SpecContext) {
