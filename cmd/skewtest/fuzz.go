@@ -178,8 +178,21 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 		return err
 	}
 	defer release()
+	// A campaign interrupted during its builds still writes every report, marked
+	// interrupted (as an interrupted run does); one interrupted later says so below.
+	interrupted := func() error {
+		run.Interrupted, run.Finished = true, time.Now()
+		if err := reports.Write(o.ReportDir, run); err != nil {
+			return fmt.Errorf("write reports: %w", err)
+		}
+		fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
 	built, hostIdx, clientIdx, err := prepareBuilds(ctx, &o.runOptions, run, stdout, stderr)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		return err
 	}
 	cp := &campaign{o: o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
@@ -243,8 +256,14 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	if m := cp.c.Duration.Minutes(); m > 0 {
 		cp.c.CasesPerMin = float64(cp.c.Cases+cp.c.CorpusCases) / m
 	}
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		// Stopped in the middle of a case, a confirmation or a shrink (whose error is the
+		// interruption's): what the campaign found so far goes in the reports, not only on
+		// stderr.
+		run.Interrupted = true
 	}
 	if werr := reports.Write(o.ReportDir, run); werr != nil {
 		return fmt.Errorf("write reports: %w", werr)
@@ -254,8 +273,11 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 		plural(cp.c.DriverProcesses, "driver process"), plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
 		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
-		if f.Flaky {
+		switch {
+		case f.Flaky:
 			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk
+		case f.Shrunk == "":
+			what = "not shrunk: the campaign was interrupted first"
 		}
 		fmt.Fprintf(stdout, "  %s on %s: %d cases, first %s; %s\n    %s\n",
 			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), f.Cases, f.First, what, f.Repro)
