@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"go.yaml.in/yaml/v3"
 
@@ -107,7 +108,9 @@ func (c *Config) ClientKinds() []string {
 	return kinds
 }
 
-// LoadConfig reads and checks a skewtest.yaml. Errors carry the path as given.
+// LoadConfig reads and checks a skewtest.yaml. Errors carry the path as given. A file
+// that is missing, a directory, a symbolic link that loops or unreadable is a
+// *ConfigError: the user's to fix.
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -115,9 +118,27 @@ func LoadConfig(path string) (*Config, error) {
 			" at the root of its repository (see docs/subject.md)"}
 	}
 	if err != nil {
+		if why := unreadable(path, err); why != "" {
+			return nil, &ConfigError{File: path, Msg: why}
+		}
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return ParseConfig(path, data)
+}
+
+// unreadable says why a skewtest.yaml at path could not be read (err) when the fix is the
+// user's, and how to fix it; "" when the file system itself failed.
+func unreadable(path string, err error) string {
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return "is a symbolic link that loops (too many levels of symbolic links): make it the YAML file, or a link to one (see docs/subject.md)"
+	case errors.Is(err, os.ErrPermission):
+		return "cannot be read (permission denied): make it readable by the user skewtest runs as"
+	}
+	if fi, serr := os.Stat(path); serr == nil && fi.IsDir() {
+		return "is a directory, not a file: a subject's " + ConfigFile + " is a YAML file at the root of its repository (see docs/subject.md)"
+	}
+	return ""
 }
 
 // ParseConfig parses and checks the contents of a skewtest.yaml; name is used in errors.
@@ -126,7 +147,7 @@ func LoadConfig(path string) (*Config, error) {
 func ParseConfig(name string, data []byte) (*Config, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(name, err, nil)
+		return nil, syntaxError(name, data, err)
 	}
 	if len(root.Content) == 0 || (root.Content[0].Kind == yaml.ScalarNode && root.Content[0].ShortTag() == "!!null") { // nothing, or only "---" and comments
 		return nil, &ConfigError{File: name, Line: 1, Msg: "empty file: set product, contract, build.steps and drivers (see docs/subject.md)"}
@@ -317,6 +338,67 @@ var knownKeys = map[string]string{
 	"builds.VersionRule": "range, overlay, recipe, toolchain",
 	"pins.Options":       "refs, last, window, ignore",
 	"pins.Ref":           "ref, reason",
+}
+
+// parserProblems are the messages of yaml.v3's parser (as opposed to its scanner's). The
+// parser reports its line 0-based: one line early ("line 6" for a "[" left open on line 7).
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected node content":     true,
+	"found undefined tag handle":             true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found duplicate %TAG directive":         true,
+}
+
+// syntaxError is the ConfigError of a YAML syntax error in data, at the line of the actual
+// problem where yaml.v3's message allows: a parser message's line is made 1-based (no line
+// at all means the first), and, as the parser names the line where the collection the
+// problem is in starts (a block mapping's first key for a line indented wrongly below it),
+// the line is moved down to the first line from which the file, cut after it, fails with
+// the same message: the line that breaks it.
+func syntaxError(name string, data []byte, err error) error {
+	raw := err.Error()
+	m := strings.TrimPrefix(raw, "yaml: ")
+	line := 0
+	if sm := yamlLine.FindStringSubmatch(raw); sm != nil {
+		line, _ = strconv.Atoi(sm[1])
+		m = sm[2]
+	}
+	if !parserProblems[m] {
+		return yamlError(name, err, nil)
+	}
+	line++ // 0-based, and absent for the first line
+	return &ConfigError{File: name, Line: brokenLine(data, raw, line), Msg: m}
+}
+
+// brokenLine is the first line from line on (at most a screenful of lines below it, in a
+// file of at most a MiB) at which data cut after that line fails to parse with the message
+// raw; line when there is none.
+func brokenLine(data []byte, raw string, line int) int {
+	if len(data) > 1<<20 {
+		return line
+	}
+	end := 0
+	for i, l := range bytes.SplitAfter(data, []byte("\n")) {
+		end += len(l)
+		if i+1 < line {
+			continue
+		}
+		if i+1 > line+100 {
+			break
+		}
+		var n yaml.Node
+		if err := yaml.Unmarshal(data[:end], &n); err != nil && err.Error() == raw {
+			return i + 1
+		}
+	}
+	return line
 }
 
 // yamlError turns a yaml.v3 error (which carries line numbers only in its text) into

@@ -127,9 +127,24 @@ var _ = Describe("ParseConfig", func() {
 		Entry("a scalar where a section belongs",
 			"product: p\ncontract: c.json\nbuild: 7\n",
 			`skewtest.yaml:3: build is a number ("7"), want a mapping of steps`),
-		Entry("bad indentation",
+		Entry("bad indentation: the line indented wrongly, not the mapping's first (was line 3, build:)",
 			"product: p\ncontract: c.json\nbuild:\n  steps: [make]\n   oops: 1\n",
-			"skewtest.yaml:3: did not find expected key"),
+			"skewtest.yaml:5: did not find expected key"),
+		Entry("B07: a [ left open, at its line (was one line early)",
+			"product: p\ncontract: c.json\nbuild:\n  steps:\n    - [go build, oops\ndrivers:\n  host: [./d]\n",
+			"skewtest.yaml:5: did not find expected ',' or ']'"),
+		Entry("a [ left open after one that spans two lines",
+			"product: p\nbuild:\n  steps: [a,\n    b]\ndrivers:\n  host: [x\n",
+			"skewtest.yaml:6: did not find expected ',' or ']'"),
+		Entry("a list item indented wrongly",
+			"product: p\nbuild:\n  steps:\n    - a\n    - b\n   - c\n",
+			"skewtest.yaml:6: did not find expected key"),
+		Entry("a block sequence followed by a key at its level",
+			"- a\nb: c\n", "skewtest.yaml:2: did not find expected '-' indicator"),
+		Entry("a stray ] on the first line (had no line)",
+			"a: [1, 2]]\n", "skewtest.yaml:1: did not find expected key"),
+		Entry("a scanner error keeps yaml.v3's line, which is right",
+			"product: 'unterminated\ncontract: c\n", "skewtest.yaml:3: found unexpected end of stream"),
 		Entry("duplicate key",
 			"product: p\nproduct: q\n",
 			`skewtest.yaml:2: mapping key "product" already defined at line 1`),
@@ -267,5 +282,36 @@ var _ = Describe("LoadConfig", func() {
 		Expect(errors.As(err, &ce)).To(BeTrue())
 		Expect(ce.File).To(Equal(path))
 		Expect(err.Error()).To(Equal(path + ": not found: a subject needs skewtest.yaml at the root of its repository (see docs/subject.md)"))
+	})
+
+	// The trial's N04 and N05 (R5): both exited 3 with the read's error.
+	DescribeTable("says what is wrong with a skewtest.yaml that is not a readable file, as a configuration error",
+		func(lay func(path string), want string) {
+			path := filepath.Join(GinkgoT().TempDir(), "skewtest.yaml")
+			lay(path)
+			_, err := builds.LoadConfig(path)
+			var ce *builds.ConfigError
+			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+			Expect(ce.File).To(Equal(path))
+			Expect(err.Error()).To(Equal(path + ": " + want))
+		},
+		Entry("a directory", func(path string) { Expect(os.Mkdir(path, 0o755)).To(Succeed()) },
+			"is a directory, not a file: a subject's skewtest.yaml is a YAML file at the root of its repository (see docs/subject.md)"),
+		Entry("a symbolic link to itself", func(path string) { Expect(os.Symlink(filepath.Base(path), path)).To(Succeed()) },
+			"is a symbolic link that loops (too many levels of symbolic links): make it the YAML file, or a link to one (see docs/subject.md)"),
+		Entry("two symbolic links to each other", func(path string) {
+			other := filepath.Join(filepath.Dir(path), "other.yaml")
+			Expect(os.Symlink(other, path)).To(Succeed())
+			Expect(os.Symlink(path, other)).To(Succeed())
+		}, "is a symbolic link that loops (too many levels of symbolic links): make it the YAML file, or a link to one (see docs/subject.md)"),
+	)
+
+	It("reads a skewtest.yaml through a symbolic link (control)", func() {
+		dir := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(dir, "real.yaml"), []byte(goodConfig), 0o644)).To(Succeed())
+		Expect(os.Symlink("real.yaml", filepath.Join(dir, "skewtest.yaml"))).To(Succeed())
+		c, err := builds.LoadConfig(filepath.Join(dir, "skewtest.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Product).To(Equal("remoteterm"))
 	})
 })

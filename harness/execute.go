@@ -131,7 +131,8 @@ type reference struct {
 // in plan order. A pairing starts only after the reference it is checked against has
 // ended, so verdicts do not depend on the parallelism. Execute stops starting pairings when
 // ctx ends; the pairings not run are left out of the run and counted in the returned
-// number.
+// number. A driver that does not get ready for one pairing is not started again for the
+// others (notReady): they are errors at once, saying why.
 func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts ExecuteOptions) (notRun int) {
 	progress := opts.Progress
 	if progress == nil {
@@ -140,6 +141,14 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	parallel := opts.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel()
+	}
+	if opts.Pairing.notReady == nil {
+		// A driver that does not get ready for one pairing is not waited for again in this
+		// run; a pool's record lasts as long as the pool (a campaign of many plans).
+		opts.Pairing.notReady = &notReady{}
+		if opts.Pairing.Pool != nil {
+			opts.Pairing.notReady = &opts.Pairing.Pool.notReady
+		}
 	}
 	var stopped atomic.Bool // by a mistake of the user's, not interrupted
 	if opts.OnUsage != nil {

@@ -326,6 +326,48 @@ var _ = Describe("Run", func() {
 		Expect(p.Findings).To(BeEmpty())
 	}, NodeTimeout(60*time.Second))
 
+	It("does not wait again for a driver that did not get ready: the run's other pairings of its build and role are errors at once, saying why (R7, B15)", func(ctx SpecContext) {
+		starts := GinkgoT().TempDir() // the fake drivers write a file per process they start
+		GinkgoT().Setenv("FAKE_PIDDIR", starts)
+		silent, ok := build("a", "no-ready", false), build("b", "ok", false)
+		j2 := *j
+		j2.Name = "fake2"
+		// One at a time: a's reference fails first, then b's reference passes, then every
+		// pairing with a's host.
+		plan := harness.Number([]harness.Pairing{
+			{Host: silent, Client: silent, Kind: "desktop", Journey: j},
+			{Host: ok, Client: ok, Kind: "desktop", Journey: j},
+			{Host: silent, Client: ok, Kind: "desktop", Journey: j},
+			{Host: silent, Client: silent, Kind: "desktop", Journey: &j2},
+		})
+		execute := func() *results.Run {
+			run := &results.Run{}
+			harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: GinkgoT().TempDir(), Parallel: 1,
+				Pairing: harness.Options{ReadyTimeout: time.Second}})
+			Expect(run.Pairings).To(HaveLen(4))
+			return run
+		}
+		run := execute()
+		first := run.Pairings[0]
+		Expect(first.Status).To(Equal(results.StatusError))
+		Expect(first.Error).To(ContainSubstring("host a driver never got ready: it said hello but never said ready within 1s"))
+		Expect(run.Pairings[1].Status).To(Equal(results.StatusPass), "control: another build's pairings run as ever")
+		for _, p := range run.Pairings[2:] {
+			Expect(p.Status).To(Equal(results.StatusError), p.Label())
+			Expect(p.Error).To(ContainSubstring("host a driver not started again: it did not get ready for pairing 001-a-desktop-a-fake of this run: "+
+				"host a driver never got ready: it said hello but never said ready within 1s (the driver protocol's first lines; see its log host.log)"), p.Label())
+		}
+		Expect(run.ExitCode()).To(Equal(3))
+		// a's host once, b's host and client for b's reference: a's host was not started for
+		// the last two pairings (nor b's client for the third, which needs a's host first).
+		Expect(started(starts)).To(HaveLen(3))
+
+		// The record is the run's: another run starts the driver again.
+		run = execute()
+		Expect(run.Pairings[0].Error).To(ContainSubstring("host a driver never got ready"))
+		Expect(started(starts)).To(HaveLen(6))
+	}, NodeTimeout(60*time.Second))
+
 	It("tears everything down when cancelled mid-journey (Ctrl-C)", func(ctx SpecContext) {
 		cctx, cancel := context.WithCancel(ctx)
 		files := GinkgoT().TempDir() // the fake drivers write a file per process they start

@@ -124,6 +124,10 @@ type Options struct {
 	// (a journey action the working tree's driver does not announce): the run should stop
 	// and report it as a configuration error. The pairing is an error either way.
 	OnUsage func(error)
+
+	// notReady is the run's record of drivers that did not get ready (Execute sets it; the
+	// Pool's, when there is one): nil for a pairing run alone.
+	notReady *notReady
 }
 
 // UsageError is a mistake of the user's found while a pairing ran (Err is a
@@ -482,9 +486,14 @@ func openSide(ctx context.Context, p Pairing, b *Build, role transcript.Role, ki
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%s: no driver command", name)
 	}
+	// A driver that did not get ready for another pairing of the run is not waited for again.
+	if err := opts.notReady.check(b, role, kind); err != nil {
+		return nil, err
+	}
 	if opts.Pool != nil {
 		sp, err := opts.Pool.process(b, role, kind, argv)
 		if err != nil {
+			opts.notReady.record(ctx, b, role, kind, opts.Dir, err)
 			return nil, err
 		}
 		if sp != nil {
@@ -512,6 +521,7 @@ func openSide(ctx context.Context, p Pairing, b *Build, role transcript.Role, ki
 	}
 	d, url, err := startDriver(ctx, b, p.Journey, role, kind, argv, env, opts, rec)
 	if err != nil {
+		opts.notReady.record(ctx, b, role, kind, opts.Dir, err)
 		return nil, err
 	}
 	return &side{role: role, peer: d, d: d, url: url}, nil
@@ -594,7 +604,7 @@ func startError(err error, b *Build, kind, name string, argv []string) error {
 	return fmt.Errorf("start %s driver: %w", name, err)
 }
 
-// readyError says why a started driver never got ready.
+// readyError says why a started driver never got ready (a *notReadyError).
 func readyError(ctx context.Context, err error, d *driver.Driver, name string, timeout time.Duration, logPath string) error {
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		// Say what was awaited and for how long, not a bare deadline.
@@ -602,10 +612,10 @@ func readyError(ctx context.Context, err error, d *driver.Driver, name string, t
 		if d.Hello().Type != "" {
 			what = "it said hello but never said ready"
 		}
-		return fmt.Errorf("%s driver never got ready: %s within %s (the driver protocol's first lines; see its log %s)",
-			name, what, timeout, filepath.Base(logPath))
+		return &notReadyError{fmt.Errorf("%s driver never got ready: %s within %s (the driver protocol's first lines; see its log %s)",
+			name, what, timeout, filepath.Base(logPath))}
 	}
-	return fmt.Errorf("%s driver never got ready: %w", name, err)
+	return &notReadyError{fmt.Errorf("%s driver never got ready: %w", name, err)}
 }
 
 // stopQuietly stops a driver whose start went wrong; its error is not the news.

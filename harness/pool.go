@@ -43,6 +43,10 @@ type Pool struct {
 	own     int // processes of pairings' own, started because a driver does not serve lanes
 	lane    int // the last lane id given out
 	closed  bool
+
+	// notReady records the drivers that did not get ready for the pool's pairings, for as
+	// long as the pool lives (Execute uses it).
+	notReady notReady
 }
 
 // PoolOptions tune a Pool.

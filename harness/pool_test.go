@@ -71,6 +71,41 @@ var _ = Describe("Pool", func() {
 		Expect(procs).To(Equal(4), "a host and a client process for each build")
 	}, NodeTimeout(90*time.Second))
 
+	It("does not start a shared driver that did not get ready again for as long as the pool lives (a campaign of many plans)", func(ctx SpecContext) {
+		starts := GinkgoT().TempDir()
+		GinkgoT().Setenv("FAKE_PIDDIR", starts)
+		silent, ok := laneBuild("a", "no-ready"), laneBuild("b", "ok")
+		dir := GinkgoT().TempDir()
+		pool := harness.NewPool(ctx, harness.PoolOptions{Dir: filepath.Join(dir, "drivers"), ReadyTimeout: time.Second})
+		defer pool.Close(ctx)
+		opts := harness.ExecuteOptions{ReportDir: dir, Parallel: 1, Pairing: harness.Options{Pool: pool, ReadyTimeout: time.Second}}
+		run := &results.Run{}
+		harness.Execute(ctx, harness.Number(harness.WithReferences(pairings(2, silent, ok))), run, opts)
+		Expect(run.Pairings).To(HaveLen(4), "two references and two skew pairings")
+		var withA []*results.Pairing // in plan order: a's reference first
+		for _, p := range run.Pairings {
+			if p.Host == "a" {
+				withA = append(withA, p)
+			} else {
+				Expect(p.Status).To(Equal(results.StatusPass), "control: %s", p.Label())
+			}
+		}
+		Expect(withA).To(HaveLen(3))
+		Expect(withA[0].Error).To(ContainSubstring("host a driver never got ready"))
+		for _, p := range withA[1:] {
+			Expect(p.Status).To(Equal(results.StatusError), p.Label())
+			Expect(p.Error).To(ContainSubstring("host a driver not started again"), p.Label())
+		}
+		Expect(started(starts)).To(HaveLen(3), "a's host once, b's host and client (shared, for b's reference)")
+
+		// The campaign's next plan, on the same pool.
+		again := &results.Run{}
+		harness.Execute(ctx, harness.Number(pairings(1, silent, ok)), again, opts)
+		Expect(again.Pairings).To(HaveLen(1))
+		Expect(again.Pairings[0].Error).To(ContainSubstring("host a driver not started again"))
+		Expect(started(starts)).To(HaveLen(3), "no new process")
+	}, NodeTimeout(60*time.Second))
+
 	It("finds in a lane what it finds with processes of the pairing's own", func(ctx SpecContext) {
 		j.Steps[2].Commands = j.Steps[2].Commands[:1] // the barrier would stall: keep only the action
 		a, lossy := laneBuild("a", "ok"), laneBuild("b", "lose-output")

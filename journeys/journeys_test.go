@@ -75,6 +75,20 @@ var _ = Describe("Parse", func() {
 		Expect(j.Frames[3].Line).To(Equal(20))
 	})
 
+	It("reads a file that starts with a UTF-8 byte-order mark, as Windows editors write it (N09), lines unchanged", func() {
+		plain, err := journeys.Parse("sample.txtar", []byte(sample))
+		Expect(err).NotTo(HaveOccurred())
+		j, err := journeys.Parse("sample.txtar", []byte("\ufeff"+sample))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j).To(Equal(plain))
+		Expect(j.Description).To(Equal("sample: a journey for the specs"), "no mark in the first line")
+
+		_, err = journeys.Parse("bom.txtar", []byte("\ufeffkind desktop\n-- script --\nstep a\nstep a\n"))
+		Expect(err).To(MatchError(`bom.txtar:4: step "a" already defined at line 3`), "a later error keeps its line")
+		_, err = journeys.Parse("mid.txtar", []byte("kind desktop\n\ufeff# not at the start\n-- script --\nstep a\n"))
+		Expect(err).To(MatchError(ContainSubstring("mid.txtar:2: unknown header line")), "only a mark at the start is dropped")
+	})
+
 	It("puts frames under the step named before them", func() {
 		j, err := journeys.Parse("s.txtar", []byte("kind desktop\n-- script --\nstep a\nstep b\n-- frames --\nignore C>H Ack\nC>H X\nstep a\nH>C Y\nstep b\nH>C Z+\n"))
 		Expect(err).NotTo(HaveOccurred())

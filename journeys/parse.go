@@ -31,8 +31,14 @@ type FileError struct {
 func (e *FileError) Error() string { return fmt.Sprintf("journey %s: %v", e.Path, e.Err) }
 func (e *FileError) Unwrap() error { return e.Err }
 
-// Parse reads a journey file. file names it in errors.
+// byteOrderMark is UTF-8's byte-order mark, which Windows editors write at the start of a
+// text file.
+const byteOrderMark = "\ufeff"
+
+// Parse reads a journey file. file names it in errors. A byte-order mark at its start is
+// not part of the journey.
 func Parse(file string, data []byte) (*Journey, error) {
+	data = bytes.TrimPrefix(data, []byte(byteOrderMark))
 	ar, err := parseArchive(file, data)
 	if err != nil {
 		return nil, err

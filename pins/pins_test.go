@@ -178,6 +178,13 @@ var _ = Describe("Resolve", func() {
 			Expect(err).To(MatchError(pins.ErrUnknownRef))
 			Expect(err).To(MatchError(ContainSubstring(`"v9.9.9"`)))
 		})
+
+		It("names a path given as a ref as no tag, branch or commit, without go-git's words (N26)", func(ctx SpecContext) {
+			_, err := pins.Resolve(ctx, f.dir, pins.Options{Refs: pins.Refs("", "/tmp/nope.json")})
+			Expect(err).To(MatchError(pins.ErrUnknownRef))
+			Expect(err).To(MatchError(ContainSubstring(`"/tmp/nope.json" in ` + f.dir + `: not a tag, branch or commit`)))
+			Expect(err.Error()).NotTo(ContainSubstring("Revision invalid"))
+		})
 	})
 
 	It("says how to fetch tags when there is no stable tag", func(ctx SpecContext) {

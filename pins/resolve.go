@@ -230,7 +230,7 @@ func resolveRef(repo *git.Repository, repoDir, ref string) (plumbing.Hash, error
 	switch {
 	case err == nil:
 		return *h, nil
-	case errors.Is(err, plumbing.ErrReferenceNotFound), errors.Is(err, plumbing.ErrObjectNotFound):
+	case errors.Is(err, plumbing.ErrReferenceNotFound), errors.Is(err, plumbing.ErrObjectNotFound), invalidRevision(err):
 		// The fetch advice only where it can help: a shallow clone, or one without tags.
 		hint := "; `skewtest pins --last 100` lists the release tags"
 		if shallowOrTagless(repo) {
@@ -241,6 +241,13 @@ func resolveRef(repo *git.Repository, repoDir, ref string) (plumbing.Hash, error
 	default:
 		return plumbing.ZeroHash, fmt.Errorf("%w %q in %s: %w", ErrUnknownRef, ref, repoDir, err)
 	}
+}
+
+// invalidRevision says err is go-git's refusal of a name no revision can have, such as one
+// that starts with "/" (a path): "Revision invalid : must not start with \"/\"". Its type
+// is in an internal package, so it is known by its text.
+func invalidRevision(err error) bool {
+	return strings.HasPrefix(err.Error(), "Revision invalid")
 }
 
 func describeSkipped(skipped []Skipped) string {

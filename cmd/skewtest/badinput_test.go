@@ -280,7 +280,8 @@ var _ = Describe("the bad-input corpus", func() {
 			setup: func(s *tinySubject) {
 				s.edit("skewtest.yaml", func(y string) string { return strings.Replace(y, "host: [./driver, host]", "host: [./driver, host", 1) })
 			},
-			args: runWith(), code: exitUsage, want: []string{"skewtest.yaml:", "did not find expected"}, before: true}),
+			// Line 6 holds the [ left open (it was reported at line 5).
+			args: runWith(), code: exitUsage, want: []string{"skewtest.yaml:6: did not find expected ',' or ']'"}, before: true}),
 		Entry("B08: an unknown key (prodcut)", badCase{
 			setup: func(s *tinySubject) {
 				s.edit("skewtest.yaml", func(y string) string { return strings.Replace(y, "product:", "prodcut:", 1) })
@@ -311,6 +312,20 @@ var _ = Describe("the bad-input corpus", func() {
 		Entry("B48: no skewtest.yaml", badCase{
 			setup: func(s *tinySubject) { Expect(os.Remove(filepath.Join(s.dir, "skewtest.yaml"))).To(Succeed()) },
 			args:  runWith(), code: exitUsage, want: []string{"skewtest.yaml: not found: a subject needs skewtest.yaml", "docs/subject.md"}, before: true}),
+		Entry("N05: skewtest.yaml is a directory (was exit 3)", badCase{
+			setup: func(s *tinySubject) {
+				p := filepath.Join(s.dir, "skewtest.yaml")
+				Expect(os.Remove(p)).To(Succeed())
+				Expect(os.Mkdir(p, 0o755)).To(Succeed())
+			},
+			args: runWith(), code: exitUsage, want: []string{"shell/skewtest.yaml: is a directory, not a file"}, before: true}),
+		Entry("N04: skewtest.yaml is a symbolic link to itself (was exit 3)", badCase{
+			setup: func(s *tinySubject) {
+				p := filepath.Join(s.dir, "skewtest.yaml")
+				Expect(os.Remove(p)).To(Succeed())
+				Expect(os.Symlink("skewtest.yaml", p)).To(Succeed())
+			},
+			args: runWith(), code: exitUsage, want: []string{"shell/skewtest.yaml: is a symbolic link that loops"}, before: true}),
 		Entry("B49: an empty skewtest.yaml", badCase{
 			setup: func(s *tinySubject) { s.write("skewtest.yaml", "") },
 			args:  runWith(), code: exitUsage, want: []string{"skewtest.yaml:1: empty file: set product, contract, build.steps and drivers"}, before: true}),
@@ -339,6 +354,8 @@ var _ = Describe("the bad-input corpus", func() {
 			code: exitUsage, want: []string{"cond2.txtar:4: unknown condition [fram:pong] (want", "frame:NAME"}, before: true}),
 		Entry("B26c: a command condition naming a command no contract declares", badCase{args: withJourney("cmdcond.txtar", "kind desktop\n-- script --\nstep a\n[command:review.strat@2] client noop\n"),
 			code: exitUsage, want: []string{`cmdcond.txtar:4: command "review.strat" is in no contract of the builds`}, before: true}),
+		Entry("N09: a journey that starts with a UTF-8 byte-order mark runs (was refused: unknown header line \"\\ufeff\")", badCase{
+			args: withJourney("bom.txtar", "\ufeff"+shellJourney), code: exitOK, want: []string{"4 pairings: 4 passed"}, not: []string{"ufeff"}}),
 		Entry("B28: a duplicate step name", badCase{args: withJourney("dupstep.txtar", "kind desktop\n-- script --\nstep a\nclient noop\nstep a\nhost noop\n"),
 			code: exitUsage, want: []string{`dupstep.txtar:5: step "a" already defined at line 3`}, before: true}),
 
@@ -631,17 +648,22 @@ var _ = Describe("the bad-input corpus (hard-a)", func() {
 		Expect(run["skipped"]).To(HaveLen(2), "the worktree's reference and v1.0.0 × the worktree's desktop client")
 	})
 
-	It("B13: a missing driver binary is named by its skewtest.yaml line, not its path in the build cache", func(ctx SpecContext) {
+	It("B13: a missing driver binary is a configuration error (exit 2, was 3) named by its skewtest.yaml line, not its path in the build cache; the run stops", func(ctx SpecContext) {
 		s := newShellSubject()
 		s.edit("skewtest.yaml", func(y string) string {
 			return strings.Replace(y, "host: [./driver, host]", "host: [./no-such-driver, host]", 1)
 		})
-		cache := GinkgoT().TempDir()
-		code, out := cli(ctx, "run", "--repo", s.dir, "--cache-dir", cache, "--report-dir", GinkgoT().TempDir(), "--pins", "v1.0.0")
-		Expect(code).To(Equal(exitInfra), out)
-		Expect(out).To(ContainSubstring("./no-such-driver"))
-		Expect(out).To(ContainSubstring("skewtest.yaml:6"))
+		cache, report := GinkgoT().TempDir(), GinkgoT().TempDir()
+		code, out := cli(ctx, "run", "--repo", s.dir, "--cache-dir", cache, "--report-dir", report, "--pins", "v1.0.0")
+		Expect(code).To(Equal(exitUsage), out)
+		Expect(out).To(ContainSubstring(`worktree: the host driver "./no-such-driver" (` + filepath.Join(s.dir, "skewtest.yaml") + `:6) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there`))
 		Expect(out).NotTo(ContainSubstring(filepath.Join(cache, "builds")))
+		Expect(cacheEntries(cache)).NotTo(BeEmpty(), "found once built")
+		Expect(filepath.Join(report, "results.json")).NotTo(BeAnExistingFile(), "the run stopped: no pairing ran")
+
+		code, out = cli(ctx, "build", "--repo", s.dir, "--cache-dir", cache, "--pins", "v1.0.0")
+		Expect(code).To(Equal(exitUsage), "skewtest build says it too: %s", out)
+		Expect(out).To(ContainSubstring(`the host driver "./no-such-driver"`))
 	})
 
 	It("B15: a silent driver's error says what it waited for and how long", func(ctx SpecContext) {

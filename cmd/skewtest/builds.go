@@ -19,7 +19,9 @@ import (
 
 // fromArtifact turns a built artifact into a harness build. Its contract is the one read
 // before building (d, from git objects or the user's working tree, named as the user
-// knows it), else the build's copy; every "./" driver must be in the build's output.
+// knows it), else the build's copy; every "./" driver must be in the build's output: one
+// that is not is a usage error naming its skewtest.yaml line (the recipe and the argv
+// disagree, which only the configuration can fix).
 func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
 	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients,
 		Env:      slices.Clone(a.Config.Drivers.Env),
@@ -52,7 +54,7 @@ func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 			if k != "" {
 				role = k + " client driver"
 			}
-			return nil, fmt.Errorf("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
+			return nil, usagef("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
 				a.Label, role, argv[0], b.DriverAt(k))
 		}
 	}
@@ -64,7 +66,8 @@ func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 // is recorded (status error, with its log) and returned as a Build with Err set, carrying
 // the log's last lines, so its pairings become errors while every other pairing still
 // runs; the failure and the log's tail are written to progress. A configuration error (a
-// bad skewtest.yaml) is returned as the error, as is a cancelled ctx: nothing can run.
+// bad skewtest.yaml, or a driver it declares that the build did not write) is returned as
+// the error, as is a cancelled ctx: nothing can run.
 // Per-build progress lines are the Builder's (Builder.Log, Builder.Progress).
 func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, described []*harness.Build, progress io.Writer) ([]*harness.Build, []results.Build, error) {
 	var out []*harness.Build
@@ -95,6 +98,13 @@ func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 				out = append(out, built)
 				recs = append(recs, rec)
 				continue
+			}
+			if errors.As(err, new(*usageError)) {
+				// Found once built, like an action a driver does not announce at its hello:
+				// a mistake in the configuration stops the run (exit 2), as a bad
+				// skewtest.yaml does, rather than erroring the build's pairings (exit 3,
+				// which reads as "try again").
+				return nil, nil, err
 			}
 			rec.Revision, rec.Dir, rec.Log = a.Revision, a.Dir, a.LogPath
 		}

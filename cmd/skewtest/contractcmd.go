@@ -203,7 +203,8 @@ func (s *contractSource) load(arg string) (*contract.Contract, error) {
 }
 
 func (s *contractSource) read(arg string) (pins.ContractFile, error) {
-	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() && arg != pins.WorktreeLabel {
+	st, statErr := os.Stat(arg)
+	if statErr == nil && st.Mode().IsRegular() && arg != pins.WorktreeLabel {
 		data, err := os.ReadFile(arg)
 		if err != nil {
 			return pins.ContractFile{}, err
@@ -217,7 +218,17 @@ func (s *contractSource) read(arg string) (pins.ContractFile, error) {
 	if ref, p, ok := strings.Cut(arg, ":"); ok && ref != "" && p != "" {
 		return cs.AtPath(ref, p)
 	}
-	return cs.Ref(arg)
+	cf, err := cs.Ref(arg)
+	if errors.Is(err, pins.ErrUnknownRef) {
+		// Neither a file nor a ref: say both, and how to name a contract.
+		what := "no such file"
+		if statErr == nil {
+			what = "a directory, not a file"
+		}
+		return cf, usagef("%q: %s, and not a tag, branch or commit of --repo %s: name a contract by its file's path, worktree (the working tree's), a tag, branch or commit of --repo, or REF:PATH (docs/contract.md, Commands)",
+			arg, what, s.repo)
+	}
+	return cf, err
 }
 
 func parseContractFile(cf pins.ContractFile) (*contract.Contract, error) {

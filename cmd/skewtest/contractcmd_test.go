@@ -113,14 +113,20 @@ var _ = Describe("skewtest contract", func() {
 				Expect(os.WriteFile(bad, []byte("{\"contractVersion\": 2,\n  \"channels\": [{\"name\": \"x\",\n  \"pathz\": []}]}\n"), 0o644)).To(Succeed())
 				args = append([]string{"contract", "diff", "--repo", s.dir}, args...)
 				for i, a := range args {
-					args[i] = strings.ReplaceAll(a, "BAD", bad)
+					args[i] = strings.NewReplacer("BAD", bad, "DIR", GinkgoT().TempDir()).Replace(a)
 				}
 				code, out := cli(ctx, args...)
 				Expect(code).To(Equal(exitUsage))
 				Expect(out).To(ContainSubstring(want))
 			},
 			Entry("an invalid contract, with file and line", []string{"BAD", "worktree"}, `bad.json: line 3: /channels/0/pathz: unknown key "pathz"`),
-			Entry("an unknown ref", []string{"v9.9.9", "worktree"}, `unknown ref "v9.9.9"`),
+			Entry("an unknown ref", []string{"v9.9.9", "worktree"}, `"v9.9.9": no such file, and not a tag, branch or commit of `),
+			Entry("N26: a contract file that does not exist (was go-git's \"Revision invalid : must not start with \"/\"\")", []string{"/nope/old.json", "worktree"},
+				`"/nope/old.json": no such file, and not a tag, branch or commit of `),
+			Entry("N26: the words that say how to name a contract", []string{"worktree", "/nope/new.json"},
+				`name a contract by its file's path, worktree (the working tree's), a tag, branch or commit of --repo, or REF:PATH`),
+			Entry("a directory", []string{"worktree", "DIR"}, `: a directory, not a file, and not a tag, branch or commit of `),
+			Entry("a path of a ref that is not one", []string{"/nope:contract.json", "worktree"}, "not a tag, branch or commit; `skewtest pins --last 100` lists the release tags"),
 			Entry("a path a ref does not have", []string{"v1.2.0:nope.json", "worktree"}, "no contract: v1.2.0:nope.json does not exist"),
 			Entry("one contract", []string{"v1.2.0"}, "contract diff: want OLD and NEW, got 1 argument(s)"),
 			Entry("an unknown rule", []string{"--allow", "frame-gone", "v1.2.0", "v1.3.0"}, `unknown rule "frame-gone"`),

@@ -239,6 +239,27 @@ func parse(fs *flag.FlagSet, args []string, positional int) error {
 	return nil
 }
 
+// listFlag is a comma-separated list flag (given again, it adds to the list). A value with
+// no item in it (--pins "", --kind ,) is refused: leaving the flag out means the default,
+// and an empty value must not silently mean it too.
+type listFlag struct{ list *[]string }
+
+func (l listFlag) String() string {
+	if l.list == nil {
+		return ""
+	}
+	return strings.Join(*l.list, ",")
+}
+
+func (l listFlag) Set(v string) error {
+	items := list(v)
+	if len(items) == 0 {
+		return fmt.Errorf("an empty list: give one or more, comma-separated, or leave the flag out for the default")
+	}
+	*l.list = append(*l.list, items...)
+	return nil
+}
+
 // list splits a comma-separated flag value.
 func list(s string) []string {
 	var out []string

@@ -43,6 +43,25 @@ var _ = Describe("flags", func() {
 		Expect(o.FuturePeers).To(BeTrue())
 	})
 
+	It("takes --shard with a seed; plan previews a shard without one", func() {
+		o, err := parseRun([]string{"--repo", "/r", "--shard", "2/3", "--seed", "9"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Shard).To(Equal("2/3"))
+		Expect(o.Seed).To(Equal(int64(9)))
+		_, err = parseRunAs("plan", []string{"--repo", "/r", "--shard", "2/3"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("adds up a list flag given twice, as --pins always did", func() {
+		o, err := parseRun([]string{"--repo", "/r", "--kind", "desktop", "--kind", "mobile,session", "--pins", "v1", "--pins", "v2"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Kinds).To(Equal([]string{"desktop", "mobile", "session"}))
+		Expect(o.Pins).To(Equal([]string{"v1", "v2"}))
+		o, err = parseRun([]string{"--repo", "/r"}, io.Discard)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(o.Kinds).To(BeNil(), "left out: the default")
+	})
+
 	It("draws a seed when none is given", func() {
 		o, err := parseRun([]string{"--repo", "/r"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
@@ -79,6 +98,20 @@ var _ = Describe("flags", func() {
 		Entry("--last -1", []string{"plan", "--repo", "x", "--last", "-1"}, `-last: -1 is too small`),
 		Entry("--last x", []string{"pins", "--repo", "x", "--last", "x"}, `-last: want a whole number`),
 		Entry("-j 0", []string{"run", "--repo", "x", "-j", "0"}, `-j: 0 is too small: give how many pairings run at once, 1 or more`),
+		Entry("--pins '' (R4, N15: was the default pins)", []string{"run", "--repo", "x", "--pins", ""}, `invalid value "" for flag -pins: an empty list: give one or more, comma-separated, or leave the flag out for the default`),
+		Entry("--kind '' (R4, N29: was every kind)", []string{"run", "--repo", "x", "--kind", ""}, `flag -kind: an empty list: give one or more, comma-separated, or leave the flag out for the default`),
+		Entry("--journey ' , ' (was every journey)", []string{"plan", "--repo", "x", "--journey", " , "}, `flag -journey: an empty list`),
+		Entry("repro --kind ''", []string{"repro", "--repo", "x", "--host", "v1", "--client", "v2", "--kind", ""}, `flag -kind: an empty list`),
+		Entry("pins --ignore ''", []string{"pins", "--repo", "x", "--ignore", ""}, `flag -ignore: an empty list`),
+		Entry("fuzz --generator ''", []string{"fuzz", "--repo", "x", "--generator", ""}, `flag -generator: an empty list`),
+		Entry("fuzz --exclude ''", []string{"fuzz", "--repo", "x", "--exclude", ""}, `flag -exclude: an empty list`),
+		Entry("fuzz --kind ''", []string{"fuzz", "--repo", "x", "--kind", ""}, `flag -kind: an empty list`),
+		Entry("contract check --pins ''", []string{"contract", "check", "--repo", "x", "--pins", ""}, `flag -pins: an empty list`),
+		Entry("--shard without --seed (was refused only by merge-reports, after the work)", []string{"run", "--repo", "x", "--shard", "2/3"},
+			"--shard 2/3: give --seed: every shard of one plan must use the same seed"),
+		Entry("--shard with --seed 0, which draws a seed", []string{"run", "--repo", "x", "--shard", "1/2", "--seed", "0"},
+			"--shard 1/2: give --seed"),
+		Entry("fuzz --cases 0 (R3, N22: was accepted, and built)", []string{"fuzz", "--repo", "x", "--cases", "0"}, `-cases: 0 is too small: give how many cases to run, 1 or more`),
 		Entry("--retries -1", []string{"repro", "--repo", "x", "--retries", "-1"}, `flag provided but not defined: -retries`),
 		Entry("--retries -1", []string{"run", "--repo", "x", "--retries", "-1"}, `-retries: -1 is too small`),
 		Entry("--quiet -1s", []string{"run", "--repo", "x", "--quiet", "-1s"}, `-quiet: want a positive duration`),

@@ -55,15 +55,14 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs := newFlagSet("fuzz", stderr, "fuzz --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [flags]")
 	o.register(fs)
 	o.registerPins(fs)
-	var kinds, gens, exclude string
 	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (with --client; default: the pins with the working tree)`)
 	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree"`)
-	fs.StringVar(&kinds, "kind", "", "client kinds to fuzz, comma-separated (default: every kind the generators drive)")
-	fs.IntVar(&o.Cases, "cases", 0, fmt.Sprintf("PR mode: run N cases (default %d; the seed defaults to %d)", DefaultFuzzCases, DefaultFuzzSeed))
+	fs.Var(listFlag{&o.Kinds}, "kind", "client kinds to fuzz, comma-separated (default: every kind the generators drive)")
+	fs.Var(countFlag{&o.Cases, 1, "how many cases to run"}, "cases", fmt.Sprintf("PR mode: run `N` cases (default %d; the seed defaults to %d)", DefaultFuzzCases, DefaultFuzzSeed))
 	fs.DurationVar(&o.Budget, "budget", 0, "nightly mode: draw cases until this much time has passed (a fresh seed unless --seed)")
 	fs.StringVar(&o.Corpus, "corpus", "", "keep minimised failures and a sample of passing cases here, and replay them first (default: <report-dir>/corpus, not replayed)")
-	fs.StringVar(&gens, "generator", "", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
-	fs.StringVar(&exclude, "exclude", "", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
+	fs.Var(listFlag{&o.Generators}, "generator", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
+	fs.Var(listFlag{&o.Exclude}, "exclude", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
 	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j packs, at least 2, of the generators' largest pack)")
 	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d)", DefaultFuzzPack))
@@ -82,8 +81,6 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	switch {
 	case o.Pack < 0:
 		return nil, usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
-	case o.Cases < 0:
-		return nil, usagef("--cases %d: give how many cases to run, 1 or more", o.Cases)
 	case o.Budget < 0:
 		return nil, usagef("--budget must be positive")
 	case o.Cases > 0 && o.Budget > 0:
@@ -99,7 +96,6 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	if !seedGiven && o.Budget == 0 {
 		o.Seed = DefaultFuzzSeed
 	}
-	o.Kinds, o.Generators, o.Exclude = list(kinds), list(gens), list(exclude)
 	return o, o.check()
 }
 
@@ -182,8 +178,21 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 		return err
 	}
 	defer release()
+	// A campaign interrupted during its builds still writes every report, marked
+	// interrupted (as an interrupted run does); one interrupted later says so below.
+	interrupted := func() error {
+		run.Interrupted, run.Finished = true, time.Now()
+		if err := reports.Write(o.ReportDir, run); err != nil {
+			return fmt.Errorf("write reports: %w", err)
+		}
+		fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
 	built, hostIdx, clientIdx, err := prepareBuilds(ctx, &o.runOptions, run, stdout, stderr)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted()
+		}
 		return err
 	}
 	cp := &campaign{o: o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
@@ -247,8 +256,14 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 	if m := cp.c.Duration.Minutes(); m > 0 {
 		cp.c.CasesPerMin = float64(cp.c.Cases+cp.c.CorpusCases) / m
 	}
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		// Stopped in the middle of a case, a confirmation or a shrink (whose error is the
+		// interruption's): what the campaign found so far goes in the reports, not only on
+		// stderr.
+		run.Interrupted = true
 	}
 	if werr := reports.Write(o.ReportDir, run); werr != nil {
 		return fmt.Errorf("write reports: %w", werr)
@@ -258,8 +273,11 @@ func fuzzCampaign(ctx context.Context, o *fuzzOptions, stdout, stderr io.Writer)
 		plural(cp.c.DriverProcesses, "driver process"), plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
 		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
-		if f.Flaky {
+		switch {
+		case f.Flaky:
 			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk
+		case f.Shrunk == "":
+			what = "not shrunk: the campaign was interrupted first"
 		}
 		fmt.Fprintf(stdout, "  %s on %s: %d cases, first %s; %s\n    %s\n",
 			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), f.Cases, f.First, what, f.Repro)

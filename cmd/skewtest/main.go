@@ -71,8 +71,12 @@ func profiled(f func() int) int {
 	return f()
 }
 
-// interruptible returns a context cancelled by the first Ctrl-C (every pairing tears down
-// its processes); a second Ctrl-C exits at once.
+// interruptible returns a context cancelled by the first Ctrl-C (SIGINT) or SIGTERM: every
+// pairing tears down its processes and the reports are written. A Ctrl-C after that exits
+// at once: a person who will not wait. A SIGTERM after that never does: SIGTERM is how
+// supervisors and CI ask for a clean stop (they follow with SIGKILL when they mean now),
+// and one stop may come as two (GNU timeout signals its child, then its own process group,
+// which holds the child), so it leaves the stop under way.
 func interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -86,11 +90,18 @@ func interruptible() (context.Context, func()) {
 		}
 		fmt.Fprintln(os.Stderr, "skewtest: interrupted; stopping drivers (Ctrl-C again to exit now)")
 		cancel()
-		select {
-		case <-sigs:
-			fmt.Fprintln(os.Stderr, "skewtest: interrupted twice; exiting")
-			os.Exit(130)
-		case <-done:
+		for {
+			select {
+			case sig := <-sigs:
+				if sig == syscall.SIGTERM {
+					fmt.Fprintln(os.Stderr, "skewtest: SIGTERM again: still stopping, the reports are written next (Ctrl-C exits now)")
+					continue
+				}
+				fmt.Fprintln(os.Stderr, "skewtest: interrupted twice; exiting")
+				os.Exit(130)
+			case <-done:
+				return
+			}
 		}
 	}()
 	return ctx, func() { signal.Stop(sigs); close(done); cancel() }

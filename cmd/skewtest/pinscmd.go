@@ -22,16 +22,10 @@ type pinFlags struct {
 }
 
 func (p *pinFlags) registerPins(fs *flag.FlagSet) {
-	fs.Func("pins", "refs to pin, comma-separated: tags, branches or commits (default: skewtest.yaml's pins section, else the newest stable vX.Y.Z tag)", func(s string) error {
-		p.Pins = append(p.Pins, list(s)...)
-		return nil
-	})
+	fs.Var(listFlag{&p.Pins}, "pins", "refs to pin, comma-separated: tags, branches or commits (default: skewtest.yaml's pins section, else the newest stable vX.Y.Z tag)")
 	fs.Var(countFlag{&p.Last, 1, "how many of the newest stable tags to pin"}, "last", "pin the last `N` stable tags")
 	fs.BoolVar(&p.Window, "window", false, "pin every stable tag inside the working tree's protocol window")
-	fs.Func("ignore", "glob of tags the stable rules never pin, e.g. 'v1.4.19?-*' (repeatable, comma-separated)", func(s string) error {
-		p.Ignore = append(p.Ignore, list(s)...)
-		return nil
-	})
+	fs.Var(listFlag{&p.Ignore}, "ignore", "glob of tags the stable rules never pin, e.g. 'v1.4.19?-*' (repeatable, comma-separated)")
 }
 
 func (p *pinFlags) options() pins.Options {

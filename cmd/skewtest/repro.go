@@ -9,11 +9,10 @@ func parseRepro(args []string, stderr io.Writer) (*runOptions, error) {
 	o := &runOptions{}
 	fs := newFlagSet("repro", stderr, "repro --repo DIR --host REF --client REF [flags]")
 	o.register(fs)
-	var kind, journey string
 	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (required)`)
 	fs.StringVar(&o.Client, "client", "", `the client build: a ref, or "worktree" (required)`)
-	fs.StringVar(&kind, "kind", "", "client kind (default: every kind of the journeys)")
-	fs.StringVar(&journey, "journey", "", "journey name (from the subject's skewtest.yaml) or file (default: every journey it lists)")
+	fs.Var(listFlag{&o.Kinds}, "kind", "client kind (default: every kind of the journeys)")
+	fs.Var(listFlag{&o.Journeys}, "journey", "journey name (from the subject's skewtest.yaml) or file (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	o.registerFuture(fs)
@@ -23,7 +22,6 @@ func parseRepro(args []string, stderr io.Writer) (*runOptions, error) {
 	if o.Host == "" || o.Client == "" {
 		return nil, usagef("repro needs --host and --client")
 	}
-	o.Kinds, o.Journeys = list(kind), list(journey)
 	return o, o.check()
 }
 

@@ -57,24 +57,27 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 	o := &runOptions{}
 	fs := newFlagSet(name, stderr, name+" --repo DIR [flags]")
 	o.register(fs)
-	var kinds, journeyList string
 	o.registerPins(fs)
 	fs.StringVar(&o.Matrix, "matrix", "default", "default: each pin with the working tree both ways, plus references; full: every build with every build")
-	fs.StringVar(&kinds, "kind", "", "client kinds to cover, comma-separated (default: every kind both builds support)")
-	fs.StringVar(&journeyList, "journey", "", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
+	fs.Var(listFlag{&o.Kinds}, "kind", "client kinds to cover, comma-separated (default: every kind both builds support)")
+	fs.Var(listFlag{&o.Journeys}, "journey", "journeys to run, comma-separated: names from the subject's skewtest.yaml journeys list, or files (default: every journey it lists)")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	o.registerFuture(fs)
 	fs.Var(countFlag{&o.Retries, 0, "how many times to rerun a failing pairing"}, "retries", "rerun a pairing that failed or errored up to `N` times; one whose attempts disagree is flaky")
 	fs.BoolVar(&o.LastFailed, "last-failed", false, "run only the pairings that failed, errored or were flaky in --report-dir's previous results.json (and the references they need)")
-	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need); merge the shards' reports with skewtest merge-reports")
+	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need), with the --seed every shard is given; merge the shards' reports with skewtest merge-reports")
 	if err := parse(fs, args, 0); err != nil {
 		return nil, err
 	}
 	if _, _, err := parseShard(o.Shard); err != nil {
 		return nil, err
 	}
-	o.Kinds, o.Journeys = list(kinds), list(journeyList)
+	if o.Shard != "" && o.Seed == 0 && name == "run" {
+		// A seed drawn here would be this machine's alone, and merge-reports refuses shards
+		// whose seeds differ: refuse now, not after every shard's work.
+		return nil, usagef("--shard %s: give --seed: every shard of one plan must use the same seed, such as the CI run's id (--seed $GITHUB_RUN_ID)", o.Shard)
+	}
 	return o, o.check()
 }
 
