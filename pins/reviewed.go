@@ -35,7 +35,7 @@ func (r *Reviewed) Validate(at string) []string {
 		bad = append(bad, fmt.Sprintf("%s.rule %q is not a rule of the static tier (contract check lists them in docs/contract.md; e.g. gate-added)", at, r.Rule))
 	}
 	if r.Path != "" && !strings.HasPrefix(r.Path, "/") {
-		bad = append(bad, fmt.Sprintf("%s.path %q is not a WebSocket path such as /terminal.subscribe", at, r.Path))
+		bad = append(bad, fmt.Sprintf("%s.path %q is not a WebSocket path such as /ws", at, r.Path))
 	}
 	if r.Pointer != "" {
 		if err := contract.CheckPointer(r.Pointer); err != nil {
