@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/matrix"
 )
 
 // cmdBuild builds the working tree and the pins, in parallel, without running anything:
@@ -34,7 +35,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	_, recs, err := buildAll(ctx, b, o.Repo, srcs, nil, progress)
+	_, recs, err := matrix.BuildAll(ctx, b, o.Repo, srcs, nil, progress)
 	done()
 	if err != nil {
 		return err

@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
-	"github.com/skewtest/skewtest/results"
+	"github.com/skewtest/skewtest/subject"
 )
 
 // The static tier: contract diff, check and verify (docs/contract.md, "The static tier").
@@ -165,12 +165,12 @@ func cmdContractDiff(ctx context.Context, args []string, stdout, stderr io.Write
 	for _, v := range vs {
 		fmt.Fprintln(stdout, v)
 	}
-	printWarnings(stderr, contract.Warnings(newer))
+	subject.PrintWarnings(stderr, contract.Warnings(newer))
 	if len(vs) == 0 {
 		fmt.Fprintf(stdout, "%s → %s: compatible\n", o.Old, o.New)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s → %s: %s\n", o.Old, o.New, plural(len(vs), "violation"))
+	fmt.Fprintf(stdout, "%s → %s: %s\n", o.Old, o.New, matrix.Plural(len(vs), "violation"))
 	return &exitError{exitFindings}
 }
 
@@ -197,9 +197,9 @@ func (s *contractSource) contracts() (*pins.Contracts, error) {
 func (s *contractSource) load(arg string) (*contract.Contract, error) {
 	cf, err := s.read(arg)
 	if err != nil {
-		return nil, inputError(err)
+		return nil, subject.InputError(err)
 	}
-	return parseContractFile(cf)
+	return subject.ParseContractFile(cf)
 }
 
 func (s *contractSource) read(arg string) (pins.ContractFile, error) {
@@ -229,39 +229,6 @@ func (s *contractSource) read(arg string) (pins.ContractFile, error) {
 			arg, what, s.repo)
 	}
 	return cf, err
-}
-
-func parseContractFile(cf pins.ContractFile) (*contract.Contract, error) {
-	c, err := contract.Parse(shortPath(cf.Name), cf.Data, contract.WithFiles(cf.Files))
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return c, nil
-}
-
-// inputError makes a contract that cannot be found a usage error (exit 2); other errors
-// (a repository that cannot be read) keep their code.
-func inputError(err error) error {
-	if errors.Is(err, pins.ErrNoContract) || errors.Is(err, os.ErrNotExist) {
-		return usagef("%v", err)
-	}
-	return err
-}
-
-// shortPath shows a file below the current directory relative to it, as editors and
-// terminals link it; other names (REF:PATH) are kept.
-func shortPath(name string) string {
-	if !filepath.IsAbs(name) {
-		return name
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return name
-	}
-	if rel, err := filepath.Rel(wd, name); err == nil && filepath.IsLocal(rel) {
-		return rel
-	}
-	return name
 }
 
 type contractCheckOptions struct {
@@ -301,7 +268,11 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	tags, _, err := pins.StableTags(ctx, o.Repo)
+	subj, err := subject.Open(o.Repo)
+	if err != nil {
+		return err
+	}
+	tags, err := subj.StableTags(ctx)
 	if err != nil {
 		return err
 	}
@@ -309,32 +280,32 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if o.Since != "" {
 		since, _ = pins.ParseVersion(o.Since)
 	}
-	var pairs []contractPair
+	var pairs []subject.Pair
 	for i := 1; i < len(tags); i++ {
 		if o.Since == "" || tags[i-1].Version.Compare(since) >= 0 {
-			pairs = append(pairs, contractPair{Old: tags[i-1].Name, OldCommit: tags[i-1].Commit, New: tags[i].Name, NewCommit: tags[i].Commit})
+			pairs = append(pairs, subject.Pair{Old: tags[i-1].Name, OldCommit: tags[i-1].Commit, New: tags[i].Name, NewCommit: tags[i].Commit})
 		}
 	}
 	history := len(pairs)
-	sel, err := selectPins(ctx, o.Repo, o.pinFlags.options(), stderr)
+	sel, err := subj.SelectPins(ctx, o.pinFlags.options(), stderr)
 	if err != nil {
 		return err
 	}
-	pairs = append(pairs, pinPairs(sel.Pins)...)
-	policy, err := contractPolicy(o.Repo, tags)
+	pairs = append(pairs, subject.PinPairs(sel.Pins)...)
+	policy, err := subj.ContractPolicy(ctx)
 	if err != nil {
 		return err
 	}
-	cs, err := pins.OpenContracts(o.Repo)
+	cs, err := subj.Contracts()
 	if err != nil {
 		return err
 	}
-	reviewed, err := loadAllowList(o.Repo)
+	reviewed, err := subj.AllowList()
 	if err != nil {
 		return err
 	}
-	res, err := diffPairs(ctx, cs, pairs, func(older, newer string) func(contract.Violation) bool {
-		return either(policy(older), allowedFor(o.Allow, older, newer))
+	res, err := subject.DiffPairs(ctx, cs, pairs, func(older, newer string) func(contract.Violation) bool {
+		return subject.Either(policy(older), allowedFor(o.Allow, older, newer))
 	}, reviewed)
 	if err != nil {
 		return err
@@ -352,7 +323,7 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		case len(r.Violations) == 0:
 			fmt.Fprintf(stdout, "%s → %s: compatible%s\n", r.Old, r.New, also)
 		default:
-			fmt.Fprintf(stdout, "%s → %s: %s%s\n", r.Old, r.New, plural(len(r.Violations), "violation"), also)
+			fmt.Fprintf(stdout, "%s → %s: %s%s\n", r.Old, r.New, matrix.Plural(len(r.Violations), "violation"), also)
 			for _, v := range r.Violations {
 				fmt.Fprintln(stdout, v)
 			}
@@ -364,240 +335,31 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		}
 		allowed += len(r.Allowed)
 		if r.New != pins.WorktreeLabel {
-			printWarnings(stderr, r.Warnings)
+			subject.PrintWarnings(stderr, r.Warnings)
 		}
 	}
-	ws, err := worktreeWarnings(cs)
+	ws, err := subject.WorktreeWarnings(cs)
 	if err != nil {
 		return err
 	}
-	printWarnings(stderr, ws)
-	for _, w := range reviewed.stale() {
+	subject.PrintWarnings(stderr, ws)
+	for _, w := range reviewed.Stale() {
 		fmt.Fprintln(stderr, w)
 	}
-	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", plural(history, "stable tag pair"), plural(len(res)-history, "pin"))
+	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", matrix.Plural(history, "stable tag pair"), matrix.Plural(len(res)-history, "pin"))
 	notChecked := ""
 	if allowed > 0 {
 		notChecked += fmt.Sprintf(", %d reviewed and allowed", allowed)
 	}
 	if skipped > 0 {
-		notChecked += fmt.Sprintf(" (%s not checked)", plural(skipped, "pair"))
+		notChecked += fmt.Sprintf(" (%s not checked)", matrix.Plural(skipped, "pair"))
 	}
 	if violations == 0 {
 		fmt.Fprintf(stdout, "compatible%s\n", notChecked)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s in %s%s\n", plural(violations, "violation"), plural(failing, "pair"), notChecked)
+	fmt.Fprintf(stdout, "%s in %s%s\n", matrix.Plural(violations, "violation"), matrix.Plural(failing, "pair"), notChecked)
 	return &exitError{exitFindings}
-}
-
-// contractPair is an older and a newer build whose contracts are diffed; a zero commit is
-// the working tree.
-type contractPair struct {
-	Old, New             string
-	OldCommit, NewCommit plumbing.Hash
-}
-
-// pairResult is what diffing one pair found; Skipped says why an old build's contract could
-// not be read (its build reports that too). Warnings are the newer contract's that the older
-// one does not have (contract.WarningsSince).
-type pairResult struct {
-	Old, New   string
-	Violations []contract.Violation
-	// Allowed are the violations the working tree's allow list allows (reviewed findings).
-	Allowed  []allowedViolation
-	Warnings []contract.Warning
-	Skipped  error
-}
-
-// pinPairs pairs each pin, as the older build, with the working tree.
-func pinPairs(pinned []pins.Pin) []contractPair {
-	out := make([]contractPair, 0, len(pinned))
-	for _, p := range pinned {
-		out = append(out, contractPair{Old: p.Ref, OldCommit: p.Commit, New: pins.WorktreeLabel})
-	}
-	return out
-}
-
-// diffPairs reads each build's contract once (from git objects, no checkout, no process)
-// and diffs every pair. The working tree's contract must be readable (else a usage error,
-// exit 2); a commit's that cannot be read or parsed skips its pairs.
-func diffPairs(ctx context.Context, cs *pins.Contracts, pairs []contractPair, allowed func(older, newer string) func(contract.Violation) bool, reviewed *allowList) ([]pairResult, error) {
-	type loaded struct {
-		c   *contract.Contract
-		err error
-	}
-	cache := map[plumbing.Hash]loaded{}
-	load := func(label string, h plumbing.Hash) (*contract.Contract, error) {
-		if l, ok := cache[h]; ok {
-			return l.c, l.err
-		}
-		var l loaded
-		cf, err := cs.Worktree()
-		if !h.IsZero() {
-			cf, err = cs.At(label, h)
-		}
-		if l.err = err; err == nil {
-			l.c, l.err = parseContractFile(cf)
-		}
-		cache[h] = l
-		return l.c, l.err
-	}
-	var out []pairResult
-	for _, p := range pairs {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		r := pairResult{Old: p.Old, New: p.New}
-		newer, err := load(p.New, p.NewCommit)
-		if err != nil && p.NewCommit.IsZero() {
-			return nil, inputError(err)
-		}
-		older, oerr := load(p.Old, p.OldCommit)
-		switch {
-		case err != nil:
-			r.Skipped = err
-		case oerr != nil:
-			r.Skipped = oerr
-		default:
-			r.Violations = contract.Diff(older, newer, contract.DiffOptions{Allowed: allowed(p.Old, p.New)})
-			r.Violations, r.Allowed = reviewed.split(p.Old, p.New, r.Violations, older, newer)
-			r.Warnings = contract.WarningsSince(older, newer)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// contractCheck is the static tier of run: the working tree's contract against each pin's,
-// by the evolution rules, before anything is built. It reads git objects only (no checkout,
-// no process), so it takes well under a second. What the working tree's support policy
-// allows (declared protocol cuts; command versions of releases it no longer requires) and
-// what allowed allows (nil: nothing more) is left out; each other violation is a finding of
-// kind contract-violation whose Message says the pair, the rule and what broke, and whose
-// Detail says file:line and the pointer; one the allow list of skewtest.yaml allows is a
-// finding with Allowed set, which fails nothing, and an entry that allowed nothing among the
-// pairs it selects is a warning on stderr. A pin whose contract cannot be read is left out (its
-// build reports it); a working tree whose contract cannot be read is an error (exit 2).
-func contractCheck(ctx context.Context, repo string, pinned []pins.Pin, allowed func(contract.Violation) bool, stderr io.Writer) ([]results.Finding, error) {
-	tags, _, err := pins.StableTags(ctx, repo)
-	if err != nil {
-		return nil, err
-	}
-	policy, err := contractPolicy(repo, tags)
-	if err != nil {
-		return nil, err
-	}
-	cs, err := pins.OpenContracts(repo)
-	if err != nil {
-		return nil, err
-	}
-	reviewed, err := loadAllowList(repo)
-	if err != nil {
-		return nil, err
-	}
-	res, err := diffPairs(ctx, cs, pinPairs(pinned), func(older, _ string) func(contract.Violation) bool {
-		return either(policy(older), allowed)
-	}, reviewed)
-	if err != nil {
-		return nil, err
-	}
-	var out []results.Finding
-	for _, r := range res {
-		for _, v := range r.Violations {
-			out = append(out, contractFinding(r.Old, r.New, v))
-		}
-		for _, v := range r.Allowed {
-			f := contractFinding(r.Old, r.New, v.Violation)
-			f.Allowed = fmt.Sprintf("%s:%d: %s", builds.ConfigFile, v.Line, v.By.Reason)
-			out = append(out, f)
-		}
-	}
-	for _, w := range reviewed.stale() {
-		fmt.Fprintln(stderr, w)
-	}
-	return out, nil
-}
-
-// worktreeWarnings returns the warnings of the working tree's contract (contract.Warnings):
-// what it leaves undecided. A contract that cannot be read is a usage error (exit 2).
-func worktreeWarnings(cs *pins.Contracts) ([]contract.Warning, error) {
-	cf, err := cs.Worktree()
-	if err != nil {
-		return nil, inputError(err)
-	}
-	c, err := parseContractFile(cf)
-	if err != nil {
-		return nil, err
-	}
-	return contract.Warnings(c), nil
-}
-
-// contractWarnings prints the working tree contract's warnings on w, for run's static tier:
-// they are said, and they fail nothing. A contract that cannot be read is not this
-// function's to report (the static tier and the builds say so): it prints nothing then.
-func contractWarnings(repo string, w io.Writer) error {
-	cs, err := pins.OpenContracts(repo)
-	if err != nil {
-		return err
-	}
-	if ws, err := worktreeWarnings(cs); err == nil {
-		printWarnings(w, ws)
-	}
-	return nil
-}
-
-// printWarnings prints warnings one a line: file:line: warning: rule: message.
-func printWarnings(w io.Writer, ws []contract.Warning) {
-	for _, x := range ws {
-		fmt.Fprintln(w, x)
-	}
-}
-
-// contractPolicy returns, per older release, what the working tree's support policy allows
-// the static tier (pins.Support.ContractAllowed): declared protocol cuts, and command
-// versions only releases it no longer requires called.
-func contractPolicy(repo string, tags []pins.Tag) (func(older string) func(contract.Violation) bool, error) {
-	cfg, err := builds.LoadWorktreeConfig(repo)
-	if err != nil {
-		return nil, err
-	}
-	var support pins.Support
-	if cfg != nil {
-		support = cfg.Support
-	}
-	stable := make([]string, len(tags))
-	for i, t := range tags {
-		stable[i] = t.Name
-	}
-	return func(older string) func(contract.Violation) bool {
-		return support.ContractAllowed(older, stable)
-	}, nil
-}
-
-// either allows what any of allowed allows (nil allows nothing).
-func either(allowed ...func(contract.Violation) bool) func(contract.Violation) bool {
-	return func(v contract.Violation) bool {
-		for _, a := range allowed {
-			if a != nil && a(v) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// contractFinding is a violation as a finding of the pair older → newer.
-func contractFinding(older, newer string, v contract.Violation) results.Finding {
-	in := older
-	if v.In == contract.SideNew {
-		in = newer
-	}
-	return results.Finding{
-		Kind:    results.ContractViolation,
-		Message: fmt.Sprintf("%s → %s: %s: %s", older, newer, v.Rule, v.Message),
-		Detail:  fmt.Sprintf("%s\n%s in the contract of %s", v.Place(), v.Pointer, in),
-	}
 }
 
 type contractVerifyOptions struct {
@@ -646,7 +408,7 @@ func cmdContractVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	built, _, err := buildAll(ctx, b, o.Repo, []builds.Source{builds.Worktree()}, nil, progress)
+	built, _, err := matrix.BuildAll(ctx, b, o.Repo, []builds.Source{builds.Worktree()}, nil, progress)
 	done()
 	if err != nil {
 		return err

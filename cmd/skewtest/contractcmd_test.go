@@ -203,7 +203,7 @@ var _ = Describe("skewtest contract", func() {
 			Expect(out).To(ContainSubstring(filepath.Join(s.dir, fmt.Sprintf(warning, line(kinds, `"bell"`)))))
 
 			var buf bytes.Buffer
-			Expect(contractWarnings(s.dir, &buf)).To(Succeed())
+			Expect(openSubject(s.dir).Warnings(&buf)).To(Succeed())
 			Expect(buf.String()).To(HavePrefix(filepath.Join(s.dir, fmt.Sprintf(warning, line(kinds, `"bell"`)))), "run's static tier says them too")
 
 			s.write("contract.json", strings.Replace(kinds, `"kinds": ["desktop"]}`, `"kinds": ["desktop"], "never": ["mobile"]}`, 1))
@@ -216,7 +216,7 @@ var _ = Describe("skewtest contract", func() {
 			s := newContractSubject()
 			sel, err := pins.Resolve(ctx, s.dir, pins.Options{Refs: pins.Refs("", "v1.2.0", "v1.3.0")})
 			Expect(err).NotTo(HaveOccurred())
-			fs, err := contractCheck(ctx, s.dir, sel.Pins, nil, io.Discard)
+			fs, err := openSubject(s.dir).StaticCheck(ctx, sel.Pins, nil, io.Discard)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fs).To(HaveLen(3))
 			Expect(fs[0].Kind).To(Equal(results.ContractViolation))
@@ -225,7 +225,7 @@ var _ = Describe("skewtest contract", func() {
 			Expect(fs[2].Message).To(HavePrefix("v1.3.0 → worktree: field-made-required: "))
 
 			allowed := contract.Allowing(contract.Allowance{Rule: contract.RuleFieldMadeRequired})
-			fs, err = contractCheck(ctx, s.dir, sel.Pins, allowed, io.Discard)
+			fs, err = openSubject(s.dir).StaticCheck(ctx, sel.Pins, allowed, io.Discard)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(fs).To(HaveLen(1))
 		})
@@ -275,7 +275,7 @@ var _ = Describe("skewtest contract", func() {
 
 		sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", "v1.4.180", "v1.4.185")})
 		Expect(err).NotTo(HaveOccurred())
-		fs, err := contractCheck(ctx, repo, sel.Pins, nil, io.Discard)
+		fs, err := openSubject(repo).StaticCheck(ctx, sel.Pins, nil, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fs).To(BeEmpty())
 
@@ -286,7 +286,7 @@ var _ = Describe("skewtest contract", func() {
 		Expect(code).To(Equal(exitFindings))
 		Expect(out).To(ContainSubstring("v1.4.180 → v1.4.185: 1 violation\n"))
 		Expect(out).To(ContainSubstring(": protocol-cut: minCompatible 2 is above the older build's protocol version 1"))
-		fs, err = contractCheck(ctx, repo, sel.Pins, nil, io.Discard)
+		fs, err = openSubject(repo).StaticCheck(ctx, sel.Pins, nil, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fs).To(HaveLen(1))
 		Expect(fs[0].Message).To(HavePrefix("v1.4.180 → worktree: protocol-cut: "))
@@ -297,7 +297,7 @@ var _ = Describe("skewtest contract", func() {
 		// fails nothing.
 		Expect(os.WriteFile(cfg, []byte(text[:strings.Index(text, "\n# The working tree's support policy")+1]+
 			"allow:\n  - rule: protocol-cut\n    refs: \"<v1.4.185\"\n    reason: session protocol 2 refuses them on purpose\n"), 0o644)).To(Succeed())
-		fs, err = contractCheck(ctx, repo, sel.Pins, nil, io.Discard)
+		fs, err = openSubject(repo).StaticCheck(ctx, sel.Pins, nil, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(fs).To(ConsistOf(SatisfyAll(HaveField("Message", HavePrefix("v1.4.180 → worktree: protocol-cut: ")),
 			HaveField("Allowed", MatchRegexp(`^skewtest\.yaml:\d+: session protocol 2 refuses them on purpose$`)))))

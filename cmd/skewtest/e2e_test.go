@@ -24,6 +24,7 @@ import (
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/results"
 )
@@ -203,11 +204,11 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 	DescribeTable("negative controls on real builds",
 		func(ctx SpecContext, hostRef, hostEnv, clientRef, clientEnv, kind, journey string, kind2 results.Kind, step string, check func(f results.Finding)) {
 			b := &builds.Builder{CacheDir: cache}
-			built, _, err := buildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, nil, GinkgoWriter)
+			built, _, err := matrix.BuildAll(ctx, b, repo, []builds.Source{source(ctx, repo, hostRef), source(ctx, repo, clientRef)}, nil, GinkgoWriter)
 			Expect(err).NotTo(HaveOccurred())
 			host, client := *built[0], *built[1]
 			host.Env, client.Env = env(hostEnv), env(clientEnv)
-			j, err := loadJourneys(repo, []string{journey})
+			j, err := openSubject(repo).Journeys([]string{journey})
 			Expect(err).NotTo(HaveOccurred())
 			// Older orders the builds as run does: the published-field check runs only where
 			// the client is the older build.
@@ -490,7 +491,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 
 // source resolves a ref of the example repository for a build.
 func source(ctx context.Context, repo, ref string) builds.Source {
-	s, err := sourceOf(ctx, repo, ref)
+	s, err := openSubject(repo).Source(ctx, ref)
 	Expect(err).NotTo(HaveOccurred())
 	return s
 }

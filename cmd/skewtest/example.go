@@ -83,7 +83,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := o.check(); err != nil {
 		return err
 	}
-	err = execute(ctx, o, stdout, stderr)
+	o.command = "demo"
+	err = runMatrix(ctx, o, stdout, stderr)
 	// Each demo writes a new temporary directory: say so, and how to remove it (D15).
 	fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with rm -rf %s\n", tmp, tmp)
 	return err

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/campaign"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 )
@@ -22,8 +23,8 @@ var _ = Describe("fuzz flags", func() {
 	It("runs PR mode by default: a fixed case count and a fixed seed", func() {
 		o, err := parseFuzz([]string{"--repo", "/r", "--cache-dir", "/c"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(o.Cases).To(Equal(DefaultFuzzCases))
-		Expect(o.Seed).To(Equal(int64(DefaultFuzzSeed)))
+		Expect(o.Cases).To(Equal(campaign.DefaultCases))
+		Expect(o.Seed).To(Equal(int64(campaign.DefaultSeed)))
 		Expect(o.Pack).To(BeZero(), "each generator's own pack line, else DefaultFuzzPack")
 	})
 

@@ -21,6 +21,7 @@ import (
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -414,14 +415,14 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 			b := declared([]string{"./no-such-driver", "host"})
 			a := &builds.Artifact{Label: "worktree", Dir: b.Dir, Config: &builds.Config{Drivers: builds.Drivers{Host: b.Host, Clients: b.Clients}}}
 			d := &harness.Build{Label: "worktree", Contract: &contract.Contract{}, DriverAt: b.DriverAt}
-			_, err := fromArtifact(a, d)
+			_, err := matrix.FromArtifact(a, d)
 			Expect(err).To(MatchError(`worktree: the host driver "./no-such-driver" (/home/me/subject/skewtest.yaml:6) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there`))
 
 			Expect(os.WriteFile(filepath.Join(b.Dir, "no-such-driver"), nil, 0o755)).To(Succeed())
-			_, err = fromArtifact(a, d)
+			_, err = matrix.FromArtifact(a, d)
 			Expect(err).To(MatchError(ContainSubstring(`the desktop client driver "./client" (/home/me/subject/skewtest.yaml:8)`)), "each driver is checked")
 			Expect(os.WriteFile(filepath.Join(b.Dir, "client"), nil, 0o755)).To(Succeed())
-			_, err = fromArtifact(a, d)
+			_, err = matrix.FromArtifact(a, d)
 			Expect(err).NotTo(HaveOccurred(), "control: drivers that are there pass")
 		})
 

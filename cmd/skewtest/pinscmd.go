@@ -8,8 +8,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/subject"
 )
 
 // pinFlags are the pin-rule flags of run, build and pins. Given, they replace the
@@ -32,51 +32,14 @@ func (p *pinFlags) options() pins.Options {
 	return pins.Options{Refs: pins.Refs("explicit (--pins)", p.Pins...), Last: p.Last, Window: p.Window, Ignore: p.Ignore}
 }
 
-// pinRules returns the pin rules in force: the working tree's pins section overridden by
-// the flags.
-func pinRules(repo string, flags pins.Options) (pins.Options, error) {
-	cfg, err := builds.LoadWorktreeConfig(repo)
-	if err != nil {
-		return pins.Options{}, err
-	}
-	if cfg == nil {
-		return flags, nil
-	}
-	return cfg.Pins.Override(flags), nil
-}
-
-// selectPins resolves the pins in force and checks them against the lock file, if there
-// is one: a pinned tag that moved is refused (pins.ErrMovedTag). Pinned tags the lock
-// does not record are named on warn.
+// selectPins opens the subject in repo and resolves the pins in force
+// (subject.Subject.SelectPins).
 func selectPins(ctx context.Context, repo string, flags pins.Options, warn io.Writer) (pins.Selection, error) {
-	opts, err := pinRules(repo, flags)
+	s, err := subject.Open(repo)
 	if err != nil {
 		return pins.Selection{}, err
 	}
-	if opts.Lock, err = pins.ReadLock(repo); err != nil {
-		return pins.Selection{}, err
-	}
-	sel, err := pins.Resolve(ctx, repo, opts)
-	if err != nil {
-		return pins.Selection{}, err
-	}
-	for _, t := range sel.Unlocked {
-		fmt.Fprintf(warn, "skewtest: pin %s is not in %s; run `skewtest pins lock` to record it\n", t, pins.LockFile)
-	}
-	return sel, nil
-}
-
-// resolveRef resolves one ref (of repro), checked against the lock file.
-func resolveRef(ctx context.Context, repo, ref string) (pins.Pin, error) {
-	lock, err := pins.ReadLock(repo)
-	if err != nil {
-		return pins.Pin{}, err
-	}
-	sel, err := pins.Resolve(ctx, repo, pins.Options{Refs: pins.Refs("", ref), Lock: lock})
-	if err != nil {
-		return pins.Pin{}, err
-	}
-	return sel.Pins[0], nil
+	return s.SelectPins(ctx, flags, warn)
 }
 
 func parsePins(args []string, stderr io.Writer) (repo string, lock bool, flags pinFlags, err error) {
@@ -132,7 +95,11 @@ func cmdPins(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // lockPins records the pins in force, and every stable tag, in the lock file.
 func lockPins(ctx context.Context, repo string, flags pins.Options, stdout io.Writer) error {
-	opts, err := pinRules(repo, flags)
+	s, err := subject.Open(repo)
+	if err != nil {
+		return err
+	}
+	opts, err := s.PinRules(flags)
 	if err != nil {
 		return err
 	}

@@ -31,5 +31,5 @@ func cmdRepro(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o.command, o.args = "repro", args
-	return execute(ctx, o, stdout, stderr)
+	return runMatrix(ctx, o, stdout, stderr)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/builds/container"
+	"github.com/skewtest/skewtest/matrix"
 )
 
 // Runners for --runner.
@@ -15,38 +16,22 @@ const (
 	runnerContainer = "container"
 )
 
-// newBuilder makes the Builder of a command: its cache, its runner (--runner), and
-// progress shown on w (live on a terminal). The returned close stops the progress and
-// releases the runner; call it once the builds are done.
-func newBuilder(ctx context.Context, c *common, w io.Writer) (*builds.Builder, *buildProgress, func(), error) {
-	progress := newBuildProgress(w, c.Verbose)
-	b := &builds.Builder{CacheDir: c.CacheDir, Progress: progress.Event}
-	closers := []func(){progress.Close}
-	switch c.Runner {
-	case "", runnerLocal:
-	case runnerContainer:
+// runnerOf makes the runner --runner names for the library (nil: the host's tools).
+func runnerOf(name string) func(context.Context, io.Writer) (builds.Runner, func(), error) {
+	if name != runnerContainer {
+		return nil
+	}
+	return func(ctx context.Context, log io.Writer) (builds.Runner, func(), error) {
 		r, err := container.New(ctx)
 		if err != nil {
-			progress.Close()
-			return nil, nil, nil, fmt.Errorf("--runner container: %w (is the Docker engine running? docker info tells)", err)
+			return nil, nil, fmt.Errorf("--runner container: %w (is the Docker engine running? docker info tells)", err)
 		}
-		if c.Verbose {
-			r.Log = progress
-		}
-		b.Runner = r
-		closers = append(closers, func() { _ = r.Close() })
-	default:
-		progress.Close()
-		return nil, nil, nil, usagef("--runner %q: want local or container", c.Runner)
+		r.Log = log
+		return r, func() { _ = r.Close() }, nil
 	}
-	done := false
-	return b, progress, func() {
-		if done {
-			return
-		}
-		done = true
-		for _, f := range closers {
-			f()
-		}
-	}, nil
+}
+
+// newBuilder makes the Builder of a command that builds (matrix.NewBuilder with its flags).
+func newBuilder(ctx context.Context, c *common, w io.Writer) (*builds.Builder, io.Writer, func(), error) {
+	return matrix.NewBuilder(ctx, c.CacheDir, c.Verbose, runnerOf(c.Runner), w)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/proc"
+	"github.com/skewtest/skewtest/subject"
 )
 
 // TestMain lets this test binary guard the build steps and drivers its specs start.
@@ -35,4 +36,13 @@ func referenceHistory() string {
 	_, err = example.Write(src, repo)
 	Expect(err).NotTo(HaveOccurred())
 	return repo
+}
+
+// openSubject opens the subject in dir (anew each call: specs change its files between
+// calls).
+func openSubject(dir string) *subject.Subject {
+	GinkgoHelper()
+	s, err := subject.Open(dir)
+	Expect(err).NotTo(HaveOccurred())
+	return s
 }

@@ -1,4 +1,4 @@
-package main
+package matrix
 
 import (
 	"errors"
@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/subject"
 )
 
-// claimReportDir makes --report-dir this run's (reports.Claim), naming the run by its pid,
+// ClaimReportDir makes the report directory this run's (reports.Claim), naming the run by its pid,
 // start time and command line; a directory the user must fix is a usage error.
-func claimReportDir(dir string, command []string) (release func(), err error) {
+func ClaimReportDir(dir string, command []string) (release func(), err error) {
 	owner := fmt.Sprintf("pid %d, started %s: skewtest %s", os.Getpid(), time.Now().UTC().Format(time.RFC3339), strings.Join(command, " "))
 	release, err = reports.Claim(dir, owner)
 	var de *reports.DirError
 	if errors.As(err, &de) {
-		return nil, usagef("--report-dir %v", de)
+		return nil, subject.Usagef("--report-dir %v", de)
 	}
 	return release, err
 }

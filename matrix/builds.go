@@ -1,4 +1,4 @@
-package main
+package matrix
 
 import (
 	"context"
@@ -15,14 +15,15 @@ import (
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/results"
+	"github.com/skewtest/skewtest/subject"
 )
 
-// fromArtifact turns a built artifact into a harness build. Its contract is the one read
+// FromArtifact turns a built artifact into a harness build. Its contract is the one read
 // before building (d, from git objects or the user's working tree, named as the user
 // knows it), else the build's copy; every "./" driver must be in the build's output: one
 // that is not is a usage error naming its skewtest.yaml line (the recipe and the argv
 // disagree, which only the configuration can fix).
-func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
+func FromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
 	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients,
 		Env:      slices.Clone(a.Config.Drivers.Env),
 		DriverAt: func(kind string) string { return fmt.Sprintf("%s:%d", builds.ConfigFile, a.Config.DriverLine(kind)) }}
@@ -54,14 +55,14 @@ func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 			if k != "" {
 				role = k + " client driver"
 			}
-			return nil, usagef("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
+			return nil, subject.Usagef("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
 				a.Label, role, argv[0], b.DriverAt(k))
 		}
 	}
 	return b, nil
 }
 
-// buildAll builds every source of the subject in repo, in parallel. A source that cannot
+// BuildAll builds every source of the subject in repo, in parallel. A source that cannot
 // be built or read (its recipe fails, its toolchain is missing, its contract is unreadable)
 // is recorded (status error, with its log) and returned as a Build with Err set, carrying
 // the log's last lines, so its pairings become errors while every other pairing still
@@ -69,7 +70,7 @@ func fromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 // bad skewtest.yaml, or a driver it declares that the build did not write) is returned as
 // the error, as is a cancelled ctx: nothing can run.
 // Per-build progress lines are the Builder's (Builder.Log, Builder.Progress).
-func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, described []*harness.Build, progress io.Writer) ([]*harness.Build, []results.Build, error) {
+func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds.Source, described []*harness.Build, progress io.Writer) ([]*harness.Build, []results.Build, error) {
 	var out []*harness.Build
 	var recs []results.Build
 	for _, r := range b.BuildAll(ctx, repo, srcs) {
@@ -90,7 +91,7 @@ func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 		a, err := r.Artifact, r.Err
 		if err == nil {
 			var built *harness.Build
-			if built, err = fromArtifact(a, d); err == nil {
+			if built, err = FromArtifact(a, d); err == nil {
 				rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
 				if a.Cached {
 					rec.Status = "cached"
@@ -99,7 +100,7 @@ func buildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 				recs = append(recs, rec)
 				continue
 			}
-			if errors.As(err, new(*usageError)) {
+			if errors.As(err, new(*subject.UsageError)) {
 				// Found once built, like an action a driver does not announce at its hello:
 				// a mistake in the configuration stops the run (exit 2), as a bad
 				// skewtest.yaml does, rather than erroring the build's pairings (exit 3,

@@ -1,4 +1,4 @@
-package main
+package subject
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 	"github.com/skewtest/skewtest/pins"
 )
 
-// describeAll reads, for every source, what a plan needs without building anything: its
+// Describe reads, for every source, what a plan needs without building anything: its
 // skewtest.yaml (the drivers' kinds) and its contract (the frame names), from git objects,
 // the working tree's from disk. The builds returned have no Dir: they plan, they do not
 // run. A pin whose contract cannot be read is returned with Err set (its pairings become
 // errors, as a build that fails does); the working tree's is the user's file, so a
 // problem with it is a configuration error naming that file.
-func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*harness.Build, error) {
-	cs, err := pins.OpenContracts(repo)
+func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harness.Build, error) {
+	cs, err := s.Contracts()
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d, err := builds.Describe(ctx, repo, src)
+		d, err := builds.Describe(ctx, s.Dir, src)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", src.Label, err)
 		}
@@ -50,7 +50,7 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 			err = fmt.Errorf("%s: contract: %w", src.Label, err)
 			if src.IsWorktree() {
 				// The user's own file: a configuration error (exit 2), before any build.
-				return nil, usagef("%v", err)
+				return nil, Usagef("%v", err)
 			}
 			b.Err = err
 		}
@@ -59,18 +59,18 @@ func describeAll(ctx context.Context, repo string, srcs []builds.Source) ([]*har
 	return out, nil
 }
 
-// worktreeContract is the working tree's contract, as a build that holds only it, when the
+// WorktreeContract is the working tree's contract, as a build that holds only it, when the
 // working tree is not one of srcs: the journeys are the working tree's, so a frame or a
 // command only it knows (named in a condition that holds only where a build knows it) is
 // no typo. Nil when the working tree is built anyway or its contract cannot be read
 // (nothing of the run depends on it then).
-func worktreeContract(repo string, srcs []builds.Source) *harness.Build {
+func (s *Subject) WorktreeContract(srcs []builds.Source) *harness.Build {
 	for _, src := range srcs {
 		if src.IsWorktree() {
 			return nil
 		}
 	}
-	cs, err := pins.OpenContracts(repo)
+	cs, err := s.Contracts()
 	if err != nil {
 		return nil
 	}
@@ -85,17 +85,17 @@ func worktreeContract(repo string, srcs []builds.Source) *harness.Build {
 	return &harness.Build{Contract: c}
 }
 
-// checkBeforeBuilding refuses, before anything is built, what the builds' own files
-// already show to be wrong: a --kind no build has a driver for, and a frame name in a
+// CheckBeforeBuilding refuses, before anything is built, what the builds' own files
+// already show to be wrong: a kind no build has a driver for, and a frame name in a
 // journey, or a command id in a command condition, that no contract of the run's builds
 // declares, nor the working tree's (whose journeys they are: worktree holds its contract
 // when it is not one of the builds, else nil).
-func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree *harness.Build) error {
+func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree *harness.Build) error {
 	have := harness.KindsOf(described...)
 	for _, k := range kinds {
 		if !slices.Contains(have, k) {
-			return usagef("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
-				k, k, builds.ConfigFile, orNone(have))
+			return Usagef("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
+				k, k, builds.ConfigFile, OrNone(have))
 		}
 	}
 	var labels []string
@@ -126,24 +126,10 @@ func checkBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 	return nil
 }
 
-// withDescription completes built builds with what was read before building: the
-// contract read from git objects (named by the user's file or REF:PATH, never the build
-// cache), where each driver is declared, and whether the build defines the journeys'
-// actions. A pin whose contract could not be read becomes an error.
-func withDescription(built, described []*harness.Build) {
-	for _, b := range built {
-		for _, d := range described {
-			if d.Label != b.Label {
-				continue
-			}
-			b.DriverAt, b.Journeys = d.DriverAt, d.Journeys
-			switch {
-			case b.Err != nil:
-			case d.Err != nil:
-				b.Err = d.Err
-			case d.Contract != nil:
-				b.Contract = d.Contract
-			}
-		}
+// OrNone lists kinds, or says "no kind".
+func OrNone(s []string) string {
+	if len(s) == 0 {
+		return "no kind"
 	}
+	return strings.Join(s, ", ")
 }
