@@ -19,6 +19,7 @@ import (
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/proc"
+	"github.com/skewtest/skewtest/subject"
 )
 
 // Exit codes.
@@ -29,12 +30,10 @@ const (
 	exitInfra    = 3
 )
 
-// usageError is a mistake in the command line.
-type usageError struct{ msg string }
+// usageError is a mistake in the command line or the subject's files: the library's.
+type usageError = subject.UsageError
 
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return subject.Usagef(format, args...) }
 
 // exitError carries a run's exit code when the run itself worked.
 type exitError struct{ code int }
