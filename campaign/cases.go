@@ -1,0 +1,347 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/skewtest/skewtest/fuzz"
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/results"
+	"github.com/skewtest/skewtest/subject"
+)
+
+func (cp *campaign) warmPlan() []harness.Pairing {
+	var plan []harness.Pairing
+	for _, g := range cp.gens {
+		c, err := fuzz.Draw([]*fuzz.Generator{g}, cp.o.Seed, -1, fuzz.Options{Exclude: cp.o.Exclude})
+		if err != nil {
+			continue // checkGenerator drew it already
+		}
+		if j, err := c.Journey(g.File); err == nil {
+			plan = append(plan, cp.plan(j)...)
+		}
+	}
+	return plan
+}
+
+func (cp *campaign) go_(ctx context.Context) error {
+	if cp.o.Corpus != "" {
+		if err := cp.replayCorpus(ctx); err != nil {
+			return err
+		}
+	}
+	deadline := time.Time{}
+	if cp.o.Budget > 0 {
+		deadline = cp.started.Add(cp.o.Budget)
+	}
+	// A case's skew pairings wait for its references: a batch of several cases keeps -j
+	// pairings busy while some wait.
+	batch := cp.o.Batch
+	if batch <= 0 {
+		most := 1
+		for _, g := range cp.gens {
+			most = max(most, cp.packOf(g))
+		}
+		batch = max(2, cp.pooled.Parallel) * most
+	}
+	next := 1
+	for ctx.Err() == nil {
+		if deadline.IsZero() && next > cp.o.Cases {
+			break
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
+		n := batch
+		if deadline.IsZero() {
+			n = min(n, cp.o.Cases-next+1)
+		}
+		var cases []*fuzz.Case
+		for k := range n {
+			c, err := fuzz.Draw(cp.gens, cp.o.Seed, next+k, fuzz.Options{Exclude: cp.o.Exclude})
+			if err != nil {
+				return subject.Usagef("%v", err)
+			}
+			cases = append(cases, c)
+		}
+		next += n
+		if err := cp.runCases(ctx, cases); err != nil {
+			return err
+		}
+		cp.report()
+	}
+	return nil
+}
+
+func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptions) {
+	if opts.Pairing.Pool == nil {
+		cp.c.DriverProcesses += 2 * len(batch.Pairings)
+	}
+}
+
+func (cp *campaign) report() {
+	d := time.Since(cp.started)
+	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
+	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
+		matrix.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+}
+
+type caseJourney struct {
+	j    *journeys.Journey
+	c    *fuzz.Case // nil for a corpus journey
+	name string
+}
+
+func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
+	var plan []harness.Pairing
+	for _, pr := range cp.pairs {
+		ps, _ := harness.Journeys(pr[0], pr[1], harness.PlanOptions{Kinds: cp.o.Kinds, Journeys: []*journeys.Journey{j}})
+		plan = append(plan, ps...)
+	}
+	return harness.WithReferences(plan)
+}
+
+func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
+	var cjs []caseJourney
+	for _, c := range cases {
+		cjs = append(cjs, caseJourney{c: c, name: c.Name})
+		cp.c.Generators[c.Gen.Name]++
+		for _, e := range c.EventNames() {
+			cp.c.Events[c.Gen.Name+"/"+e]++
+		}
+	}
+	if cp.o.Pack == 1 {
+		if err := withJourneys(cjs); err != nil {
+			return err
+		}
+		return cp.runJourneys(ctx, cjs, false, cp.pooled)
+	}
+	return cp.runPacked(ctx, cjs)
+}
+
+func withJourneys(cjs []caseJourney) error {
+	for i := range cjs {
+		if cjs[i].j != nil || cjs[i].c == nil {
+			continue
+		}
+		c := cjs[i].c
+		j, err := c.Journey(c.Name + ".txtar")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			return subject.Usagef("generator %s, case %d: %v\n%s", c.Gen.File, c.Index, err, numbered(c.Text()))
+		}
+		cjs[i].j = j
+	}
+	return nil
+}
+
+func (cp *campaign) packOf(g *fuzz.Generator) int {
+	switch {
+	case cp.o.Pack > 0:
+		return cp.o.Pack
+	case g.Pack > 0:
+		return g.Pack
+	}
+	return DefaultPack
+}
+
+func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
+	var packs [][]caseJourney
+	byGen := map[*fuzz.Generator]int{}
+	for _, cj := range cjs {
+		i, ok := byGen[cj.c.Gen]
+		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
+			byGen[cj.c.Gen] = len(packs)
+			packs = append(packs, nil)
+			i = len(packs) - 1
+		}
+		packs[i] = append(packs[i], cj)
+	}
+	var plan []harness.Pairing
+	var owner []int
+	packed := make([]caseJourney, len(packs))
+	for i, pk := range packs {
+		var cases []*fuzz.Case
+		for _, cj := range pk {
+			cases = append(cases, cj.c)
+		}
+		c := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
+		j, err := c.Journey(c.Name + ".txtar")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			// Name the case that makes the pack's journey wrong, if one does alone.
+			if cerr := withJourneys(pk); cerr != nil {
+				return cerr
+			}
+			return subject.Usagef("generator %s, pack of cases %s…: %v", c.Gen.File, pk[0].name, err)
+		}
+		packed[i] = caseJourney{j: j, c: c, name: c.Name}
+		ps := cp.plan(j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.pooled)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	ran := make([]int, len(packs))
+	failed := make([][]int, len(packs)) // each pack's failing pairings, by plan position
+	for _, r := range batch.Pairings {
+		i := owner[r.Index-1]
+		ran[i]++
+		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
+			failed[i] = append(failed[i], r.Index-1)
+		}
+	}
+	byIndex := map[int]*results.Pairing{}
+	for _, r := range batch.Pairings {
+		byIndex[r.Index-1] = r
+	}
+	for i, pk := range packs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if len(failed[i]) == 0 && ran[i] > 0 {
+			for _, cj := range pk {
+				cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
+				cp.c.Cases++
+				if cp.o.Corpus != "" {
+					cp.keepIfNew(cj.c)
+				}
+			}
+			continue
+		}
+		before := len(cp.c.CaseList)
+		// Case by case, in lanes like the pack: a shared process that exits is run again on
+		// processes of the pairing's own (harness.Run), and a finding is confirmed on them
+		// before it is shrunk (found).
+		if err := withJourneys(pk); err != nil {
+			return err
+		}
+		if err := cp.runJourneys(ctx, pk, false, cp.pooled); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
+			// A case shows it alone: the pack's failing pairings are not worth keeping.
+			for _, k := range failed[i] {
+				if r := byIndex[k]; r.Transcript != "" {
+					_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+				}
+			}
+		} else {
+			// Every case passes alone, yet the pack failed: what fails is how its cases
+			// follow one another on one connection, so the pack is the failing case.
+			for _, k := range failed[i] {
+				switch r := byIndex[k]; r.Status {
+				case results.StatusFail:
+					if err := cp.found(ctx, packed[i], plan[k], r, false); err != nil {
+						return err
+					}
+				case results.StatusError:
+					cp.run.Pairings = append(cp.run.Pairings, r) // the harness broke on the pack
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) error {
+	var plan []harness.Pairing
+	owner := []int{}
+	for i, cj := range cjs {
+		ps := cp.plan(cj.j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	if len(plan) == 0 {
+		return subject.Usagef("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), subject.OrNone(harness.KindsOf(cp.built...)))
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, opts)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	cp.countProcesses(batch, opts)
+	// Execute records pairings in plan order, leaving out the ones not run.
+	byIndex := map[int]*results.Pairing{}
+	for _, r := range batch.Pairings {
+		byIndex[r.Index] = r
+	}
+	status := make([]results.Status, len(cjs))
+	for i := range status {
+		status[i] = results.StatusPass
+	}
+	for k, p := range plan {
+		r := byIndex[p.Index]
+		if r == nil {
+			continue
+		}
+		i := owner[k]
+		status[i] = worse(status[i], r.Status)
+		switch r.Status {
+		case results.StatusPass, results.StatusExpectedRefusal:
+			// A passing pairing's directory is not worth keeping by the thousand.
+			if r.Transcript != "" {
+				_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+			}
+		case results.StatusFail:
+			if err := cp.found(ctx, cjs[i], p, r, fromCorpus); err != nil {
+				return err
+			}
+		default:
+			cp.run.Pairings = append(cp.run.Pairings, r)
+		}
+	}
+	for i, cj := range cjs {
+		var events []string
+		if cj.c != nil {
+			events = cj.c.EventNames()
+		}
+		cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: events, Status: status[i]})
+		if fromCorpus {
+			cp.c.CorpusCases++
+			continue
+		}
+		cp.c.Cases++
+		if status[i] == results.StatusPass && cp.o.Corpus != "" {
+			cp.keepIfNew(cj.c)
+		}
+	}
+	return nil
+}
+
+func worse(a, b results.Status) results.Status {
+	rank := func(s results.Status) int {
+		switch s {
+		case results.StatusError:
+			return 3
+		case results.StatusFail, results.StatusFlaky:
+			return 2
+		case results.StatusPass, results.StatusExpectedRefusal:
+			return 0
+		}
+		return 1
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,55 @@
+package skew_test
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/skewtesting"
+)
+
+var _ = Describe("notesd across its releases", Ordered, func() {
+	var repo, cache string
+
+	BeforeAll(func() {
+		// The release history as `skewtest example --subject notesd` writes it: real tags,
+		// each built from its own tree.
+		src, err := example.FindSource("notesd")
+		Expect(err).NotTo(HaveOccurred())
+		repo = filepath.Join(GinkgoT().TempDir(), "notesd")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		cache = GinkgoT().TempDir()
+	})
+
+	config := func() matrix.Config {
+		return matrix.Config{Repo: repo, CacheDir: cache, ReportDir: GinkgoT().TempDir(), Seed: 1,
+			Stdout: GinkgoWriter, Stderr: GinkgoWriter}
+	}
+
+	It("the working tree and the last release understand each other both ways", func(ctx SpecContext) {
+		cfg := config()
+		cfg.Pins = pins.Options{Last: 1}
+		run, err := skewtesting.Matrix(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run).To(skewtesting.BeCompatible())
+		Expect(run.Pairings).NotTo(BeEmpty())
+	}, SpecTimeout(10*time.Minute))
+
+	It("finds the v0.3.0 slim-push bug with a v0.2.0 sync client, with its repro line", func(ctx SpecContext) {
+		cfg := config()
+		cfg.Host, cfg.Client, cfg.Kinds, cfg.Journeys = "v0.3.0", "v0.2.0", []string{"sync"}, []string{"sync"}
+		run, err := skewtesting.Matrix(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run).NotTo(skewtesting.BeCompatible())
+		failures := strings.Join(skewtesting.Failures(run), "\n")
+		Expect(failures).To(ContainSubstring("published-field-removed"))
+		Expect(failures).To(ContainSubstring("repro: skewtest repro --repo " + repo + " --host v0.3.0 --client v0.2.0 --kind sync --journey sync --seed 1"))
+	}, SpecTimeout(10*time.Minute))
+})
