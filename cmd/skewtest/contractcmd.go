@@ -366,6 +366,11 @@ type contractVerifyOptions struct {
 	common
 }
 
+// config is the library's Config of these options.
+func (o *contractVerifyOptions) config(stdout, stderr io.Writer) matrix.Config {
+	return matrix.Config{Repo: o.Repo, CacheDir: o.CacheDir, Verbose: o.Verbose, Runner: runnerOf(o.Runner), Stdout: stdout, Stderr: stderr}
+}
+
 func parseContractVerify(args []string, stderr io.Writer) (*contractVerifyOptions, error) {
 	o := &contractVerifyOptions{}
 	fs := newFlagSet("contract verify", stderr, "contract verify --repo DIR [--runner local|container] [--cache-dir D] [--timeout D]")
@@ -388,39 +393,21 @@ func cmdContractVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	root, err := pins.Root(o.Repo)
-	if err != nil {
+	// The configuration and the committed contract first: what is missing is said before
+	// building.
+	if _, err := matrix.ContractCommand(o.Repo); err != nil {
 		return err
-	}
-	cfg, err := builds.LoadConfig(filepath.Join(root, builds.ConfigFile)) // a missing file is an error here
-	if err != nil {
-		return err
-	}
-	if len(cfg.ContractCommand) == 0 {
-		return usagef("%s names no contractCommand: add one that prints the contract the build speaks, e.g. contractCommand: [\"./driver\", \"contract\"] (docs/subject.md)", builds.ConfigFile)
 	}
 	src := &contractSource{repo: o.Repo}
 	committed, err := src.load(pins.WorktreeLabel)
 	if err != nil {
 		return err
 	}
-	b, progress, done, err := newBuilder(ctx, &o.common, stderr)
+	out, command, err := matrix.SpokenContract(ctx, o.config(stdout, stderr), o.Timeout)
 	if err != nil {
 		return err
 	}
-	built, _, err := matrix.BuildAll(ctx, b, o.Repo, []builds.Source{builds.Worktree()}, nil, progress)
-	done()
-	if err != nil {
-		return err
-	}
-	if built[0].Err != nil {
-		return built[0].Err
-	}
-	out, err := cfg.SpeakContract(ctx, built[0].Dir, o.Timeout)
-	if err != nil {
-		return err
-	}
-	name := "the output of " + strings.Join(cfg.ContractCommand, " ")
+	name := "the output of " + strings.Join(command, " ")
 	spoken, err := contract.Parse(name, out, contract.WithFiles(os.DirFS(filepath.Dir(committed.File()))))
 	if err != nil {
 		return usagef("%v", err)
