@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/matrix"
