@@ -7,7 +7,10 @@
 // subject's directory with, from that release on, the files of history/<tag>/ laid over
 // it; optionally a file holding the release's feature table (featuresFile) and a contract
 // derived from a template for those features (contract). The working tree is the last
-// release plus worktree.set and history/worktree/.
+// release plus worktree.set and history/worktree/. Its knownBugs are the release-skew bugs
+// the history ships on purpose (Written.KnownBugs): pairings that skewtest must find red,
+// with the kinds of finding each must report, which `skewtest demo` runs after the default
+// plan.
 //
 // A subject whose go.mod requires github.com/skewtest/skewtest (for the driver kit, with a
 // replace pointing into the skewtest repository) gets the kit written into every tree,

@@ -20,6 +20,7 @@ import (
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/example/internal/bundle"
 	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/results"
 )
 
 func write(dir, name, text string) {
@@ -58,6 +59,15 @@ const template = `{"contractVersion": 1, "channels": [{"name": "t", "paths": ["/
   {"opcode": 15, "name": "OutputSpan", "direction": "H>C", "feature": "span"},
   {"opcode": 1, "name": "Legacy", "direction": "H>C", "feature": "!span"}
 ]}]}`
+
+const knownBugs = `knownBugs:
+  - host: v1.2.0
+    client: v1.0.0
+    kind: desktop
+    journey: terminal
+    finds: [decoder-refusal]
+    why: OutputSpan reaches an old decoder
+`
 
 // reader reads files of a written repository at a tag.
 func reader(dir string) func(tag, file string) string {
@@ -146,6 +156,19 @@ var _ = Describe("Write", func() {
 		Expect(filepath.Join(dest, "history")).NotTo(BeAnExistingFile())
 	})
 
+	It("says which known bugs the history declares: none unless it lists them", func() {
+		w, err := example.Write(source(), dest)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.KnownBugs).To(BeEmpty())
+
+		write(src, "history.yaml", history+knownBugs)
+		w, err = example.Write(source(), filepath.Join(GinkgoT().TempDir(), "again"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(w.KnownBugs).To(Equal([]example.KnownBug{{Host: "v1.2.0", Client: "v1.0.0", Kind: "desktop", Journey: "terminal",
+			Finds: []results.Kind{results.DecoderRefusal}, Why: "OutputSpan reaches an old decoder"}}))
+		Expect(w.KnownBugs[0].Label()).To(Equal("host v1.2.0 × desktop client v1.0.0 · terminal"))
+	})
+
 	It("writes the same commits every time", func() {
 		_, err := example.Write(source(), dest)
 		Expect(err).NotTo(HaveOccurred())
@@ -216,6 +239,21 @@ var _ = Describe("Write", func() {
 		Entry("a protocol feature never set", func() {
 			write(src, "history.yaml", strings.Replace(history, "protoMin: 1", "other: 1", 1))
 		}, "contract.protocolFrom names features proto and protoMin"),
+		Entry("a known bug on a build the history has not", func() {
+			write(src, "history.yaml", history+strings.Replace(knownBugs, "client: v1.0.0", "client: v0.9.0", 1))
+		}, "knownBugs[0]: client v0.9.0 is no tag of the history (refs: v1.0.0, v1.1.0, v1.2.0, mobile-v9.0.0, worktree)"),
+		Entry("a known bug that finds no kind of finding skewtest has", func() {
+			write(src, "history.yaml", history+strings.Replace(knownBugs, "finds: [decoder-refusal]", "finds: [decoder-refused]", 1))
+		}, `knownBugs[0] (host v1.2.0 × desktop client v1.0.0 · terminal): finds: "decoder-refused" is no kind of finding (kinds: decoder-refusal, `),
+		Entry("a known bug that finds nothing", func() {
+			write(src, "history.yaml", history+strings.Replace(knownBugs, "finds: [decoder-refusal]", "finds: []", 1))
+		}, "knownBugs[0] (host v1.2.0 × desktop client v1.0.0 · terminal): finds: list the kinds of finding"),
+		Entry("a known bug without why", func() {
+			write(src, "history.yaml", history+strings.Replace(knownBugs, "why: OutputSpan reaches an old decoder", "why: ''", 1))
+		}, "knownBugs[0] (host v1.2.0 × desktop client v1.0.0 · terminal): why: say what the bug is in one line"),
+		Entry("a known bug listed twice", func() {
+			write(src, "history.yaml", history+knownBugs+strings.TrimPrefix(knownBugs, "knownBugs:\n"))
+		}, "knownBugs[1]: host v1.2.0 × desktop client v1.0.0 · terminal is listed twice"),
 	)
 
 	It("refuses a directory that is not empty", func() {
@@ -351,4 +389,43 @@ var _ = Describe("every subject's contracts", func() {
 			Expect(err).NotTo(HaveOccurred(), "worktree")
 		})
 	}
+})
+
+var _ = Describe("a known bug's verdict", func() {
+	bug := example.KnownBug{Host: "v1.4.180", Client: "v1.4.173", Kind: "desktop", Journey: "terminal",
+		Finds: []results.Kind{results.Stall, results.DataLoss}, Why: "resyncs"}
+	pairing := func(status results.Status, kinds ...results.Kind) *results.Pairing {
+		p := &results.Pairing{Host: "v1.4.180", Client: "v1.4.173", ClientKind: "desktop", Journey: "terminal", Status: status}
+		for _, k := range kinds {
+			p.Findings = append(p.Findings, results.Finding{Kind: k})
+		}
+		return p
+	}
+
+	DescribeTable("is found as documented only when its pairing failed with every kind it finds",
+		func(ps []*results.Pairing, missing string) {
+			s := bug.Check(&results.Run{Pairings: ps})
+			Expect(s.Missing).To(Equal(missing))
+			Expect(s.Found()).To(Equal(missing == ""))
+			if len(ps) > 0 && missing != "the run has no such pairing" {
+				Expect(s.Pairing).To(BeIdenticalTo(ps[len(ps)-1]))
+			}
+		},
+		Entry("every kind, and more", []*results.Pairing{pairing(results.StatusFail, results.DataLoss, results.SequenceDrift, results.Stall, results.DataLoss)}, ""),
+		Entry("a kind missing", []*results.Pairing{pairing(results.StatusFail, results.DataLoss, results.SequenceDrift)},
+			"no stall finding (it found data-loss, sequence-drift)"),
+		Entry("a pass", []*results.Pairing{pairing(results.StatusPass)}, "the pairing's verdict is pass, not fail"),
+		Entry("flaky", []*results.Pairing{pairing(results.StatusFlaky, results.Stall, results.DataLoss)},
+			"the pairing's verdict is flaky, not fail (findings: stall, data-loss)"),
+		Entry("an error", []*results.Pairing{func() *results.Pairing {
+			p := pairing(results.StatusError)
+			p.Error = "build v1.4.180: exit status 1"
+			return p
+		}()}, "the pairing could not be tested: build v1.4.180: exit status 1"),
+		Entry("only another pairing", []*results.Pairing{{Host: "v1.4.180", Client: "v1.4.180", ClientKind: "desktop", Journey: "terminal", Status: results.StatusPass}},
+			"the run has no such pairing"),
+		Entry("after its reference", []*results.Pairing{
+			{Host: "v1.4.173", Client: "v1.4.173", ClientKind: "desktop", Journey: "terminal", Status: results.StatusPass},
+			pairing(results.StatusFail, results.Stall, results.DataLoss)}, ""),
+	)
 })

@@ -25,6 +25,8 @@ type history struct {
 	Worktree struct {
 		Set map[string]any `yaml:"set"`
 	} `yaml:"worktree"`
+	// KnownBugs are the release-skew bugs the history ships on purpose (optional).
+	KnownBugs []KnownBug `yaml:"knownBugs"`
 }
 
 // contractSettings says how a release's contract is derived (see deriveContract).
@@ -106,6 +108,9 @@ func (h *history) check(subject fs.FS) error {
 			return fmt.Errorf("otherTags: tag %s is at %s, which is not a release", o.Tag, o.At)
 		}
 	}
+	if err := checkKnownBugs(h.KnownBugs, h.refs()); err != nil {
+		return err
+	}
 	for _, p := range []string{h.FeaturesFile, h.contractPath(), h.templatePath()} {
 		if p != "" && !fs.ValidPath(p) {
 			return fmt.Errorf("%q is not a clean relative path", p)
@@ -133,6 +138,19 @@ func (h *history) check(subject fs.FS) error {
 		}
 	}
 	return nil
+}
+
+// refs lists what a build of the written repository can be named by: every tag, and
+// worktree.
+func (h *history) refs() []string {
+	var out []string
+	for _, r := range h.Releases {
+		out = append(out, r.Tag)
+	}
+	for _, o := range h.Other {
+		out = append(out, o.Tag)
+	}
+	return append(out, worktreeLabel)
 }
 
 func (h *history) contractPath() string {

@@ -26,6 +26,9 @@ type Written struct {
 	Dir      string
 	Tags     []string
 	Worktree []string // files changed in the working tree and left uncommitted
+	// KnownBugs are the release-skew bugs the history declares (history.yaml's knownBugs):
+	// pairings of the written repository that must be found red.
+	KnownBugs []KnownBug
 }
 
 // Write writes the subject's history as a git repository in dest, which must not exist or
@@ -50,7 +53,7 @@ func Write(src *Source, dest string) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Written{Dir: dest}
+	out := &Written{Dir: dest, KnownBugs: h.KnownBugs}
 	features := map[string]any{}
 	var overlays []string
 	commits := map[string]plumbing.Hash{}

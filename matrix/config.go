@@ -63,6 +63,12 @@ type Config struct {
 	// Host and Client, when set, run the journeys on exactly that pair of builds (repro):
 	// refs, or "worktree".
 	Host, Client string
+	// Pairings, when set, are exactly the pairings to run instead of a planned matrix (with
+	// the references they need): each distinct ref is resolved and built once. Neither the
+	// pins nor Matrix, Kinds, Journeys, Host or Client apply; a pair whose journey the
+	// subject does not have, whose journey does not drive its kind, or whose client build
+	// has no driver of the kind is a usage error naming it.
+	Pairings []Pair
 	// FuturePeers runs the future-peer pass after the pairings of the working tree.
 	FuturePeers bool
 	// PlanOnly prints the plan and builds nothing.
@@ -114,8 +120,13 @@ func (o *Config) Defaults() error {
 	if _, _, err := ParseShard(o.Shard); err != nil {
 		return err
 	}
-	return nil
+	return checkPairs(o)
 }
+
+// namesBuilds reports whether the run names its builds (Host and Client, or Pairings)
+// rather than taking the working tree and the pins: no static tier then, which compares
+// the pins with the working tree.
+func (o *Config) namesBuilds() bool { return o.Host != "" || len(o.Pairings) > 0 }
 
 // Open opens the subject once (Subject, else Repo).
 func (o *Config) Open() (*subject.Subject, error) {

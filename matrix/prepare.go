@@ -24,14 +24,21 @@ type Sources struct {
 	// HostIdx and ClientIdx index the host and client build of a run of one pair (Host
 	// and Client set); -1 otherwise, when the working tree is first and the pins follow.
 	HostIdx, ClientIdx int
+	// Refs maps each ref that Pairings name to its build's index; nil without Pairings.
+	Refs map[string]int
 }
 
-// Resolve picks the sources of a run: Host and Client when set, else the working tree and
-// the pins in force (printed on Stdout when printPins), and describes each. Env naming no
-// build of the run is refused here, before anything is built.
+// Resolve picks the sources of a run: the builds Pairings name, else Host and Client when
+// set, else the working tree and the pins in force (printed on Stdout when printPins), and
+// describes each. Env naming no build of the run is refused here, before anything is
+// built.
 func Resolve(ctx context.Context, s *subject.Subject, o *Config, printPins bool) (*Sources, error) {
 	out := &Sources{HostIdx: -1, ClientIdx: -1}
-	if o.Host != "" {
+	if len(o.Pairings) > 0 {
+		if err := resolvePairs(ctx, s, o.Pairings, out); err != nil {
+			return nil, err
+		}
+	} else if o.Host != "" {
 		hs, err := s.Source(ctx, o.Host)
 		if err != nil {
 			return nil, err
@@ -77,6 +84,9 @@ func Prepare(ctx context.Context, o *Config, run *results.Run) ([]*harness.Build
 	if err := o.Defaults(); err != nil {
 		return nil, nil, err
 	}
+	if len(o.Pairings) > 0 {
+		return nil, nil, subject.Usagef("a fuzz campaign pairs host and client, or the pins with the working tree: it takes no list of pairings")
+	}
 	s, err := o.Open()
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +95,7 @@ func Prepare(ctx context.Context, o *Config, run *results.Run) ([]*harness.Build
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.Host == "" {
+	if !o.namesBuilds() {
 		if err := staticTier(ctx, s, src.Sel.Pins, run, o.Stdout, o.Stderr); err != nil {
 			return nil, nil, err
 		}

@@ -17,7 +17,9 @@ import (
 )
 
 // Run resolves pins, plans, builds, runs every pairing and writes the reports; the run it
-// returns holds every verdict (its ExitCode is the command's). Everything that can be
+// returns holds every verdict (its ExitCode is the command's). The plan is the matrix of
+// the working tree and the pins, the journeys of Host × Client, or exactly Pairings, each
+// with the references it needs. Everything that can be
 // checked without building is checked first, from the builds' own files read from git
 // objects (the working tree's from disk): the options, the journeys' frame names against
 // the contracts, the plan itself and the report directory. PlanOnly stops there, builds
@@ -37,7 +39,15 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if err != nil {
 		return nil, subject.Usagef("--matrix: %v", err)
 	}
-	js, err := s.Journeys(o.Journeys)
+	var (
+		js     []*journeys.Journey
+		byName map[string]*journeys.Journey // Pairings' journeys
+	)
+	if len(o.Pairings) > 0 {
+		js, byName, err = pairJourneys(s, o.Pairings)
+	} else {
+		js, err = s.Journeys(o.Journeys)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +73,10 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	planFor := func(bs []*harness.Build) ([]harness.Pairing, []harness.Skip, error) {
 		popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
+		if len(o.Pairings) > 0 {
+			plan, err := planPairs(o.Pairings, bs, src, byName)
+			return plan, nil, err
+		}
 		if src.HostIdx >= 0 {
 			plan, skips := harness.Journeys(bs[src.HostIdx], bs[src.ClientIdx], popts)
 			return plan, skips, nil
@@ -119,7 +133,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		return nil, err
 	}
 	defer release()
-	if o.Host == "" {
+	if !o.namesBuilds() {
 		if err := staticTier(ctx, s, src.Sel.Pins, run, stdout, stderr); err != nil {
 			return nil, err
 		}

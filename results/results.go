@@ -74,6 +74,11 @@ const (
 	CommandVersionMismatch Kind = "command-version-mismatch"
 )
 
+// Kinds lists every kind of finding, as the constants above declare them.
+var Kinds = []Kind{DecoderRefusal, SequenceDrift, CapabilityMismatch, PublishedFieldRemoved, DataLoss, Stall,
+	IncompleteJourney, WindowViolation, DriverError, FieldMismatch, InvariantViolation, UnexpectedEvent,
+	ContractViolation, IntolerantDecoder, CommandVersionMismatch}
+
 // Run is one invocation of skewtest run or repro.
 type Run struct {
 	SchemaVersion int        `json:"schemaVersion"`

@@ -7,10 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/results"
 )
 
 func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -56,14 +60,17 @@ func exampleSource(subject, dir string) (*example.Source, error) {
 }
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", stderr, "demo [--subject NAME] [--report-dir D] [-v]")
+	fs := newFlagSet("demo", stderr, "demo [--subject NAME] [--source DIR] [--report-dir D] [--cache-dir D] [--known-bugs=false] [-v]")
 	subject := fs.String("subject", "", "the example subject: "+strings.Join(example.Subjects(), ", ")+" (default "+example.Subjects()[0]+")")
-	reportDir := fs.String("report-dir", "", "where reports go (default: inside the demo's temporary directory)")
+	src := fs.String("source", "", "the subject's directory (default: the subject of the skewtest checkout around the working directory, else the copy built into skewtest)")
+	reportDir := fs.String("report-dir", "", "where reports go (default: inside the demo's temporary directory); the known bugs' go to its known-bugs/")
+	cacheDir := fs.String("cache-dir", "", "build cache (default: the user cache directory's skewtest)")
+	knownBugs := fs.Bool("known-bugs", true, "after the default plan, run the release-skew bugs the history declares (history.yaml knownBugs): each must be found red")
 	verbose := fs.Bool("v", false, "print progress")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	src, err := exampleSource(*subject, "")
+	s, err := exampleSource(*subject, *src)
 	if err != nil {
 		return err
 	}
@@ -71,21 +78,125 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	repo := filepath.Join(tmp, src.Name)
-	if _, err := example.Write(src, repo); err != nil {
+	// Each demo writes a new temporary directory: say so, and how to remove it (D15).
+	defer fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with rm -rf %s\n", tmp, tmp)
+	repo := filepath.Join(tmp, s.Name)
+	w, err := example.Write(s, repo)
+	if err != nil {
 		return err
 	}
 	if *reportDir == "" {
 		*reportDir = filepath.Join(tmp, "report")
 	}
-	fmt.Fprintf(stdout, "skewtest demo: wrote the %s history (from %s) to %s\n", src.Name, src.From, repo)
-	o := &runOptions{common: common{Repo: repo, ReportDir: *reportDir, Verbose: *verbose}, Matrix: "default", Parallel: harness.DefaultParallel()}
+	fmt.Fprintf(stdout, "skewtest demo: wrote the %s history (from %s) to %s\n", s.Name, s.From, repo)
+	o := &runOptions{common: common{Repo: repo, ReportDir: *reportDir, CacheDir: *cacheDir, Verbose: *verbose}, Matrix: "default", Parallel: harness.DefaultParallel()}
 	if err := o.check(); err != nil {
 		return err
 	}
-	o.command = "demo"
-	err = runMatrix(ctx, o, stdout, stderr)
-	// Each demo writes a new temporary directory: say so, and how to remove it (D15).
-	fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with rm -rf %s\n", tmp, tmp)
-	return err
+	o.command, o.args = "demo", args
+	run, err := matrix.Run(ctx, o.config(stdout, stderr))
+	if err != nil {
+		return err
+	}
+	code := run.ExitCode()
+	if code == exitOK {
+		fmt.Fprintln(stdout, "skewtest demo: the default plan passed: the working tree and its pinned releases understand each other, both ways")
+	} else {
+		fmt.Fprintf(stdout, "skewtest demo: the default plan did not pass (exit %d): it should, on this history\n", code)
+	}
+	switch {
+	case !*knownBugs:
+		fmt.Fprintln(stdout, "skewtest demo: --known-bugs=false: the history's known release-skew bugs were not run")
+	case len(w.KnownBugs) == 0:
+		fmt.Fprintf(stdout, "skewtest demo: the %s history declares no known release-skew bugs (history.yaml knownBugs): nothing more to run\n", s.Name)
+	default:
+		kcode, err := demoKnownBugs(ctx, o, s.Name, w.KnownBugs, stdout, stderr)
+		if err != nil {
+			return err
+		}
+		code = max(code, kcode)
+	}
+	return &exitError{code}
+}
+
+// demoKnownBugs runs the known bugs as one run of exactly their pairings, into the
+// report directory's known-bugs/, and says of each whether it was found as documented,
+// with its repro line. Its exit code is 0 when every one was, 1 when one was not (a
+// regression of skewtest's checks), 3 when a pairing could not be tested.
+func demoKnownBugs(ctx context.Context, o *runOptions, name string, bugs []example.KnownBug, stdout, stderr io.Writer) (int, error) {
+	fmt.Fprintf(stdout, "\nskewtest demo: now the %s the %s history ships on purpose (history.yaml knownBugs), which must be found red\n",
+		matrix.Plural(len(bugs), "known release-skew bug"), name)
+	cfg := o.config(stdout, stderr)
+	cfg.ReportDir = filepath.Join(o.ReportDir, "known-bugs")
+	cfg.Command = []string{"demo", "(known bugs)"}
+	for _, b := range bugs {
+		cfg.Pairings = append(cfg.Pairings, matrix.Pair{Host: b.Host, Client: b.Client, Kind: b.Kind, Journey: b.Journey})
+	}
+	run, err := matrix.Run(ctx, cfg)
+	if err != nil {
+		return 0, fmt.Errorf("known bugs: %w", err)
+	}
+	fmt.Fprintln(stdout)
+	missed := 0
+	declared := map[string]bool{}
+	for _, b := range bugs {
+		declared[b.Label()] = true
+		s := b.Check(run)
+		if s.Found() {
+			fmt.Fprintf(stdout, "found as documented: %s\n  %s: %s\n", b.Why, b.Label(), kindsFound(s.Pairing))
+		} else {
+			missed++
+			fmt.Fprintf(stdout, "NOT FOUND: %s\n  %s: %s (documented: %s)\n", b.Why, b.Label(), s.Missing, kindList(b.Finds))
+		}
+		if s.Pairing != nil && s.Pairing.Repro != "" {
+			fmt.Fprintf(stdout, "  %s\n", s.Pairing.Repro)
+		}
+	}
+	// The references the bugs are checked against may be red too (a build that fails with
+	// its own peer): say so, so the count of failed pairings is explained.
+	for _, p := range run.Pairings {
+		if p.Status == results.StatusFail && !declared[p.Label()] {
+			what := "not declared"
+			if p.Host == p.Client {
+				what = "a reference: the build fails with its own peer"
+			}
+			fmt.Fprintf(stdout, "also red (%s): %s: %s\n", what, p.Label(), kindsFound(p))
+		}
+	}
+	page := filepath.Join(cfg.ReportDir, reports.HTMLFile)
+	code := exitOK
+	if missed == 0 {
+		them := "them"
+		if len(bugs) == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(stdout, "skewtest demo: %s found as documented; open %s to see %s red\n", matrix.Plural(len(bugs), "known release-skew bug"), page, them)
+	} else {
+		code = exitFindings
+		fmt.Fprintf(stdout, "skewtest demo: %d of %s NOT FOUND as documented: a regression of skewtest's checks (or of the history); see %s\n",
+			missed, matrix.Plural(len(bugs), "known release-skew bug"), page)
+	}
+	if run.ExitCode() == exitInfra {
+		code = exitInfra // a pairing could not be tested: an infrastructure error outranks the rest
+	}
+	return code, nil
+}
+
+// kindsFound lists the kinds of a pairing's findings, each once.
+func kindsFound(p *results.Pairing) string {
+	var kinds []results.Kind
+	for _, f := range p.Findings {
+		if !slices.Contains(kinds, f.Kind) {
+			kinds = append(kinds, f.Kind)
+		}
+	}
+	return kindList(kinds)
+}
+
+func kindList(kinds []results.Kind) string {
+	var out []string
+	for _, k := range kinds {
+		out = append(out, string(k))
+	}
+	return strings.Join(out, ", ")
 }

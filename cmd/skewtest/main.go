@@ -149,7 +149,7 @@ Usage:
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest transcript [--json] PAIRING_DIR         a pairing's frames and what the receivers' contracts read from them
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
-  skewtest demo    [--subject NAME] [--report-dir D]     write it to a temporary directory and run it
+  skewtest demo    [--subject NAME] [--report-dir D] [--known-bugs=false]   write it to a temporary directory, run it, then show its known release-skew bugs red
   skewtest version  (or --version)
 
 REF is a tag, branch or commit of the subject, or "worktree" for its working tree.
