@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/builds/container"
 )
 
 // Runners for --runner.
@@ -25,16 +24,13 @@ func newBuilder(ctx context.Context, c *common, w io.Writer) (*builds.Builder, *
 	switch c.Runner {
 	case "", runnerLocal:
 	case runnerContainer:
-		r, err := container.New(ctx)
+		r, release, err := newContainerRunner(ctx, c.Verbose, progress)
 		if err != nil {
 			progress.Close()
-			return nil, nil, nil, fmt.Errorf("--runner container: %w (is the Docker engine running? docker info tells)", err)
-		}
-		if c.Verbose {
-			r.Log = progress
+			return nil, nil, nil, fmt.Errorf("--runner container: %w", err)
 		}
 		b.Runner = r
-		closers = append(closers, func() { _ = r.Close() })
+		closers = append(closers, release)
 	default:
 		progress.Close()
 		return nil, nil, nil, usagef("--runner %q: want local or container", c.Runner)
