@@ -229,15 +229,11 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 	}
 	lock := flock.New(lockPath(buildsDir, key))
 	defer lock.Close()
-	locked, err := lock.TryLock()
-	if err == nil && !locked {
-		b.emit(Event{Label: p.label, Key: key, State: Waiting})
-		locked, err = lock.TryLockContext(ctx, 100*time.Millisecond)
-	}
-	if err != nil || !locked {
-		return nil, fmt.Errorf("build %s: lock %s: %w", p.label, lock.Path(), errors.Join(err, ctx.Err()))
+	if err := b.lock(ctx, lock, p.label, key); err != nil {
+		return nil, fmt.Errorf("build %s: lock %s: %w", p.label, lock.Path(), err)
 	}
 	defer lock.Unlock()
+	defer holdLock(lock.Path())() // removed before the lock is released
 
 	// Someone else may have built it while we waited.
 	if cachedOK(final, key) {
@@ -249,6 +245,37 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 		return nil, err
 	}
 	return art, nil
+}
+
+// lock takes a key's build lock. While another process holds it, it says so (Waiting)
+// naming the holder, and again should the holder it could not name, or a new one, write
+// itself into the lock's holder file during the wait.
+func (b *Builder) lock(ctx context.Context, lock *flock.Flock, label, key string) error {
+	locked, err := lock.TryLock()
+	if err != nil || locked {
+		return err
+	}
+	holder := lockHolder(lock.Path())
+	b.emit(Event{Label: label, Key: key, State: Waiting, Holder: holder, LockPath: lock.Path()})
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for i := 1; ; i++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		if locked, err := lock.TryLock(); err != nil || locked {
+			return err
+		}
+		if i%5 != 0 {
+			continue
+		}
+		if h := lockHolder(lock.Path()); h != nil && (holder == nil || h.PID != holder.PID || !h.Since.Equal(holder.Since)) {
+			holder = h
+			b.emit(Event{Label: label, Key: key, State: Waiting, Holder: holder, LockPath: lock.Path()})
+		}
+	}
 }
 
 // make builds p under the key's lock and publishes it to final, successful or not.

@@ -89,6 +89,7 @@ func cachedOK(dir, key string) bool {
 const (
 	stagingPrefix = ".staging-"
 	lockPrefix    = ".lock-"
+	holderSuffix  = ".holder" // .lock-<key>.holder names the lock's holder (Holder)
 )
 
 // tmpDirName is <CacheDir>/tmp, which holds each running build's TMPDIR and GOTMPDIR,

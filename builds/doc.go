@@ -18,15 +18,19 @@
 //
 // # Cache layout
 //
-//	<CacheDir>/gocache/                 GOCACHE shared by every build of every subject
-//	<CacheDir>/builds/<key>/src/        the materialized tree the recipe ran in
-//	<CacheDir>/builds/<key>/out/        $SKEWTEST_OUT: the artifacts, drivers' working dir
-//	<CacheDir>/builds/<key>/build.log   every step's command line and combined output
-//	<CacheDir>/builds/<key>/build.json  the build record (status ok or failed); its
-//	                                    modification time is when a build last used it
-//	<CacheDir>/builds/.lock-<key>       flock held while building (or pruning) <key>
-//	<CacheDir>/builds/.staging-<key>-*  a build in progress
-//	<CacheDir>/tmp/<key>-*              its TMPDIR and GOTMPDIR, removed when it ends
+//	<CacheDir>/gocache/                   GOCACHE shared by every build of every subject
+//	<CacheDir>/builds/<key>/src/          the materialized tree the recipe ran in
+//	<CacheDir>/builds/<key>/out/          $SKEWTEST_OUT: the artifacts, drivers' working dir
+//	<CacheDir>/builds/<key>/build.log     every step's command line and combined output
+//	<CacheDir>/builds/<key>/build.json    the build record (status ok or failed); its
+//	                                      modification time is when a build last used it
+//	<CacheDir>/builds/.lock-<key>         flock held while building (or pruning) <key>
+//	<CacheDir>/builds/.lock-<key>.holder  who holds that lock (pid, command line, since):
+//	                                      written once it is taken, removed before it is
+//	                                      released; a build that waits names that process.
+//	                                      A killed holder's is left behind and blocks nothing
+//	<CacheDir>/builds/.staging-<key>-*    a build in progress
+//	<CacheDir>/tmp/<key>-*                its TMPDIR and GOTMPDIR, removed when it ends
 //
 // The key is a SHA-256 over the tree content (a commit's git tree hash, or a digest of the
 // working tree's paths, modes and contents), the recipe steps, the toolchain string (the

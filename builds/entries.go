@@ -215,6 +215,7 @@ func removeLocked(buildsDir string, e Entry) (bool, error) {
 		return false, nil
 	}
 	defer l.Unlock()
+	defer holdLock(lp)()
 	if err := removeAll(e.Dir); err != nil {
 		return false, fmt.Errorf("remove %s: %w", e.Dir, err)
 	}

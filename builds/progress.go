@@ -43,6 +43,10 @@ type Event struct {
 	Elapsed time.Duration
 	LogPath string // Built, Failed: the kept build log
 	Err     error  // Failed
+	// Waiting: the lock file another process holds, and that process when it could be
+	// told (see Holder); nil is "another process".
+	LockPath string
+	Holder   *Holder
 }
 
 // String is the plain progress line Builder.Log receives.
@@ -55,7 +59,7 @@ func (e Event) String() string {
 	case Queued:
 		return fmt.Sprintf("build %s: queued", e.Label)
 	case Waiting:
-		return fmt.Sprintf("build %s: waiting for another build of %s", e.Label, key)
+		return fmt.Sprintf("build %s: waiting for another build of %s, %s", e.Label, key, e.HeldBy())
 	case Materializing:
 		return fmt.Sprintf("build %s: building (%s)", e.Label, key)
 	case Running:
@@ -68,4 +72,15 @@ func (e Event) String() string {
 		return fmt.Sprintf("build %s: failed after %s, log: %s", e.Label, e.Elapsed.Round(time.Millisecond), e.LogPath)
 	}
 	return fmt.Sprintf("build %s: %s", e.Label, e.State)
+}
+
+// HeldBy names what a Waiting build waits for: "held by pid 4242 (skewtest run --repo
+// /tmp/r) since 19:40:02; lock <path>", or "held by another process; lock <path>" when
+// the holder could not be told.
+func (e Event) HeldBy() string {
+	who := "another process"
+	if e.Holder != nil {
+		who = e.Holder.String()
+	}
+	return fmt.Sprintf("held by %s; lock %s", who, e.LockPath)
 }

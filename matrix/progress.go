@@ -175,7 +175,7 @@ func (p *buildProgress) line(e builds.Event, labelWidth int) string {
 	case builds.Queued:
 		mark, what, took = "·", "queued", 0
 	case builds.Waiting:
-		what = "waiting for another build of the same key"
+		what = "waiting for another build of the same key, " + e.HeldBy()
 	case builds.Materializing:
 		what = "writing the tree"
 	case builds.Running:

@@ -506,6 +506,8 @@ var _ = Describe("the bad-input corpus", func() {
 		Eventually(out1.String).Should(ContainSubstring("building"))
 		second, out2 := start()
 		Eventually(out2.String).Should(ContainSubstring("waiting for another build of"))
+		Eventually(out2.String).Should(MatchRegexp(`waiting for another build of \w+, held by pid %d \(.+\) since [0-9:]+; lock %s`,
+			os.Getpid(), regexp.QuoteMeta(filepath.Join(cache, "builds", ".lock-"))), "the wait names the run holding the lock")
 		Expect(os.WriteFile(gate, nil, 0o644)).To(Succeed())
 		var c1, c2 int
 		Eventually(first).WithTimeout(time.Minute).Should(Receive(&c1))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/builds/container"
 )
 
 type cacheOptions struct {
@@ -132,28 +130,6 @@ func cachePrune(ctx context.Context, o *cacheOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "freed %s\n", size(res.Freed))
 	return pruneContainers(ctx, stdout)
-}
-
-// pruneContainers removes build containers left by killed processes, when a Docker engine
-// answers; without one there is nothing to remove.
-func pruneContainers(ctx context.Context, stdout io.Writer) error {
-	if err := container.Healthy(ctx); errors.Is(err, container.ErrNoEngine) {
-		return nil
-	}
-	r, err := container.New(ctx)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	left, err := r.Prune(ctx)
-	for _, c := range left {
-		what := "removed"
-		if !c.Removed {
-			what = "kept (its build is running)"
-		}
-		fmt.Fprintf(stdout, "container %.12s of build %s (%s): %s\n", c.ID, c.Build, c.State, what)
-	}
-	return err
 }
 
 func orDash(s string) string {

@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/builds/container"
 	"github.com/skewtest/skewtest/matrix"
 )
 
@@ -16,18 +15,19 @@ const (
 	runnerContainer = "container"
 )
 
-// runnerOf makes the runner --runner names for the library (nil: the host's tools).
+// runnerOf makes the runner --runner names for the library (nil: the host's tools). The
+// container runner is built in unless -tags nocontainer (container_on.go, container_off.go).
 func runnerOf(name string) func(context.Context, io.Writer) (builds.Runner, func(), error) {
 	if name != runnerContainer {
 		return nil
 	}
 	return func(ctx context.Context, log io.Writer) (builds.Runner, func(), error) {
-		r, err := container.New(ctx)
+		// matrix.NewBuilder gives the runner a log only with -v.
+		r, release, err := newContainerRunner(ctx, true, log)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--runner container: %w (is the Docker engine running? docker info tells)", err)
+			return nil, nil, fmt.Errorf("--runner container: %w", err)
 		}
-		r.Log = log
-		return r, func() { _ = r.Close() }, nil
+		return r, release, nil
 	}
 }
 
