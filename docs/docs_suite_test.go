@@ -1,0 +1,18 @@
+// Package docs_test holds the specs that keep skewtest's documentation true: the README's
+// picture of report.html shows what the reports package renders now.
+package docs_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestDocs(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Docs Suite")
+}
+
+// root is the module's root: specs run in docs/.
+const root = ".."
