@@ -1,5 +1,6 @@
-// Package docs_test holds the specs that keep skewtest's documentation true: the README's
-// picture of report.html shows what the reports package renders now.
+// Package docs_test holds the specs that keep skewtest's documentation true: the README and
+// docs/*.md link only to files and headings that exist, and the README's picture of
+// report.html shows what the reports package renders now.
 package docs_test
 
 import (
