@@ -1,6 +1,7 @@
 // Package docs_test holds the specs that keep skewtest's documentation true: the README and
-// docs/*.md link only to files and headings that exist, and the README's picture of
-// report.html shows what the reports package renders now.
+// docs/*.md link only to files and headings that exist, the README's picture of report.html
+// shows what the reports package renders now, and the CI workflows of docs/ci.md lint clean
+// and build skewtest from refs that exist.
 package docs_test
 
 import (
