@@ -8,7 +8,7 @@ NOTESD_SKEW := examples/notesd/skew
 # Specs of both modules; -p 2 keeps a 2-core machine responsive.
 TESTFLAGS ?= -count=1 -timeout 40m
 
-.PHONY: build test demo lint bench generate docker-note fuzz race
+.PHONY: build test demo lint bench generate docker-note fuzz race screenshot
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
@@ -31,6 +31,13 @@ demo: build
 # a spec of ./example fails when it is stale.
 generate:
 	$(GO) generate ./example
+
+# The README's picture of report.html (docs/report.png), taken with a headless Chromium
+# (chromium or chromium-browser on PATH, or $SKEWTEST_CHROMIUM) of the page rendered now from
+# a real run's results.json (docs/testdata/report-results.json), with the digest of that page
+# (docs/testdata/report.digest): a docs spec fails when the page no longer matches it.
+screenshot:
+	$(GO) run ./internal/cmd/reportshot
 
 # lint also builds and vets for macOS, which is supported (desktop teams repro locally), and
 # without the container runner (-tags nocontainer: see README, Install).

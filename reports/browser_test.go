@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"time"
@@ -14,25 +13,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/internal/reportshot"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/results/resultstest"
 )
-
-// chromium finds a Chromium to drive: $SKEWTEST_CHROMIUM, else chromium or
-// chromium-browser on PATH.
-func chromium() (string, error) {
-	if p := os.Getenv("SKEWTEST_CHROMIUM"); p != "" {
-		return p, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("no chromium or chromium-browser on PATH (apt-get install chromium, or set $SKEWTEST_CHROMIUM)")
-}
 
 // screenshotDir is where the browser specs leave their screenshots: $SKEWTEST_SCREENSHOT_DIR,
 // else testdata/out (ignored by git).
@@ -76,7 +62,7 @@ var _ = Describe("report.html in a browser", Ordered, Label(testlabels.Browser),
 	}
 
 	BeforeAll(func() {
-		bin, err := chromium()
+		bin, err := reportshot.Chromium()
 		if err != nil {
 			Skip("browser specs: " + err.Error())
 		}

@@ -11,7 +11,7 @@ import (
 )
 
 // A report directory belongs to one run at a time, and a run starts from an empty
-// pairings/ (README, "Reports").
+// pairings/ (docs/reference.md, "One run per report directory").
 const (
 	// LockFile, in the report directory, is locked (flock) by the run that owns the
 	// directory and names that run (Claim's owner).

@@ -29,7 +29,8 @@ const (
 // Statuses lists every status, in the order reports show them.
 var Statuses = []Status{StatusPass, StatusFail, StatusFlaky, StatusError, StatusExpectedRefusal}
 
-// Kind of finding: what kind of incompatibility a finding reports (README lists them).
+// Kind of finding: what kind of incompatibility a finding reports (docs/reference.md lists
+// them, under results.json).
 type Kind string
 
 const (

@@ -1,0 +1,217 @@
+package docs_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/rhysd/actionlint"
+	"go.yaml.in/yaml/v3"
+)
+
+// workflow is one CI file docs/ci.md shows: the file its heading names, the line of ci.md its
+// text starts on, and its text.
+type workflow struct {
+	File string
+	Line int
+	Text string
+}
+
+// GitHub says whether the workflow is a GitHub Actions workflow.
+func (w workflow) GitHub() bool { return strings.HasPrefix(w.File, ".github/workflows/") }
+
+// namedFile finds the CI file a heading names in backticks, such as
+// `.github/workflows/skewtest.yml` or `.gitlab-ci.yml`.
+var namedFile = regexp.MustCompile("`([^`]*(?:\\.github/workflows/[^`]+\\.ya?ml|\\.gitlab-ci\\.yml))`")
+
+// workflows reads the ```yaml blocks of a CI document, each named by the file its nearest
+// heading above names ("" when none does).
+func workflows(path string) ([]workflow, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []workflow
+	lines := strings.Split(string(data), "\n")
+	file, fence, start := "", "", 0
+	for i, line := range lines {
+		switch {
+		case fence != "" && strings.HasPrefix(line, "```"):
+			if fence == "```yaml" {
+				out = append(out, workflow{file, start + 1, strings.Join(lines[start:i], "\n") + "\n"})
+			}
+			fence = ""
+		case fence != "":
+		case strings.HasPrefix(line, "```"):
+			fence, start = strings.TrimSpace(line), i+1
+		case heading.MatchString(line):
+			file = ""
+			if m := namedFile.FindStringSubmatch(line); m != nil {
+				file = m[1]
+			}
+		}
+	}
+	return out, nil
+}
+
+// lint lints a GitHub Actions workflow with actionlint, shellcheck and pyflakes off (they are
+// programs of their own), and returns its errors as lines of ci.md.
+func lint(w workflow) ([]string, error) {
+	l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{
+		Shellcheck: "", Pyflakes: "", WorkingDir: GinkgoT().TempDir(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	errs, err := l.Lint(w.File, []byte(w.Text), nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range errs {
+		out = append(out, fmt.Sprintf("ci.md:%d:%d: %s: %s [%s]", w.Line+e.Line-1, e.Column, w.File, e.Message, e.Kind))
+	}
+	return out, nil
+}
+
+var (
+	// A skewtest ref a workflow installs or builds from.
+	refVariable = regexp.MustCompile(`(?m)^\s*SKEWTEST_(?:REF|VERSION):\s*"?([^\s"#]+)`)
+	refInstall  = regexp.MustCompile(`skewtest/cmd/skewtest@"?([^\s"$]+)`)
+	// A version tag, anywhere.
+	versionTag = regexp.MustCompile(`\bv\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?\b`)
+)
+
+// missingRefs lists what a workflow names that repo does not have: a skewtest ref it builds
+// or installs from that is no branch, tag or commit of repo, and a version tag (vX.Y.Z) that
+// is not one of repo's tags.
+func missingRefs(repo *git.Repository, w workflow) []string {
+	var out []string
+	at := func(idx int) int { return w.Line + strings.Count(w.Text[:idx], "\n") }
+	for _, re := range []*regexp.Regexp{refVariable, refInstall} {
+		for _, m := range re.FindAllStringSubmatchIndex(w.Text, -1) {
+			ref := w.Text[m[2]:m[3]]
+			if !resolves(repo, ref) {
+				out = append(out, fmt.Sprintf("ci.md:%d: %s builds skewtest from %s, which is no branch, tag or commit of skewtest", at(m[2]), w.File, ref))
+			}
+		}
+	}
+	for _, m := range versionTag.FindAllStringIndex(w.Text, -1) {
+		tag := w.Text[m[0]:m[1]]
+		if _, err := repo.Tag(tag); err != nil {
+			out = append(out, fmt.Sprintf("ci.md:%d: %s names version %s, which is not a tag of skewtest (git tag -l)", at(m[0]), w.File, tag))
+		}
+	}
+	return out
+}
+
+// resolves says whether ref is a branch (local or remote), a tag or a commit of repo.
+func resolves(repo *git.Repository, ref string) bool {
+	if _, err := repo.ResolveRevision(plumbing.Revision(ref)); err == nil {
+		return true
+	}
+	refs, err := repo.References()
+	if err != nil {
+		return false
+	}
+	found := errors.New("found")
+	err = refs.ForEach(func(r *plumbing.Reference) error {
+		if r.Name().IsRemote() && strings.HasSuffix(r.Name().Short(), "/"+ref) {
+			return found
+		}
+		return nil
+	})
+	return errors.Is(err, found)
+}
+
+func openRepo() *git.Repository {
+	GinkgoHelper()
+	repo, err := git.PlainOpenWithOptions(root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		Skip("skewtest's source is not a git repository here: its refs cannot be checked")
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return repo
+}
+
+var _ = Describe("the CI workflows of docs/ci.md", func() {
+	ciDoc := filepath.Join(root, "docs", "ci.md")
+	var all []workflow
+	BeforeEach(func() {
+		var err error
+		all, err = workflows(ciDoc)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("are the two GitHub workflows and the GitLab CI file, each named by its heading", func() {
+		var files []string
+		for _, w := range all {
+			files = append(files, w.File)
+		}
+		Expect(files).To(Equal([]string{".github/workflows/skewtest.yml", ".github/workflows/skewtest-nightly.yml", ".gitlab-ci.yml"}))
+	})
+
+	It("lint clean with actionlint, the GitHub ones", func() {
+		n, errs := 0, []string{}
+		for _, w := range all {
+			if !w.GitHub() {
+				continue
+			}
+			n++
+			e, err := lint(w)
+			Expect(err).NotTo(HaveOccurred())
+			errs = append(errs, e...)
+		}
+		Expect(n).To(Equal(2))
+		Expect(errs).To(BeEmpty())
+	})
+
+	It("are YAML, the GitLab one too", func() {
+		for _, w := range all {
+			var doc map[string]any
+			Expect(yaml.Unmarshal([]byte(w.Text), &doc)).To(Succeed(), "%s at ci.md:%d", w.File, w.Line)
+			Expect(doc).NotTo(BeEmpty())
+		}
+	})
+
+	It("build skewtest from a ref that exists, and name no version that was never tagged", func() {
+		repo := openRepo()
+		var missing []string
+		for _, w := range all {
+			missing = append(missing, missingRefs(repo, w)...)
+		}
+		Expect(missing).To(BeEmpty())
+	})
+
+	It("would catch a workflow that lints badly or installs a version never tagged", func() {
+		bad := workflow{File: ".github/workflows/bad.yml", Line: 10, Text: `on: push
+env:
+  SKEWTEST_VERSION: v0.1.0
+jobs:
+  skew:
+    runs-on: ubuntu-latest
+    steps:
+      - run: go install github.com/skewtest/skewtest/cmd/skewtest@v0.1.0
+      - run: echo ${{ matrix.shard }}
+`}
+		errs, err := lint(bad)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(errs).To(ContainElement(HavePrefix("ci.md:18:")), "the undefined matrix is found, on ci.md's line")
+		repo := openRepo()
+		Expect(missingRefs(repo, bad)).To(ConsistOf(
+			"ci.md:12: .github/workflows/bad.yml builds skewtest from v0.1.0, which is no branch, tag or commit of skewtest",
+			"ci.md:17: .github/workflows/bad.yml builds skewtest from v0.1.0, which is no branch, tag or commit of skewtest",
+			"ci.md:12: .github/workflows/bad.yml names version v0.1.0, which is not a tag of skewtest (git tag -l)",
+			"ci.md:17: .github/workflows/bad.yml names version v0.1.0, which is not a tag of skewtest (git tag -l)",
+		))
+		Expect(resolves(repo, "main")).To(BeTrue(), "skewtest's default branch")
+	})
+})
