@@ -111,13 +111,13 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		return run, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	built, src, err := matrix.Prepare(ctx, &o.Config, run)
-	hostIdx, clientIdx := src.HostIdx, src.ClientIdx
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted()
 		}
 		return nil, err
 	}
+	hostIdx, clientIdx := src.HostIdx, src.ClientIdx
 	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
 		unique: map[string]int{}, seen: map[string]bool{}}
 	if hostIdx >= 0 {
