@@ -5,19 +5,48 @@ SUBJECT := examples/remoteterm
 NOTESD  := examples/notesd
 # notesd's skew test: skewtest's library from go test (skewtesting), a module of its own.
 NOTESD_SKEW := examples/notesd/skew
-# Specs of both modules; -p 2 keeps a 2-core machine responsive.
 TESTFLAGS ?= -count=1 -timeout 40m
+# The command's suite, the longest, runs on PROCS ginkgo processes (ginkgo is a go tool of
+# this module: go tool ginkgo). LABELS filters every suite's specs: make test leaves out the
+# long soak versions of specs it runs short (make soak runs those).
+GINKGO ?= $(GO) tool ginkgo
+PROCS  ?= 3
+LABELS ?= !soak
 
-.PHONY: build test demo lint bench generate docker-note fuzz race screenshot
+.PHONY: build test test-cmd test-packages test-remoteterm test-notesd test-notesd-skew soak \
+	demo lint bench generate docker-note fuzz race screenshot
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
 
+# make test runs the suites at once, each target's output printed whole when it ends, and
+# gives them one build cache to share ($SKEWTEST_TEST_CACHE, internal/testcache): a tag of
+# the reference history builds once per make test, not once per spec file. The cache is
+# removed at the end, passed or failed.
 test: docker-note
-	$(GO) test $(TESTFLAGS) ./...
+	@cache=$$(mktemp -d "$${TMPDIR:-/tmp}/skewtest-test-cache.XXXXXX"); \
+	SKEWTEST_TEST_CACHE=$$cache $(MAKE) --no-print-directory -j5 -O \
+		test-cmd test-packages test-remoteterm test-notesd test-notesd-skew; \
+	status=$$?; chmod -R u+w "$$cache"; rm -rf "$$cache"; exit $$status
+
+test-cmd:
+	$(GINKGO) --procs=$(PROCS) --timeout=40m --label-filter='$(LABELS)' ./cmd/skewtest
+
+test-packages:
+	$(GO) test $(TESTFLAGS) $$($(GO) list ./... | grep -v '/cmd/skewtest$$') -ginkgo.label-filter='$(LABELS)'
+
+test-remoteterm:
 	cd $(SUBJECT) && $(GO) test $(TESTFLAGS) ./...
+
+test-notesd:
 	cd $(NOTESD) && $(GO) test $(TESTFLAGS) ./...
+
+test-notesd-skew:
 	cd $(NOTESD_SKEW) && $(GO) test $(TESTFLAGS) ./...
+
+# The long versions of specs make test runs short (label soak): more cases, more rounds.
+soak:
+	$(MAKE) --no-print-directory test-cmd test-packages LABELS=soak
 
 # Whether the container-runner specs (label docker) run on this machine, and why not: go test
 # hides a passing suite's output, so its skip messages would not show.

@@ -101,3 +101,5 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+tool github.com/onsi/ginkgo/v2/ginkgo

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewtest/skewtest/campaign"
 	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/internal/testcache"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/subject"
@@ -31,7 +32,7 @@ var _ = Describe("campaign.Run", func() {
 		report := GinkgoT().TempDir()
 		run, err := campaign.Run(ctx, campaign.Config{
 			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"desktop"},
-				CacheDir: GinkgoT().TempDir(), ReportDir: report, Seed: campaign.DefaultSeed, Stdout: &out, Stderr: GinkgoWriter},
+				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: report, Seed: campaign.DefaultSeed, Stdout: &out, Stderr: GinkgoWriter},
 			Cases: 4,
 		})
 		Expect(err).NotTo(HaveOccurred(), out.String())

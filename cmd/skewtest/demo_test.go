@@ -20,7 +20,7 @@ import (
 // release-skew bugs red. The specs share one build cache: the history builds once.
 var _ = Describe("skewtest demo", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
 	var cache string
-	BeforeAll(func() { cache = GinkgoT().TempDir() })
+	BeforeAll(func() { cache = sharedCache })
 
 	// demo runs skewtest demo with the shared cache and a new report directory, and removes
 	// the temporary directory it says it leaves.

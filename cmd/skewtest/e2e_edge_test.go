@@ -38,7 +38,7 @@ var _ = Describe("edge-input negative controls on the reference subject", Ordere
 
 	BeforeAll(func() {
 		repo = referenceHistory()
-		cache = GinkgoT().TempDir()
+		cache = sharedCache
 	})
 
 	// skewtest runs the CLI's repro on the reference subject's history and returns its exit

@@ -22,7 +22,7 @@ var _ = Describe("future peers and contract coverage on the reference subject", 
 	var repo, cache string
 	BeforeAll(func() {
 		repo = referenceHistory()
-		cache = GinkgoT().TempDir()
+		cache = sharedCache
 	})
 
 	const strict = `worktree:REMOTETERM_FEATURES={"strictSessionDecoder":true}`

@@ -19,12 +19,14 @@ import (
 
 // Fuzz campaigns on the reference subject's history: real builds, real driver processes,
 // cases drawn from examples/remoteterm/fuzz, failing cases shrunk into the corpus.
-var _ = Describe("skewtest fuzz on the reference subject", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
+// Its specs are independent, so parallel processes (ginkgo --procs) share them out: each
+// reads its process's copy of the history and the suite's build cache.
+var _ = Describe("skewtest fuzz on the reference subject", Label(testlabels.E2E, testlabels.Slow), func() {
 	var repo, cache string
 
-	BeforeAll(func() {
-		repo = referenceHistory()
-		cache = GinkgoT().TempDir()
+	BeforeEach(func() {
+		repo = sharedHistory()
+		cache = sharedCache
 	})
 
 	// fuzzIn runs skewtest fuzz on the subject in dir and returns its exit code, output and

@@ -20,7 +20,7 @@ var _ = Describe("shards of a run on the reference subject", Ordered, Label(test
 	var repo, cache string
 	BeforeAll(func() {
 		repo = referenceHistory()
-		cache = GinkgoT().TempDir()
+		cache = sharedCache
 	})
 
 	cli := func(ctx SpecContext, args ...string) (int, string) {

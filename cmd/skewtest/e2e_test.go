@@ -36,7 +36,7 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 
 	BeforeAll(func() {
 		repo = referenceHistory()
-		cache = GinkgoT().TempDir()
+		cache = sharedCache
 	})
 
 	// skewtestOn runs the CLI on a repository and returns its exit code, its output, its

@@ -96,7 +96,7 @@ var _ = Describe("hardening on the reference subject", Ordered, Label(testlabels
 
 	BeforeAll(func() {
 		repo = referenceHistory()
-		cache = GinkgoT().TempDir()
+		cache = sharedCache
 	})
 
 	It("plans without building (B35c), and lists the pairings run runs", func(ctx SpecContext) {

@@ -13,4 +13,7 @@ const (
 	// Browser marks specs that drive a headless Chromium (chromium or chromium-browser on
 	// PATH, or $SKEWTEST_CHROMIUM); they skip, saying why, without one.
 	Browser = "browser"
+	// Soak marks the long versions of specs whose short version make test runs: more cases,
+	// more rounds. make soak runs them; make test leaves them out (LABELS=!soak).
+	Soak = "soak"
 )
