@@ -23,14 +23,15 @@ build:
 # gives them one build cache to share ($SKEWTEST_TEST_CACHE, internal/testcache): a tag of
 # the reference history builds once per make test, not once per spec file. The cache is
 # removed at the end, passed or failed.
-test: docker-note
-	@cache=$$(mktemp -d "$${TMPDIR:-/tmp}/skewtest-test-cache.XXXXXX"); \
-	SKEWTEST_TEST_CACHE=$$cache $(MAKE) --no-print-directory -j5 -O \
-		test-cmd test-packages test-remoteterm test-notesd test-notesd-skew; \
+with-test-cache = cache=$$(mktemp -d "$${TMPDIR:-/tmp}/skewtest-test-cache.XXXXXX"); \
+	SKEWTEST_TEST_CACHE=$$cache $(MAKE) --no-print-directory -O $(1); \
 	status=$$?; chmod -R u+w "$$cache"; rm -rf "$$cache"; exit $$status
 
+test: docker-note
+	@$(call with-test-cache,-j5 test-cmd test-packages test-remoteterm test-notesd test-notesd-skew)
+
 test-cmd:
-	$(GINKGO) --procs=$(PROCS) --timeout=40m --label-filter='$(LABELS)' ./cmd/skewtest
+	$(GINKGO) --procs=$(PROCS) --timeout=40m --silence-skips --label-filter='$(LABELS)' ./cmd/skewtest
 
 test-packages:
 	$(GO) test $(TESTFLAGS) $$($(GO) list ./... | grep -v '/cmd/skewtest$$') -ginkgo.label-filter='$(LABELS)'
@@ -46,7 +47,7 @@ test-notesd-skew:
 
 # The long versions of specs make test runs short (label soak): more cases, more rounds.
 soak:
-	$(MAKE) --no-print-directory test-cmd test-packages LABELS=soak
+	@$(call with-test-cache,-j2 test-cmd test-packages LABELS=soak)
 
 # Whether the container-runner specs (label docker) run on this machine, and why not: go test
 # hides a passing suite's output, so its skip messages would not show.

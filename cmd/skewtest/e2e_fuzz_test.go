@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,16 +74,20 @@ var _ = Describe("skewtest fuzz on the reference subject", Label(testlabels.E2E,
 		Expect(j.StepNames()).To(HaveLen(3))
 	})
 
-	It("gives the same case list and the same verdicts for the same seed", func(ctx SpecContext) {
-		args := []string{"--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--cases", "4", "--seed", "77", "--exclude", "long-stream"}
-		_, out1, run1 := fuzzOn(ctx, args...)
-		_, out2, run2 := fuzzOn(ctx, args...)
-		Expect(run1).NotTo(BeNil(), out1)
-		Expect(run2).NotTo(BeNil(), out2)
-		Expect(run1.Campaign.CaseList).To(HaveLen(4))
-		Expect(run2.Campaign.CaseList).To(Equal(run1.Campaign.CaseList))
-		Expect(run2.Campaign.Events).To(Equal(run1.Campaign.Events))
-	})
+	DescribeTable("gives the same case list and the same verdicts for the same seed",
+		func(ctx SpecContext, cases int) {
+			args := []string{"--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--cases", strconv.Itoa(cases), "--seed", "77", "--exclude", "long-stream"}
+			_, out1, run1 := fuzzOn(ctx, args...)
+			_, out2, run2 := fuzzOn(ctx, args...)
+			Expect(run1).NotTo(BeNil(), out1)
+			Expect(run2).NotTo(BeNil(), out2)
+			Expect(run1.Campaign.CaseList).To(HaveLen(cases))
+			Expect(run2.Campaign.CaseList).To(Equal(run1.Campaign.CaseList))
+			Expect(run2.Campaign.Events).To(Equal(run1.Campaign.Events))
+		},
+		Entry("four cases", 4),
+		Entry("five hundred cases (make soak)", Label(testlabels.Soak), 500),
+	)
 
 	It("finds v1.4.180's detach of a transformed run over 48 KiB (zero-byte runs excluded), shrunk to one run just over the cap that run replays", func(ctx SpecContext) {
 		code, out, run := fuzzOn(ctx, "--host", "v1.4.180", "--client", "v1.4.173", "--kind", "desktop", "--cases", "4", "--seed", "5",
