@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/internal/proctest"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
@@ -418,6 +418,10 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		cmd := exec.CommandContext(ctx, bin, "repro", "--repo", repo, "--cache-dir", cache, "--report-dir", GinkgoT().TempDir(),
 			"--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal", "--timeout", "60s",
 			"--quiet", "0", "-j", "1")
+		// The cache is shared with specs running at the same time: this run's drivers are
+		// those with its marker in their environment.
+		marker := proctest.Marker()
+		cmd.Env = append(os.Environ(), marker)
 		stderr, err := cmd.StderrPipe()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cmd.Start()).To(Succeed())
@@ -427,12 +431,12 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 		lines := bufio.NewScanner(stderr)
 		for lines.Scan() && !strings.HasPrefix(lines.Text(), "[2/3]") {
 		}
-		Eventually(func() []int { return drivers(cache) }).ShouldNot(BeEmpty())
+		Eventually(func() []int { return drivers(marker, cache) }).ShouldNot(BeEmpty())
 		Expect(cmd.Process.Signal(os.Interrupt)).To(Succeed())
 		go func() { _, _ = io.Copy(io.Discard, stderr) }()
 		err = cmd.Wait()
 		Expect(err).To(HaveOccurred(), "an interrupted run does not pass")
-		Expect(drivers(cache)).To(BeEmpty(), "no driver outlives an interrupted run")
+		Expect(drivers(marker, cache)).To(BeEmpty(), "no driver outlives an interrupted run")
 	}, NodeTimeout(5*time.Minute))
 
 	It("turns only a broken tag's pairings into errors, with its log, and exits 3", func(ctx SpecContext) {
@@ -503,18 +507,13 @@ func env(kv string) []string {
 	return []string{kv}
 }
 
-// drivers lists the pids of processes running a binary from the build cache (drivers).
-func drivers(cache string) []int {
+// drivers lists the pids of the processes with marker in their environment that run a binary
+// from the build cache (drivers).
+func drivers(marker, cache string) []int {
 	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmdline, []byte(cache)) {
-			out = append(out, pid)
+	for _, p := range proctest.Find(marker) {
+		if strings.Contains(p.Cmdline, cache) {
+			out = append(out, p.PID)
 		}
 	}
 	return out
