@@ -97,6 +97,14 @@ var _ = Describe("Contract errors", func() {
 			`channel "c" has no H>C frame called "serverInfo"`),
 		Entry("invariant kind", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [],
 		  "invariants": [{"kind": "sometimes"}]}`), `invariant kind "sometimes" is not correlation, echo or order`),
+		Entry("answered not once", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [
+		  {"type": "q", "name": "Q", "direction": "C>H"}, {"type": "r", "name": "R", "direction": "H>C"}],
+		  "invariants": [{"kind": "correlation", "request": ["Q"], "reply": ["R"], "pointer": "/id", "answered": "twice"}]}`),
+			`/channels/0/invariants/0/answered: answered is "once" (every request answered exactly once), not "twice"`),
+		Entry("answered on an echo", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [
+		  {"type": "q", "name": "Q", "direction": "C>H"}, {"type": "r", "name": "R", "direction": "H>C"}],
+		  "invariants": [{"kind": "echo", "request": ["Q"], "reply": ["R"], "pointer": "/id", "answered": "once"}]}`),
+			`/channels/0/invariants/0/answered: answered belongs to a correlation invariant`),
 		Entry("invariant unknown key", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [],
 		  "invariants": [{"kind": "order", "within": "5s"}]}`), `unknown key "within"`),
 		Entry("feature gating an unknown frame", v2(`{"name": "c", "paths": ["/c"], "text": {"json": {"discriminator": "t"}}, "frames": [],

@@ -25,10 +25,16 @@ const (
 	InvariantOrder       = "order"
 )
 
+// AnsweredOnce is a correlation invariant's Answered when every request is answered exactly
+// once.
+const AnsweredOnce = "once"
+
 // Invariant is a product rule about the frames of a channel, checked on every pairing:
 //
 //	correlation  every reply carries, at ReplyPointer (default Pointer), the value an earlier
-//	             request carried at Pointer (or one of Reserved): an error answers its request
+//	             request carried at Pointer (or one of Reserved): an error answers its request;
+//	             with Answered "once", every request that carries a value (not a Reserved
+//	             one) is answered exactly once, on its connection, within the journey
 //	echo         every reply reports what the latest request before it asked: the value at
 //	             ReplyPointer (default Pointer) equals the request's at Pointer
 //	order        in each direction of each connection: Start, then Chunk frames, then End;
@@ -48,4 +54,9 @@ type Invariant struct {
 	// Reserved (correlation) are values a reply may carry without an earlier request that
 	// carried them: names the protocol gives to frames without an id (a handshake's).
 	Reserved []string `json:"reserved,omitempty"`
+	// Answered (correlation) is AnsweredOnce when every request is answered exactly once:
+	// a request no reply answered by the end of the journey, or a reply that answers a
+	// request already answered, breaks the invariant. It holds between two builds when both
+	// declare it; the rest of the invariant holds when both declare that.
+	Answered string `json:"answered,omitempty"`
 }

@@ -148,9 +148,19 @@ func (v *validator) invariant(ch *Channel, inv Invariant, p string) {
 		if inv.Kind == InvariantEcho && len(inv.Reserved) > 0 {
 			v.add(p+"/reserved", "reserved values belong to a correlation invariant")
 		}
+		switch {
+		case inv.Answered == "":
+		case inv.Kind == InvariantEcho:
+			v.add(p+"/answered", "answered belongs to a correlation invariant")
+		case inv.Answered != AnsweredOnce:
+			v.add(p+"/answered", "answered is %q (every request answered exactly once), not %q", AnsweredOnce, inv.Answered)
+		}
 	case InvariantOrder:
 		if len(inv.Reserved) > 0 {
 			v.add(p+"/reserved", "reserved values belong to a correlation invariant")
+		}
+		if inv.Answered != "" {
+			v.add(p+"/answered", "answered belongs to a correlation invariant")
 		}
 		if inv.Start == "" || inv.End == "" {
 			v.add(p, `an order invariant names its "start" and "end" frames (and optionally "chunk")`)

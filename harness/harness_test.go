@@ -33,12 +33,32 @@ func fakeContract(span bool) *contract.Contract {
 	if span {
 		frames += `,{"opcode":15,"name":"OutputSpan","direction":"H>C"}`
 	}
+	return parseFake(frames, "")
+}
+
+// answeringContract is fakeContract with a reply to Subscribe: subscribeDone, which the fake
+// host sends in mode slow-reply, carries the Subscribe's /streamId, and a correlation
+// invariant ties them, with answered (once, or "").
+func answeringContract(answered string) *contract.Contract {
+	frames := `{"opcode":1,"name":"Output","direction":"H>C"},{"opcode":2,"name":"SnapshotStart","direction":"H>C"},
+	  {"opcode":3,"name":"SnapshotChunk","direction":"H>C"},{"opcode":4,"name":"SnapshotEnd","direction":"H>C"},
+	  {"opcode":7,"name":"Input","direction":"C>H"},{"opcode":9,"name":"Subscribe","direction":"C>H","payload":"json"},
+	  {"opcode":10,"name":"Unsubscribe","direction":"C>H"},
+	  {"type":"ready","name":"ready","direction":"H>C"},{"type":"subscribed","name":"subscribed","direction":"H>C"},
+	  {"type":"subscribeDone","name":"subscribeDone","direction":"H>C"}`
+	return parseFake(frames, `"invariants":[{"kind":"correlation","request":["Subscribe"],"reply":["subscribeDone"],
+	  "pointer":"/streamId","answered":"`+answered+`"}],`)
+}
+
+// parseFake parses the fake driver's contract with frames (and, before them, more of the
+// channel: invariants).
+func parseFake(frames, channel string) *contract.Contract {
 	c, err := contract.Parse("fake", []byte(`{"contractVersion":2,"channels":[{"name":"terminal","paths":["/terminal.multiplex"],
 	  "binary":{"header":{"length":16,"fields":[{"name":"magic","offset":0,"encoding":"u8","value":116},
 	    {"name":"type","offset":2,"encoding":"u8"},{"name":"stream","offset":4,"encoding":"u32le"},
 	    {"name":"seq","offset":8,"encoding":"u32le-hi-lo"}]}},
 	  "text":{"json":{"discriminator":"type"}},
-	  "negotiation":[{"observation":"subscribed","pointer":"/capabilities"}],
+	  "negotiation":[{"observation":"subscribed","pointer":"/capabilities"}],`+channel+`
 	  "frames":[`+frames+`]}],
 	  "streams":[
 	    {"name":"input","sent":{"role":"client","actions":["input"]},"delivered":{"role":"host","observations":["input"]},"compare":"bytes"},
@@ -199,6 +219,30 @@ var _ = Describe("Run", func() {
 		Expect(stepOfLate(2 * time.Second)).To(Equal("input"))
 		// ... and without settling it ends at its barrier: the frame lands in the next step.
 		Expect(stepOfLate(-1)).To(Equal("output"))
+	}, NodeTimeout(60*time.Second))
+
+	It("waits up to the barrier timeout for an answer every request is owed, and names a request never answered", func(ctx SpecContext) {
+		// The fake host in mode slow-reply answers Subscribe 2.5s late (subscribeDone): after the
+		// settle bound of a second and after the journey's other steps are done. An answer the
+		// contract says every request gets is waited for, so it counts however busy the
+		// machine is; one that never comes is a finding naming the request.
+		j.Frames = nil
+		pairing := func(mode, answered string) *results.Pairing {
+			host, client := build("a", mode, false), build("b", "ok", false)
+			host.Contract, client.Contract = answeringContract(answered), answeringContract(answered)
+			p, _ := harness.Run(ctx, harness.Pairing{Host: host, Client: client, Kind: "desktop", Journey: j}, harness.Options{Dir: GinkgoT().TempDir()})
+			return p
+		}
+		late := pairing("slow-reply", "once")
+		Expect(late.Status).To(Equal(results.StatusPass), "%v", late.Findings)
+
+		never := pairing("ok", "once")
+		Expect(never.Status).To(Equal(results.StatusFail))
+		Expect(never.Findings).To(ConsistOf(SatisfyAll(HaveField("Kind", results.InvariantViolation), HaveField("Step", "subscribe"),
+			HaveField("Direction", "C>H"), HaveField("Message", MatchRegexp(`^C>H Subscribe #\d+ was never answered: no reply \(subscribeDone\) carried its /streamId 1$`)))))
+
+		// Control: without answered once, nothing is owed.
+		Expect(pairing("ok", "").Status).To(Equal(results.StatusPass))
 	}, NodeTimeout(60*time.Second))
 
 	It("matches what a frame carries, and a frame with the wrong value fails the step that asks for it", func(ctx SpecContext) {

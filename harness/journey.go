@@ -51,6 +51,9 @@ type journey struct {
 	negotiation checks.NegotiationReader
 	// owing says what each step owes before it settles (nil for a reference pairing).
 	owing *checks.Owing
+	// gaveUp holds the transcript indexes of requests answered once whose answer a step
+	// waited for up to the barrier timeout in vain: no later step waits for them again.
+	gaveUp map[int]bool
 }
 
 // has evaluates a condition of a journey line on the transcript so far.
@@ -107,9 +110,9 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 // request's step whenever they come).
 func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	period := j.settlePeriod()
-	var bound, quiet *time.Timer
+	var bound, long, quiet *time.Timer
 	defer func() {
-		for _, t := range []*time.Timer{bound, quiet} {
+		for _, t := range []*time.Timer{bound, long, quiet} {
 			if t != nil {
 				t.Stop()
 			}
@@ -117,12 +120,14 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	}()
 	var owed map[string][]string
 	owedKnown := false
+	last := len(j.p.Journey.Steps) > 0 && j.p.Journey.Steps[len(j.p.Journey.Steps)-1].Name == s.Name
 	for {
 		settled, left := false, time.Duration(0)
+		var pending []checks.Request
 		changed := j.rec.view(func(t *transcript.Transcript) {
 			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
 			named := j.named(t)
-			if j.unanswered(in, t, named, s.Name) {
+			if pending = j.unanswered(in, t, named, s.Name, last); len(pending) > 0 {
 				return
 			}
 			if !owedKnown {
@@ -149,6 +154,17 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		if bound == nil {
 			bound = time.NewTimer(min(DefaultSettleBound, j.timeout()))
 		}
+		// An answer the contracts say every request gets is waited for up to the barrier
+		// timeout, not the settle bound: its absence is a finding, so how late it may come
+		// must not depend on how busy the machine is.
+		boundC := bound.C
+		answerOwed := slices.ContainsFunc(pending, func(r checks.Request) bool { return r.Once })
+		if answerOwed {
+			if long == nil {
+				long = time.NewTimer(j.timeout())
+			}
+			boundC = long.C
+		}
 		var hushed <-chan time.Time
 		if left > 0 {
 			if quiet == nil {
@@ -161,7 +177,17 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		select {
 		case <-changed:
 		case <-hushed:
-		case <-bound.C:
+		case <-boundC:
+			if answerOwed {
+				if j.gaveUp == nil {
+					j.gaveUp = map[int]bool{}
+				}
+				for _, r := range pending {
+					if r.Once {
+						j.gaveUp[r.Index] = true
+					}
+				}
+			}
 			return nil
 		case <-j.host.Exited():
 			return nil // the next step's first wait, or the teardown, reports it
@@ -173,17 +199,19 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	}
 }
 
-// unanswered reports whether a correlated request of step still waits for its reply on a
-// connection that is still open.
-func (j *journey) unanswered(in *checks.Input, t *transcript.Transcript, named []checks.Named, step string) bool {
+// unanswered lists the correlated requests of step that still wait for their reply on a
+// connection that is still open. In the journey's last step (last), a request of any step
+// answered once (Request.Once) still waits: the journey owes it its answer, unless a step
+// already waited for it up to the barrier timeout.
+func (j *journey) unanswered(in *checks.Input, t *transcript.Transcript, named []checks.Named, step string, last bool) []checks.Request {
 	var pending []checks.Request
 	if j.namer != nil && !usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
-		pending = j.namer.Unanswered(step)
+		pending = j.namer.Unanswered(step, last)
 	} else {
-		pending = checks.Unanswered(in, named, step)
+		pending = checks.Unanswered(in, named, step, last)
 	}
 	if len(pending) == 0 {
-		return false
+		return nil
 	}
 	closed := map[int]bool{}
 	for _, c := range t.Conns {
@@ -191,7 +219,7 @@ func (j *journey) unanswered(in *checks.Input, t *transcript.Transcript, named [
 			closed[c.Conn] = true
 		}
 	}
-	return slices.ContainsFunc(pending, func(r checks.Request) bool { return !closed[r.Conn] })
+	return slices.DeleteFunc(pending, func(r checks.Request) bool { return closed[r.Conn] || j.gaveUp[r.Index] })
 }
 
 // negotiated is what the pairing negotiated so far.

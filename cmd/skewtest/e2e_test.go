@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -261,11 +262,11 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			p := pairing(run)
 			Expect(p.Host + " " + p.Client).To(Equal(c.host + " " + c.client))
 			Expect(p.Status).To(Equal(results.StatusFail))
-			f, ok := findingAt(p, c.want, c.step)
-			Expect(ok).To(BeTrue(), "no %s finding at step %s in %v", c.want, c.step, p.Findings)
-			if c.dir != "" {
-				Expect(f.Direction).To(Equal(c.dir))
-			}
+			i := slices.IndexFunc(p.Findings, func(f results.Finding) bool {
+				return f.Kind == c.want && f.Step == c.step && (c.dir == "" || f.Direction == c.dir)
+			})
+			Expect(i).To(BeNumerically(">=", 0), "no %s finding %s at step %s in %v", c.want, c.dir, c.step, p.Findings)
+			f := p.Findings[i]
 			if c.check != nil {
 				c.check(f)
 			}
@@ -319,6 +320,12 @@ var _ = Describe("skewtest on the reference subject", Ordered, Label(testlabels.
 			want: results.InvariantViolation, step: "unknown-command", dir: "H>C", check: func(f results.Finding) {
 				Expect(f.Frame.Name).To(Equal("rpcError"))
 				Expect(f.Message).To(ContainSubstring(`answers /requestId "no.such.command", which no earlier request carried`))
+			}}),
+		Entry("invariant-violation: an rpcError tied to no request (an empty requestId, which the contract reserves)", negativeControl{
+			host: "worktree", client: "v1.4.190", kind: "session", journey: "session", features: `{"rpcErrorWithoutRequestId":true}`,
+			want: results.InvariantViolation, step: "unknown-command", dir: "C>H", check: func(f results.Finding) {
+				Expect(f.Frame.Name).To(Equal("request"))
+				Expect(f.Message).To(MatchRegexp(`^C>H request #\d+ was never answered: no reply \(response, rpcError\) carried its /requestId "[^"]+" \(a reply answers the request it names\)$`))
 			}}),
 		Entry("invariant-violation: a Resized that confirms the wrong geometry", negativeControl{
 			host: "worktree", client: "v1.4.190", kind: "desktop", journey: "terminal", features: `{"resizedWrongGeometry":true}`,

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/skewtest/skewtest/contract"
@@ -59,6 +60,9 @@ type Request struct {
 	Name     string
 	Step     string
 	Answered bool
+	// Once is set when an invariant says the request is answered exactly once
+	// (contract.AnsweredOnce): the journey owes it its answer before it ends.
+	Once bool
 }
 
 func newAttribution(in *Input) *attribution {
@@ -100,7 +104,11 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 		case contract.InvariantCorrelation:
 			if slices.Contains(inv.Request, n.Name) {
 				if v, ok := valueAt(*n, inv.Pointer); ok {
-					r := &Request{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name, Step: n.Step}
+					r := &Request{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name, Step: n.Step,
+						Once: inv.Answered == contract.AnsweredOnce && !slices.ContainsFunc(inv.Reserved, func(s string) bool {
+							b, _ := json.Marshal(s)
+							return string(b) == v
+						})}
 					a.requests[corrKey{n.Conn, ch.Name, v}] = r
 					a.asked[n.Step] = append(a.asked[n.Step], r)
 				}
@@ -158,25 +166,29 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 	n.Arrived, n.Step = n.Step, cause
 }
 
-// unanswered lists the correlated requests of step that no reply answered yet.
-func (a *attribution) unanswered(step string) []Request {
+// unanswered lists the correlated requests of step that no reply answered yet; with last
+// (the journey's last step), also those of every step answered once (Request.Once).
+func (a *attribution) unanswered(step string, last bool) []Request {
 	var out []Request
-	for _, r := range a.asked[step] {
-		if !r.Answered {
-			out = append(out, *r)
+	for s, rs := range a.asked {
+		for _, r := range rs {
+			if !r.Answered && (s == step || last && r.Once) {
+				out = append(out, *r)
+			}
 		}
 	}
+	slices.SortFunc(out, func(x, y Request) int { return x.Index - y.Index })
 	return out
 }
 
 // Unanswered lists the correlated requests attributed to step (requests of a correlation
 // invariant that carry an id) that no reply in named answers. named must be every frame of
 // the transcript in order, as NameFrames or a Namer names them.
-func Unanswered(in *Input, named []Named, step string) []Request {
+func Unanswered(in *Input, named []Named, step string, last bool) []Request {
 	a := newAttribution(in)
 	for i := range named {
 		n := named[i]
 		a.attribute(&n, channelFor(in.Host, in.Client, n.Path))
 	}
-	return a.unanswered(step)
+	return a.unanswered(step, last)
 }

@@ -97,10 +97,28 @@ var _ = Describe("attribution of frames to the step that caused them", func() {
 		for _, f := range t.Frames {
 			nm.Name(f)
 		}
-		Expect(nm.Unanswered("one")).To(HaveLen(2))
+		Expect(nm.Unanswered("one", false)).To(HaveLen(2))
 		nm.Name(transcript.Frame{Index: 4, Conn: 1, Path: "/rpc", Dir: "H>C", Data: []byte(`{"result":{},"id":2}`), Step: "two"})
-		Expect(nm.Unanswered("one")).To(ConsistOf(HaveField("Index", 1)))
-		Expect(nm.Unanswered("two")).To(BeEmpty())
-		Expect(checks.Unanswered(in, checks.NameFrames(in), "one")).To(HaveLen(2))
+		Expect(nm.Unanswered("one", false)).To(ConsistOf(HaveField("Index", 1)))
+		Expect(nm.Unanswered("two", false)).To(BeEmpty())
+		Expect(nm.Unanswered("three", true)).To(BeEmpty(), "no invariant says a request is answered once")
+		Expect(checks.Unanswered(in, checks.NameFrames(in), "one", false)).To(HaveLen(2))
+	})
+
+	It("owes the journey's last step the answers of every step's requests answered once", func() {
+		once, err := contract.Parse("once", []byte(`{"contractVersion":2,"product":"p","version":"v1","protocol":{"version":1,"minCompatible":1},
+		  "channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"pointer":"/method","keys":["result"]}},
+		    "frames":[{"type":"get","name":"get","direction":"C>H","payload":"json"},{"type":"result","name":"result","direction":"H>C","payload":"json"}],
+		    "invariants":[{"kind":"correlation","request":["get"],"reply":["result"],"pointer":"/id","reserved":["hello"],"answered":"once"}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		t := &transcript.Transcript{Kind: "cli"}
+		frame(t, 1, "C>H", "one", []byte(`{"method":"get","id":1}`), false)
+		frame(t, 1, "C>H", "one", []byte(`{"method":"get","id":"hello"}`), false) // reserved: owed nothing
+		frame(t, 1, "C>H", "two", []byte(`{"method":"get","id":2}`), false)
+		frame(t, 1, "H>C", "two", []byte(`{"result":{},"id":2}`), false)
+		in := &checks.Input{Transcript: t, Journey: j, Host: once, Client: once}
+		named := checks.NameFrames(in)
+		Expect(checks.Unanswered(in, named, "three", false)).To(BeEmpty())
+		Expect(checks.Unanswered(in, named, "three", true)).To(ConsistOf(And(HaveField("Index", 1), HaveField("Once", true))))
 	})
 })

@@ -108,8 +108,9 @@ func NewNamer(in *Input) *Namer {
 }
 
 // Unanswered lists the correlated requests of step, among the frames named so far, that no
-// reply answered yet.
-func (nm *Namer) Unanswered(step string) []Request { return nm.attr.unanswered(step) }
+// reply answered yet; with last (the journey's last step), also those of every step that an
+// invariant says are answered once.
+func (nm *Namer) Unanswered(step string, last bool) []Request { return nm.attr.unanswered(step, last) }
 
 // Name names the frames one tapped message carries (none while a spanning frame is
 // incomplete).

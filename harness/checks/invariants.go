@@ -3,7 +3,9 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/results"
@@ -23,13 +25,17 @@ func Invariants(in *Input) []results.Finding {
 		}
 		var onChannel []Named // the channel's frames, gathered for its first invariant
 		for _, inv := range host.Invariants {
-			if !slices.ContainsFunc(client.Invariants, func(o contract.Invariant) bool { return sameInvariant(o, inv) }) {
+			i := slices.IndexFunc(client.Invariants, func(o contract.Invariant) bool { return sameInvariant(o, inv) })
+			if i < 0 {
 				continue
+			}
+			if client.Invariants[i].Answered != inv.Answered {
+				inv.Answered = "" // a promise only one build makes does not hold between them
 			}
 			if onChannel == nil {
 				onChannel = make([]Named, 0, len(frames))
 				for _, n := range frames {
-					if !n.Teardown && n.Err == nil && n.Control == "" && slices.Contains(host.Paths, stripQuery(n.Path)) {
+					if n.Err == nil && n.Control == "" && slices.Contains(host.Paths, stripQuery(n.Path)) {
 						onChannel = append(onChannel, n)
 					}
 				}
@@ -47,7 +53,10 @@ func channelNamed(c *contract.Contract, name string) *contract.Channel {
 	return c.ChannelNamed(name)
 }
 
+// sameInvariant reports whether a and b are one relation, whether or not each says its
+// requests are answered once.
 func sameInvariant(a, b contract.Invariant) bool {
+	a.Answered, b.Answered = "", ""
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
@@ -62,6 +71,8 @@ func stripQuery(p string) string {
 	return p
 }
 
+// checkInvariant checks one invariant on a channel's frames in order. Frames after the
+// journey ended (Teardown) count only as late answers to requests answered once.
 func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 	replyPtr := inv.ReplyPointer
 	if replyPtr == "" {
@@ -82,11 +93,22 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 			b, _ := json.Marshal(r)
 			asked[string(b)] = true
 		}
+		reserved := maps.Clone(asked)
+		once := newAnswers(inv.Answered == contract.AnsweredOnce)
 		for _, n := range frames {
 			switch {
+			case n.Teardown:
+				if slices.Contains(inv.Reply, n.Name) {
+					if v, ok := valueAt(n, replyPtr); ok {
+						once.answer(n, v, nil)
+					}
+				}
 			case slices.Contains(inv.Request, n.Name):
 				if v, ok := valueAt(n, inv.Pointer); ok {
 					asked[v] = true
+					if !reserved[v] {
+						once.ask(n, v)
+					}
 				}
 			case slices.Contains(inv.Reply, n.Name):
 				v, ok := valueAt(n, replyPtr)
@@ -97,13 +119,26 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 				if !asked[v] {
 					broke(n, fmt.Sprintf("%s #%d answers %s %s, which no earlier request carried", n.Label(), n.Index, replyPtr, v),
 						fmt.Sprintf("requests (%v) seen before it carried %s: %s", inv.Request, inv.Pointer, keysOf(asked)))
+					continue
 				}
+				once.answer(n, v, func(req, first Named) {
+					broke(n, fmt.Sprintf("%s #%d answers %s #%d again: %s #%d answered it (%s %s)", n.Label(), n.Index,
+						req.Label(), req.Index, first.Label(), first.Index, replyPtr, v), "")
+				})
 			}
+		}
+		for _, req := range once.unanswered() {
+			v, _ := valueAt(req, inv.Pointer)
+			broke(req, fmt.Sprintf("%s #%d was never answered: no reply (%s) carried its %s %s", req.Label(), req.Index,
+				strings.Join(inv.Reply, ", "), inv.Pointer, v), "every request is answered exactly once (answered: once)")
 		}
 	case contract.InvariantEcho:
 		var last *Named
 		for i := range frames {
 			n := frames[i]
+			if n.Teardown {
+				continue
+			}
 			switch {
 			case slices.Contains(inv.Request, n.Name):
 				last = &frames[i]
@@ -125,6 +160,9 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 		open := map[key]*Named{}
 		for i := range frames {
 			n := frames[i]
+			if n.Teardown {
+				continue
+			}
 			k := key{n.Conn, n.Dir}
 			switch n.Name {
 			case inv.Start:
@@ -177,4 +215,57 @@ func keysOf(m map[string]bool) string {
 		return "none"
 	}
 	return fmt.Sprint(ks)
+}
+
+// answers follows the requests of a correlation invariant answered once: each request is
+// owed one reply, on its connection, in the other direction, carrying its value. A value
+// may be used again once its request is answered.
+type answers struct {
+	on    bool
+	owed  map[answerKey][]Named // requests not answered yet, oldest first
+	given map[answerKey][2]Named
+}
+
+type answerKey struct {
+	conn  int
+	dir   string // the request's
+	value string
+}
+
+func newAnswers(on bool) *answers {
+	return &answers{on: on, owed: map[answerKey][]Named{}, given: map[answerKey][2]Named{}}
+}
+
+func (a *answers) ask(n Named, v string) {
+	if a.on {
+		k := answerKey{n.Conn, n.Dir, v}
+		a.owed[k] = append(a.owed[k], n)
+	}
+}
+
+// answer takes reply n carrying v as the answer to the oldest request it can answer; again
+// is called when the requests it could answer were all answered already.
+func (a *answers) answer(n Named, v string, again func(req, first Named)) {
+	if !a.on {
+		return
+	}
+	k := answerKey{n.Conn, opposite(n.Dir), v}
+	if q := a.owed[k]; len(q) > 0 {
+		a.given[k] = [2]Named{q[0], n}
+		a.owed[k] = q[1:]
+		return
+	}
+	if g, ok := a.given[k]; ok && again != nil {
+		again(g[0], g[1])
+	}
+}
+
+// unanswered lists the requests still owed an answer, in transcript order.
+func (a *answers) unanswered() []Named {
+	var out []Named
+	for _, q := range a.owed {
+		out = append(out, q...)
+	}
+	slices.SortFunc(out, func(x, y Named) int { return x.Index - y.Index })
+	return out
 }

@@ -77,4 +77,62 @@ var _ = Describe("Invariants", func() {
 			"H>C start #8 starts again before H>C start #7 ended with end",
 		}))
 	})
+
+	Context("with requests answered once", func() {
+		// once makes the correlation invariant of the host's contract, the client's or both
+		// say every request is answered exactly once.
+		once := func(host, client bool) {
+			for _, c := range []struct {
+				on  bool
+				set **contract.Contract
+			}{{host, &in.Host}, {client, &in.Client}} {
+				parsed, err := contract.Parse("i.json", []byte(invariantsContract))
+				Expect(err).NotTo(HaveOccurred())
+				if c.on {
+					parsed.Channels[0].Invariants[0].Answered = contract.AnsweredOnce
+				}
+				*c.set = parsed
+			}
+		}
+		teardown := func(dir string, v map[string]any) {
+			send(dir, v)
+			in.Transcript.Frames[len(in.Transcript.Frames)-1].Teardown = true
+		}
+
+		It("holds when every request gets one answer, a late one or one to a reused id included", func() {
+			once(true, true)
+			send("C>H", map[string]any{"type": "request", "id": 1})
+			send("H>C", map[string]any{"type": "response", "id": 1})
+			send("C>H", map[string]any{"type": "request", "id": 1}) // the id again, once answered
+			send("C>H", map[string]any{"type": "request", "id": 2})
+			send("H>C", map[string]any{"type": "rpcError", "id": 1})
+			teardown("H>C", map[string]any{"type": "response", "id": 2}) // after the last step
+			Expect(messages()).To(BeEmpty())
+		})
+
+		It("names a request left unanswered, and a reply that answers one again", func() {
+			once(true, true)
+			send("C>H", map[string]any{"type": "request", "id": 1})
+			send("H>C", map[string]any{"type": "response", "id": 1})
+			send("H>C", map[string]any{"type": "rpcError", "id": 1})
+			send("C>H", map[string]any{"type": "request", "id": 2})
+			send("H>C", map[string]any{"type": "rpcError"}) // the error lost its id
+			Expect(messages()).To(Equal([]string{
+				"H>C rpcError #3 answers C>H request #1 again: H>C response #2 answered it (/id 1)",
+				"H>C rpcError #5 answers no request: it has no /id",
+				"C>H request #4 was never answered: no reply (response, rpcError) carried its /id 2",
+			}))
+			Expect(checks.Invariants(in)[2].Step).To(Equal("a"))
+		})
+
+		It("holds between two builds only when both say so", func() {
+			send("C>H", map[string]any{"type": "request", "id": 2})
+			for _, c := range [][2]bool{{true, false}, {false, true}, {false, false}} {
+				once(c[0], c[1])
+				Expect(messages()).To(BeEmpty(), "host %v, client %v", c[0], c[1])
+			}
+			once(true, true)
+			Expect(messages()).To(HaveLen(1))
+		})
+	})
 })

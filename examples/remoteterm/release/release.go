@@ -71,15 +71,20 @@ type Features struct {
 	// skewtest must let pass (the history's working tree can also set one in history.yaml).
 
 	// Negative controls: each breaks one rule of the wire, on one side.
-	ResizeColsAsString      bool `json:"resizeColsAsString"`      // desktop: Resize's cols is a string ("100")
-	ResizeSentAsResized     bool `json:"resizeSentAsResized"`     // desktop: Resize goes out with opcode 5 (Resized, a host-to-client opcode)
-	ResizeZeroRows          bool `json:"resizeZeroRows"`          // desktop: Resize asks for 0 rows, which the host rejects
-	PauseIgnored            bool `json:"pauseIgnored"`            // host: SetOutputPaused is accepted but output keeps flowing
-	ScrollbackRowsIgnored   bool `json:"scrollbackRowsIgnored"`   // host: a SnapshotRequest's scrollbackRows is ignored (the whole buffer is sent)
-	ResizedWrongGeometry    bool `json:"resizedWrongGeometry"`    // host: Resized reports the size before the resize
-	ResizeFails             bool `json:"resizeFails"`             // host: the PTY refuses every resize (reported as an internal error)
-	RPCErrorWrongRequestID  bool `json:"rpcErrorWrongRequestId"`  // daemon: an unknown command's rpcError names the command, not the requestId
-	RoundProgressKeepsFirst bool `json:"roundProgressKeepsFirst"` // session client: folds only the first roundProgress event of a review
+	ResizeColsAsString     bool `json:"resizeColsAsString"`     // desktop: Resize's cols is a string ("100")
+	ResizeSentAsResized    bool `json:"resizeSentAsResized"`    // desktop: Resize goes out with opcode 5 (Resized, a host-to-client opcode)
+	ResizeZeroRows         bool `json:"resizeZeroRows"`         // desktop: Resize asks for 0 rows, which the host rejects
+	PauseIgnored           bool `json:"pauseIgnored"`           // host: SetOutputPaused is accepted but output keeps flowing
+	ScrollbackRowsIgnored  bool `json:"scrollbackRowsIgnored"`  // host: a SnapshotRequest's scrollbackRows is ignored (the whole buffer is sent)
+	ResizedWrongGeometry   bool `json:"resizedWrongGeometry"`   // host: Resized reports the size before the resize
+	ResizeFails            bool `json:"resizeFails"`            // host: the PTY refuses every resize (reported as an internal error)
+	RPCErrorWrongRequestID bool `json:"rpcErrorWrongRequestId"` // daemon: an unknown command's rpcError names the command, not the requestId
+	// RPCErrorWithoutRequestID (daemon): an unknown command's rpcError carries an empty
+	// requestId, as the refusal of an unreadable frame does, so it answers no request: the
+	// caller never learns its call failed. An rpcError with an empty requestId is allowed
+	// (the contract reserves ""), so only the rule that every request is answered once sees it.
+	RPCErrorWithoutRequestID bool `json:"rpcErrorWithoutRequestId"`
+	RoundProgressKeepsFirst  bool `json:"roundProgressKeepsFirst"` // session client: folds only the first roundProgress event of a review
 	// StrictSessionDecoder: the session client refuses every frame that carries a key its
 	// frame type does not define, breaking the rule that a newer peer may add optional fields
 	// (found only by the future-peer pass: no release sends such a frame yet).

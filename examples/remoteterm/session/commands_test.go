@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/examples/remoteterm/release"
 	"github.com/skewtest/skewtest/examples/remoteterm/session"
 )
 
@@ -90,16 +91,24 @@ var _ = Describe("requests over a loopback WebSocket", func() {
 			Entry("a version the daemon lacks", session.Request{RequestID: "r3", Command: "review.start", Version: 3, Input: json.RawMessage(`{"repo":"r"}`)}, session.CodeUnsupportedVersion),
 		)
 
-		It("rpcErrorWrongRequestId: answers an unknown command naming the command, not the request", func(ctx SpecContext) {
-			rel := releaseOf("v1.4.157")
-			rel.RPCErrorWrongRequestID = true
-			p = startDaemon(rel)
-			ws := p.rawDial(ctx)
-			rawSend(ws, session.Hello{ClientID: "raw", ClientType: "desktop", ProtocolVersion: 1, MinCompatibleProtocolVersion: 1})
-			rawRead(ws)
-			rawSend(ws, session.Request{RequestID: "r1", Command: "board.read", Version: 1, Input: json.RawMessage(`{}`)})
-			Expect(rawRead(ws).(session.RPCErrorFrame).RequestID).To(Equal("board.read"))
-		}, SpecTimeout(5e9))
+		DescribeTable("negative controls: an unknown command's rpcError tied to the wrong request, or to none",
+			func(ctx SpecContext, set func(*release.Features), requestID string) {
+				rel := releaseOf("v1.4.157")
+				set(&rel)
+				p = startDaemon(rel)
+				ws := p.rawDial(ctx)
+				rawSend(ws, session.Hello{ClientID: "raw", ClientType: "desktop", ProtocolVersion: 1, MinCompatibleProtocolVersion: 1})
+				rawRead(ws)
+				rawSend(ws, session.Request{RequestID: "r1", Command: "board.read", Version: 1, Input: json.RawMessage(`{}`)})
+				got := rawRead(ws).(session.RPCErrorFrame)
+				Expect(got.RequestID).To(Equal(requestID))
+				Expect(got.Code).To(Equal(session.CodeUnknownCommand))
+			},
+			Entry("rpcErrorWrongRequestId: it names the command, not the request",
+				func(f *release.Features) { f.RPCErrorWrongRequestID = true }, "board.read", SpecTimeout(5e9)),
+			Entry("rpcErrorWithoutRequestId: its requestId is empty",
+				func(f *release.Features) { f.RPCErrorWithoutRequestID = true }, "", SpecTimeout(5e9)),
+		)
 
 		It("answers an explicit older version; olderCommandVersionRefused answers it unsupported_version", func(ctx SpecContext) {
 			for _, refused := range []bool{false, true} {

@@ -156,8 +156,11 @@ func (c *daemonConn) request(ctx context.Context, r Request) {
 	versions, ok := c.d.spoken[r.Command]
 	if !ok {
 		requestID := r.RequestID
-		if c.d.rel.RPCErrorWrongRequestID {
+		switch {
+		case c.d.rel.RPCErrorWrongRequestID:
 			requestID = r.Command // the negative control: the reply names the command, not the request
+		case c.d.rel.RPCErrorWithoutRequestID:
+			requestID = "" // the negative control: the reply is tied to no request
 		}
 		c.fail(ctx, requestID, CodeUnknownCommand, fmt.Sprintf("unknown command %q", r.Command), nil)
 		return

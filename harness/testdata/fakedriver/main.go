@@ -14,6 +14,8 @@
 //	span          (host) send output as OutputSpan (opcode 15)
 //	trailing      (host) 300ms after each input, write "late\r\n" as Output: a frame that
 //	              trails the step's barrier
+//	slow-reply    (host) 2.5s after each Subscribe, answer it with subscribeDone carrying
+//	              its streamId: a reply later than the settle bound and the journey's end
 //
 // With FAKE_LANES set it serves lanes (open-lane, close-lane): every lane is a host or client
 // of its own, whose observations carry the lane. With FAKE_LANES=untagged a lane's
@@ -304,6 +306,11 @@ func host(observe observer) (handle func(a action, x args) error, url string, cl
 			switch op {
 			case 9:
 				write(websocket.TextMessage, []byte(`{"type":"subscribed","capabilities":{}}`))
+				if mode == "slow-reply" { // answers the Subscribe late, by its streamId
+					time.AfterFunc(2500*time.Millisecond, func() {
+						write(websocket.TextMessage, []byte(`{"type":"subscribeDone","streamId":1}`))
+					})
+				}
 				write(websocket.BinaryMessage, frame(2, []byte(`{"kind":"scrollback"}`)))
 				mu.Lock()
 				snap := append([]byte(nil), scrollback...)
