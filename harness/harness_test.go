@@ -18,6 +18,7 @@ import (
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/tap"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/internal/proctest"
 	"github.com/skewtest/skewtest/journeys"
@@ -243,6 +244,24 @@ var _ = Describe("Run", func() {
 
 		// Control: without answered once, nothing is owed.
 		Expect(pairing("ok", "").Status).To(Equal(results.StatusPass))
+	}, NodeTimeout(60*time.Second))
+
+	It("closes the connection with the code and reason a journey chooses (tap close)", func(ctx SpecContext) {
+		jj, err := journeys.Parse("close.txtar", []byte("kind desktop\ntimeout 5s\n-- script --\nstep subscribe\nclient subscribe\n"+
+			"await client rendered-snapshot\nstep close\ntap close code=4001 reason=\"maintenance window\"\nawait client transport-closed\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(jj)).To(Succeed())
+		p, t := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
+			harness.Options{Dir: GinkgoT().TempDir()})
+		Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+		Expect(t.Conns).To(ContainElement(And(HaveField("Event", tap.EventCloseWith), HaveField("Detail", "4001 maintenance window"), HaveField("Step", "close"))))
+		var closed []string
+		for _, o := range t.Observations {
+			if o.Role == transcript.Client && o.What == "transport-closed" {
+				closed = append(closed, string(o.Data))
+			}
+		}
+		Expect(closed).To(ConsistOf(And(ContainSubstring("4001"), ContainSubstring("maintenance window"))), "the client read the close frame")
 	}, NodeTimeout(60*time.Second))
 
 	It("matches what a frame carries, and a frame with the wrong value fails the step that asks for it", func(ctx SpecContext) {

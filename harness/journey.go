@@ -648,12 +648,18 @@ func (j *journey) exited(role transcript.Role, d peer, s journeys.Step) error {
 	return errAbort
 }
 
-// tap drop | block | unblock: cut the transport between client and host (the client sees a
-// real network close), and with block keep it cut until unblock.
+// tap drop | block | unblock | close: cut the transport between client and host (the client
+// sees a real network close), with block keep it cut until unblock, or with close end it
+// with a close frame of a chosen code and reason to both peers.
 func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	switch c.Positional()[0] {
 	case "drop":
 		j.proxy.Drop()
+	case "close":
+		v, _ := c.Get("code")
+		code, _ := closeCode(v) // Validate checked it
+		reason, _ := c.Get("reason")
+		j.proxy.CloseWith(code, reason)
 	case "block":
 		j.proxy.Block()
 	case "unblock":

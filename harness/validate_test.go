@@ -1,6 +1,8 @@
 package harness_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -31,7 +33,14 @@ var _ = Describe("Validate", func() {
 		Entry("await an unknown role", "await server ready", "j.txtar:4: await server: want host, client or frame"),
 		Entry("await a bad count", "await frame C>H Input count=0", "j.txtar:4: count=0 is not a positive number"),
 		Entry("await text and count", "await client screen text=x count=2", "j.txtar:4: text= and count= do not go together"),
-		Entry("tap", "tap cut", "j.txtar:4: tap takes one of drop, block or unblock (tap drop | tap block | tap unblock)"),
+		Entry("tap", "tap cut", "j.txtar:4: tap takes one of drop, block, unblock or close code=N [reason=TEXT] (tap drop | tap block | tap unblock | tap close code=N [reason=TEXT])"),
+		Entry("tap close without a code", "tap close reason=bye", "j.txtar:4: tap close needs code=N: the close code both peers get, such as 1012 or 4000"),
+		Entry("tap close with a code no peer may send", "tap close code=1006", "j.txtar:4: tap close code=1006 is not one a peer may send: 1000 to 1003, 1007 to 1014, or 3000 to 4999"),
+		Entry("tap close with a code that is not a number", "tap close code=soon", "j.txtar:4: tap close code=soon is not a number"),
+		Entry("tap close with another key", "tap close code=4000 after=1s", "j.txtar:4: tap close takes code=N and reason=TEXT, not after"),
+		Entry("tap close with a reason too long for a close frame", "tap close code=4000 reason="+strings.Repeat("x", 124),
+			"j.txtar:4: tap close reason is 124 bytes: a close frame carries at most 123"),
+		Entry("tap drop with a key", "tap drop code=4000", "j.txtar:4: tap takes one of drop, block, unblock or close code=N [reason=TEXT]"),
 		Entry("idle without a duration", "idle", "j.txtar:4: idle needs for=DURATION and nothing else"),
 		Entry("idle with a bad duration", "idle for=soon", "j.txtar:4: idle for=soon is not a positive duration such as 2s"),
 		Entry("expect without none", "expect client output for=1s", "j.txtar:4: expect asserts an absence: it ends with none and a for=DURATION"),

@@ -35,7 +35,7 @@ var vocabulary = map[string]verb{
 		check: checkAwait, run: (*journey).await, frame: framePositional},
 	"expect": {syntax: "expect ROLE WHAT [key=value …] [where key=value …] none for=DURATION | expect frame DIR NAME [where KEY=VALUE …] none for=DURATION",
 		check: checkExpect, run: (*journey).expect, frame: framePositional},
-	"tap":  {syntax: "tap drop | tap block | tap unblock", check: checkTap, run: (*journey).tap},
+	"tap":  {syntax: "tap drop | tap block | tap unblock | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
 }
@@ -437,10 +437,46 @@ func checkExpect(c journeys.Command) error {
 
 func checkTap(c journeys.Command) error {
 	pos := c.Positional()
-	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock"}, pos[0]) {
-		return errors.New("tap takes one of drop, block or unblock")
+	if len(pos) == 1 && pos[0] == "close" {
+		return checkTapClose(c)
+	}
+	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock", "close"}, pos[0]) {
+		return errors.New("tap takes one of drop, block, unblock or close code=N [reason=TEXT]")
 	}
 	return nil
+}
+
+// checkTapClose checks tap close code=N [reason=TEXT]: a close code a peer may send (1000 to
+// 1003, 1007 to 1014, 3000 to 4999) and a reason that fits a close frame (123 bytes).
+func checkTapClose(c journeys.Command) error {
+	for _, a := range c.Args {
+		if a.Key != "" && a.Key != "code" && a.Key != "reason" {
+			return fmt.Errorf("tap close takes code=N and reason=TEXT, not %s", a.Key)
+		}
+	}
+	v, ok := c.Get("code")
+	if !ok {
+		return errors.New("tap close needs code=N: the close code both peers get, such as 1012 or 4000")
+	}
+	if _, err := closeCode(v); err != nil {
+		return err
+	}
+	if r, _ := c.Get("reason"); len(r) > 123 {
+		return fmt.Errorf("tap close reason is %d bytes: a close frame carries at most 123", len(r))
+	}
+	return nil
+}
+
+// closeCode parses a close code a peer may send in a close frame (RFC 6455 7.4).
+func closeCode(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("tap close code=%s is not a number", v)
+	case n >= 1000 && n <= 1003, n >= 1007 && n <= 1014, n >= 3000 && n <= 4999:
+		return n, nil
+	}
+	return 0, fmt.Errorf("tap close code=%d is not one a peer may send: 1000 to 1003, 1007 to 1014, or 3000 to 4999", n)
 }
 
 func checkIdle(c journeys.Command) error {

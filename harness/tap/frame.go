@@ -20,6 +20,9 @@ const (
 	EventClose = "close"
 	// EventDrop: Drop cut the connection (a transport drop).
 	EventDrop = "drop"
+	// EventCloseWith: CloseWith ended the connection with a close frame to both sides;
+	// Detail is its code and reason ("4000 maintenance").
+	EventCloseWith = "close-with"
 	// EventUpstreamError: the tap could not reach the host; Detail says
 	// why. The client was closed with 1011 (internal error).
 	EventUpstreamError = "upstream-error"
@@ -59,7 +62,7 @@ type Frame struct {
 type ConnEvent struct {
 	Conn   int
 	Path   string
-	Event  string // EventOpen, EventClose, EventDrop, EventUpstreamError or EventRefused
+	Event  string // EventOpen, EventClose, EventDrop, EventCloseWith, EventUpstreamError or EventRefused
 	Detail string
 	At     time.Time
 }

@@ -134,6 +134,25 @@ func (p *Proxy) Drop() int {
 	return n
 }
 
+// CloseWith ends every live connection with a close frame of code and reason to both sides,
+// as if each peer had closed it: a server restart's 1012, a product's own 4000-4999. It
+// returns how many connections it closed, once each has been recorded as closed.
+func (p *Proxy) CloseWith(code int, reason string) int {
+	detail := fmt.Sprintf("%d %s", code, reason)
+	n := 0
+	for _, c := range p.liveConns() {
+		if c.end("tap closed with "+detail, func() {
+			p.event(c, EventCloseWith, detail)
+			writeClose(c.client, code, reason)
+			writeClose(c.host, code, reason)
+		}) {
+			n++
+		}
+		<-c.done
+	}
+	return n
+}
+
 // Block holds the client offline: it drops every live connection (as Drop) and refuses new
 // ones (HTTP 503, recorded as EventRefused) until Unblock. A client that reconnects at once,
 // as real clients do, stays offline for as long as the journey wants.

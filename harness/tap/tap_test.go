@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -300,6 +301,24 @@ var _ = Describe("Proxy", func() {
 			"1 open v1", "1 drop ", "1 close dropped",
 			"2 open v1", "2 drop ", "2 close dropped",
 		}))
+	}, NodeTimeout(20*time.Second))
+
+	It("closes every live connection with a chosen code and reason, on both sides", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+
+		Expect(p.CloseWith(4000, "maintenance")).To(Equal(1))
+		Expect(rec.summary()).To(Equal([]string{"1 open v1", "1 close-with 4000 maintenance", "1 close tap closed with 4000 maintenance"}),
+			"recorded when CloseWith returns")
+		err := readErr(ws)
+		Expect(websocket.IsCloseError(err, 4000)).To(BeTrue(), "the client sees the host close with 4000: %v", err)
+		Expect(err).To(MatchError(ContainSubstring("maintenance")))
+		Eventually(h.ends).WithContext(ctx).Should(Receive(Satisfy(func(err error) bool {
+			return websocket.IsCloseError(err, 4000) && strings.Contains(err.Error(), "maintenance")
+		})), "the host sees the client close with 4000")
+		Expect(p.CloseWith(1012, "restart")).To(Equal(0), "nothing left to close")
 	}, NodeTimeout(20*time.Second))
 
 	It("closes the client with 1011 when the host cannot be reached", func(ctx SpecContext) {
