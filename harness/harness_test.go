@@ -264,6 +264,25 @@ var _ = Describe("Run", func() {
 		Expect(closed).To(ConsistOf(And(ContainSubstring("4001"), ContainSubstring("maintenance window"))), "the client read the close frame")
 	}, NodeTimeout(60*time.Second))
 
+	It("holds a direction as a slow reader until the journey releases it (tap hold, tap release)", func(ctx SpecContext) {
+		jj, err := journeys.Parse("hold.txtar", []byte("kind desktop\ntimeout 5s\n-- script --\nstep subscribe\nclient subscribe\n"+
+			"await client rendered-snapshot\nstep held\ntap hold H>C\nhost emit-output text=\"slow\\r\\n\"\n"+
+			"await host pty-output text=\"slow\\r\\n\"\nexpect client rendered-output none for=300ms\n"+
+			"step released\ntap release H>C\nawait client screen text=\"slow\\r\\n\"\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(jj)).To(Succeed())
+		p, t := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
+			harness.Options{Dir: GinkgoT().TempDir()})
+		Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+		var output []string
+		for _, f := range t.Frames {
+			if f.Dir == "H>C" && strings.Contains(string(f.Data), "slow") {
+				output = append(output, f.Step)
+			}
+		}
+		Expect(output).To(Equal([]string{"released"}), "the held Output crossed the tap when the journey released it")
+	}, NodeTimeout(60*time.Second))
+
 	It("matches what a frame carries, and a frame with the wrong value fails the step that asks for it", func(ctx SpecContext) {
 		awaits := func(where string) *results.Pairing {
 			jj, err := journeys.Parse("where.txtar", []byte("kind desktop\ntimeout 2s\n-- script --\nstep subscribe\nclient subscribe\n"+

@@ -648,11 +648,17 @@ func (j *journey) exited(role transcript.Role, d peer, s journeys.Step) error {
 	return errAbort
 }
 
-// tap drop | block | unblock | close: cut the transport between client and host (the client
-// sees a real network close), with block keep it cut until unblock, or with close end it
-// with a close frame of a chosen code and reason to both peers.
+// tap drop | block | unblock | hold DIR | release DIR | close: cut the transport between
+// client and host (the client sees a real network close), with block keep it cut until
+// unblock, with hold stop reading in one direction (a slow reader: the sender backs up)
+// until release, or with close end it with a close frame of a chosen code and reason to both
+// peers.
 func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) error {
-	switch c.Positional()[0] {
+	switch pos := c.Positional(); pos[0] {
+	case "hold":
+		j.proxy.Hold(tap.Direction(pos[1]))
+	case "release":
+		j.proxy.Release(tap.Direction(pos[1]))
 	case "drop":
 		j.proxy.Drop()
 	case "close":

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/harness/checks"
+	"github.com/skewtest/skewtest/harness/tap"
 	"github.com/skewtest/skewtest/journeys"
 )
 
@@ -35,7 +36,7 @@ var vocabulary = map[string]verb{
 		check: checkAwait, run: (*journey).await, frame: framePositional},
 	"expect": {syntax: "expect ROLE WHAT [key=value …] [where key=value …] none for=DURATION | expect frame DIR NAME [where KEY=VALUE …] none for=DURATION",
 		check: checkExpect, run: (*journey).expect, frame: framePositional},
-	"tap":  {syntax: "tap drop | tap block | tap unblock | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
+	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
 }
@@ -440,8 +441,14 @@ func checkTap(c journeys.Command) error {
 	if len(pos) == 1 && pos[0] == "close" {
 		return checkTapClose(c)
 	}
+	if len(pos) > 0 && (pos[0] == "hold" || pos[0] == "release") {
+		if len(pos) != 2 || len(c.Args) != 2 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
+			return fmt.Errorf("tap %s takes a direction and nothing else: tap %s C>H or tap %s H>C", pos[0], pos[0], pos[0])
+		}
+		return nil
+	}
 	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock", "close"}, pos[0]) {
-		return errors.New("tap takes one of drop, block, unblock or close code=N [reason=TEXT]")
+		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR or close code=N [reason=TEXT]")
 	}
 	return nil
 }

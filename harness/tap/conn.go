@@ -20,6 +20,7 @@ type conn struct {
 	client *websocket.Conn
 	host   *websocket.Conn
 	done   chan struct{} // closed once the close is recorded
+	ended  chan struct{} // closed when end closes both sides
 
 	once  sync.Once
 	whyMu sync.Mutex
@@ -83,6 +84,15 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 			c.end(readError(from, err), nil)
 			return
 		}
+		if h := p.hold(dir); h != nil { // a slow reader (Hold): this message waits, and so does src
+			select {
+			case <-h:
+			case <-c.ended:
+				return
+			case <-p.ctx.Done():
+				return
+			}
+		}
 		data = p.message(c, dir, mt, data)
 		if err := dst.WriteMessage(mt, data); err != nil {
 			c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
@@ -121,6 +131,7 @@ func (c *conn) end(why string, before func()) bool {
 		}
 		c.client.Close()
 		c.host.Close()
+		close(c.ended)
 	})
 	return first
 }

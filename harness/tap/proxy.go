@@ -56,6 +56,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	closed   bool
 	blocked  bool
+	held     map[Direction]chan struct{} // per direction, closed by Release
 	nextConn int
 	live     map[int]*conn
 	handlers sync.WaitGroup
@@ -153,6 +154,39 @@ func (p *Proxy) CloseWith(code int, reason string) int {
 	return n
 }
 
+// Hold makes the tap a slow reader in direction dir: from the message it reads next on, it
+// forwards nothing in that direction, on every connection, and reads nothing more from the
+// sender, until Release. What the sender writes meanwhile backs up in its socket and
+// WebSocket buffers, as it does behind a reader that stopped reading. Held messages are
+// recorded when they go on.
+func (p *Proxy) Hold(dir Direction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		p.held = map[Direction]chan struct{}{}
+	}
+	if p.held[dir] == nil {
+		p.held[dir] = make(chan struct{})
+	}
+}
+
+// Release lets the messages held in direction dir go on, in order.
+func (p *Proxy) Release(dir Direction) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if h := p.held[dir]; h != nil {
+		close(h)
+		delete(p.held, dir)
+	}
+}
+
+// hold returns the channel Release closes while dir is held, else nil.
+func (p *Proxy) hold(dir Direction) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[dir]
+}
+
 // Block holds the client offline: it drops every live connection (as Drop) and refuses new
 // ones (HTTP 503, recorded as EventRefused) until Unblock. A client that reconnects at once,
 // as real clients do, stays offline for as long as the journey wants.
@@ -215,7 +249,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.nextConn++
-	c := &conn{id: p.nextConn, path: r.URL.RequestURI(), done: make(chan struct{})}
+	c := &conn{id: p.nextConn, path: r.URL.RequestURI(), done: make(chan struct{}), ended: make(chan struct{})}
 	if p.blocked {
 		p.mu.Unlock()
 		p.event(c, EventRefused, "blocked by the journey (tap block)")

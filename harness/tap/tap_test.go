@@ -321,6 +321,48 @@ var _ = Describe("Proxy", func() {
 		Expect(p.CloseWith(1012, "restart")).To(Equal(0), "nothing left to close")
 	}, NodeTimeout(20*time.Second))
 
+	It("holds a direction as a slow reader until Release, and records held messages when they go on", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+
+		p.Hold(tap.HostToClient)
+		p.Hold(tap.HostToClient) // twice is once
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("one"))).To(Succeed())
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("two"))).To(Succeed())
+		got := make(chan string, 2)
+		go func() {
+			defer GinkgoRecover()
+			for range 2 {
+				_, data := read(ws)
+				got <- string(data)
+			}
+		}()
+		summary := func() (out []string) {
+			for _, f := range rec.Frames() {
+				out = append(out, string(f.Dir)+" "+string(f.Data))
+			}
+			return out
+		}
+		// The client's messages go on; the host's echoes wait, unrecorded.
+		Eventually(summary).Should(Equal([]string{"H>C /echo", "C>H one", "C>H two"}))
+		Consistently(got, 300*time.Millisecond).ShouldNot(Receive())
+		Expect(summary()).To(HaveLen(3))
+
+		p.Release(tap.HostToClient)
+		p.Release(tap.HostToClient) // twice is once
+		Eventually(got).Should(Receive(Equal("one")))
+		Eventually(got).Should(Receive(Equal("two")))
+		Expect(summary()).To(Equal([]string{"H>C /echo", "C>H one", "C>H two", "H>C one", "H>C two"}))
+
+		// A held connection still drops at once.
+		p.Hold(tap.HostToClient)
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("three"))).To(Succeed())
+		Eventually(summary).Should(HaveLen(6))
+		Expect(p.Drop()).To(Equal(1))
+	}, NodeTimeout(20*time.Second))
+
 	It("closes the client with 1011 when the host cannot be reached", func(ctx SpecContext) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
