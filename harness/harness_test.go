@@ -246,14 +246,22 @@ var _ = Describe("Run", func() {
 		Expect(pairing("ok", "").Status).To(Equal(results.StatusPass))
 	}, NodeTimeout(60*time.Second))
 
-	It("closes the connection with the code and reason a journey chooses (tap close)", func(ctx SpecContext) {
-		jj, err := journeys.Parse("close.txtar", []byte("kind desktop\ntimeout 5s\n-- script --\nstep subscribe\nclient subscribe\n"+
-			"await client rendered-snapshot\nstep close\ntap close code=4001 reason=\"maintenance window\"\nawait client transport-closed\n"))
+	// passes runs a journey of the fake subscribe step followed by steps, and expects it to
+	// pass; it returns the transcript.
+	passes := func(ctx context.Context, steps string) *transcript.Transcript {
+		GinkgoHelper()
+		jj, err := journeys.Parse("tap.txtar", []byte("kind desktop\ntimeout 5s\n-- script --\nstep subscribe\nclient subscribe\n"+
+			"await client rendered-snapshot\n"+steps))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(harness.Validate(jj)).To(Succeed())
 		p, t := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
 			harness.Options{Dir: GinkgoT().TempDir()})
 		Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+		return t
+	}
+
+	It("closes the connection with the code and reason a journey chooses (tap close)", func(ctx SpecContext) {
+		t := passes(ctx, "step close\ntap close code=4001 reason=\"maintenance window\"\nawait client transport-closed\n")
 		Expect(t.Conns).To(ContainElement(And(HaveField("Event", tap.EventCloseWith), HaveField("Detail", "4001 maintenance window"), HaveField("Step", "close"))))
 		var closed []string
 		for _, o := range t.Observations {
@@ -265,15 +273,9 @@ var _ = Describe("Run", func() {
 	}, NodeTimeout(60*time.Second))
 
 	It("holds a direction as a slow reader until the journey releases it (tap hold, tap release)", func(ctx SpecContext) {
-		jj, err := journeys.Parse("hold.txtar", []byte("kind desktop\ntimeout 5s\n-- script --\nstep subscribe\nclient subscribe\n"+
-			"await client rendered-snapshot\nstep held\ntap hold H>C\nhost emit-output text=\"slow\\r\\n\"\n"+
+		t := passes(ctx, "step held\ntap hold H>C\nhost emit-output text=\"slow\\r\\n\"\n"+
 			"await host pty-output text=\"slow\\r\\n\"\nexpect client rendered-output none for=300ms\n"+
-			"step released\ntap release H>C\nawait client screen text=\"slow\\r\\n\"\n"))
-		Expect(err).NotTo(HaveOccurred())
-		Expect(harness.Validate(jj)).To(Succeed())
-		p, t := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
-			harness.Options{Dir: GinkgoT().TempDir()})
-		Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+			"step released\ntap release H>C\nawait client screen text=\"slow\\r\\n\"\n")
 		var output []string
 		for _, f := range t.Frames {
 			if f.Dir == "H>C" && strings.Contains(string(f.Data), "slow") {
