@@ -447,7 +447,7 @@ func checkTap(c journeys.Command) error {
 		}
 		return nil
 	}
-	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock", "close"}, pos[0]) {
+	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock"}, pos[0]) {
 		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR or close code=N [reason=TEXT]")
 	}
 	return nil

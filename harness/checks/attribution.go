@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/skewtest/skewtest/contract"
@@ -105,10 +104,7 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 			if slices.Contains(inv.Request, n.Name) {
 				if v, ok := valueAt(*n, inv.Pointer); ok {
 					r := &Request{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name, Step: n.Step,
-						Once: inv.Answered == contract.AnsweredOnce && !slices.ContainsFunc(inv.Reserved, func(s string) bool {
-							b, _ := json.Marshal(s)
-							return string(b) == v
-						})}
+						Once: inv.Answered == contract.AnsweredOnce && !reservedValues(inv)[v]}
 					a.requests[corrKey{n.Conn, ch.Name, v}] = r
 					a.asked[n.Step] = append(a.asked[n.Step], r)
 				}
@@ -170,9 +166,17 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 // (the journey's last step), also those of every step answered once (Request.Once).
 func (a *attribution) unanswered(step string, last bool) []Request {
 	var out []Request
+	for _, r := range a.asked[step] {
+		if !r.Answered {
+			out = append(out, *r)
+		}
+	}
+	if !last {
+		return out // a step's settle reads this on every frame: only the last reads them all
+	}
 	for s, rs := range a.asked {
 		for _, r := range rs {
-			if !r.Answered && (s == step || last && r.Once) {
+			if s != step && !r.Answered && r.Once {
 				out = append(out, *r)
 			}
 		}

@@ -88,12 +88,8 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 	}
 	switch inv.Kind {
 	case contract.InvariantCorrelation:
-		asked := map[string]bool{} // values the requests so far carried, and the reserved ones
-		for _, r := range inv.Reserved {
-			b, _ := json.Marshal(r)
-			asked[string(b)] = true
-		}
-		reserved := maps.Clone(asked)
+		reserved := reservedValues(inv)
+		asked := maps.Clone(reserved) // values the requests so far carried, and the reserved ones
 		once := newAnswers(inv.Answered == contract.AnsweredOnce)
 		for _, n := range frames {
 			switch {
@@ -181,6 +177,16 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 				}
 			}
 		}
+	}
+	return out
+}
+
+// reservedValues are a correlation invariant's Reserved values as comparable text (valueAt's).
+func reservedValues(inv contract.Invariant) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range inv.Reserved {
+		b, _ := json.Marshal(r)
+		out[string(b)] = true
 	}
 	return out
 }
