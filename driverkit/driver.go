@@ -55,6 +55,7 @@ type Driver struct {
 
 	mu       sync.Mutex
 	handlers map[string]Handler
+	params   map[string][]Param // Describe
 	decoder  func(Frame) Decoded
 	open     func(ctx context.Context, l *Lane) (url string, err error) // nil: no lanes
 	running  bool
@@ -152,7 +153,7 @@ func (d *Driver) Run(ctx context.Context, start func(ctx context.Context) (url s
 
 	h := d.hello
 	if err := d.out.hello(helloLine{Type: "hello", Protocol: Version, Role: h.Role, Kind: h.Kind,
-		Build: buildInfo{Product: h.Product, Version: h.Version}, Actions: d.actions()}); err != nil {
+		Build: buildInfo{Product: h.Product, Version: h.Version}, Actions: d.actions(), Params: d.described()}); err != nil {
 		return err
 	}
 	url := ""

@@ -181,6 +181,42 @@ var _ = Describe("Driver", func() {
 		Expect(result(1, got)).To(HaveKeyWithValue("ok", true))
 	})
 
+	It("describes actions' parameters in hello, and only the described ones", func(ctx SpecContext) {
+		out := &buffer{}
+		d := driverkit.New(strings.NewReader(""), out, desktop)
+		echo(d)
+		d.Handle("resize", func(context.Context, json.RawMessage) (any, error) { return nil, nil })
+		d.Describe("echo", driverkit.Param{Name: "text", Type: driverkit.Text, Max: 1 << 20, Limits: []int{49152}, UTF8: true, Feeds: "screen"},
+			driverkit.Param{Name: "terminal", Type: driverkit.ID, Example: "t1"})
+		Expect(d.Run(ctx, nil)).To(Succeed())
+		got := out.lines()
+		Expect(got[0]["params"]).To(Equal(line{"echo": []any{
+			line{"name": "text", "type": "text", "max": 1048576.0, "limits": []any{49152.0}, "utf8": true, "feeds": "screen"},
+			line{"name": "terminal", "type": "id", "example": "t1"}}}))
+	})
+
+	It("leaves params out of a hello that describes nothing", func(ctx SpecContext) {
+		out := &buffer{}
+		d := driverkit.New(strings.NewReader(""), out, desktop)
+		echo(d)
+		Expect(d.Run(ctx, nil)).To(Succeed())
+		Expect(out.lines()[0]).NotTo(HaveKey("params"))
+	})
+
+	It("panics on a description that cannot be drawn from", func() {
+		d := driverkit.New(strings.NewReader(""), io.Discard, desktop)
+		Expect(func() { d.Describe("echo", driverkit.Param{Name: "n", Type: "float"}) }).To(PanicWith(ContainSubstring(`type "float"`)))
+		Expect(func() { d.Describe("echo", driverkit.Param{Name: "mode", Type: driverkit.Enum}) }).To(PanicWith(ContainSubstring("an enum needs values")))
+		Expect(func() { d.Describe("echo", driverkit.Param{Name: "n", Type: driverkit.Int, Min: 5, Max: 1}) }).To(PanicWith(ContainSubstring("max 1 is below min 5")))
+		Expect(func() { d.Describe("echo", driverkit.Param{Type: driverkit.Int}) }).To(PanicWith(ContainSubstring("needs a name")))
+	})
+
+	It("panics at Run on a described action that is not registered", func(ctx SpecContext) {
+		d := driverkit.New(strings.NewReader(""), io.Discard, desktop)
+		d.Describe("nope", driverkit.Param{Name: "n", Type: driverkit.Int})
+		Expect(func() { _ = d.Run(ctx, nil) }).To(PanicWith(ContainSubstring(`Describe("nope"): no such action`)))
+	})
+
 	It("reports a start error as an error observation, without ready", func(ctx SpecContext) {
 		out := &buffer{}
 		d := driverkit.New(strings.NewReader(""), out, desktop)

@@ -14,6 +14,8 @@ type helloLine struct {
 	Kind     string    `json:"kind,omitempty"`
 	Build    buildInfo `json:"build"`
 	Actions  []string  `json:"actions"`
+	// Params describes actions' parameters (Describe); absent when none is.
+	Params map[string][]Param `json:"params,omitempty"`
 }
 
 type buildInfo struct {

@@ -3,6 +3,9 @@ package driver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -41,6 +44,9 @@ type Message struct {
 	Kind     string          `json:"kind"`
 	Build    json.RawMessage `json:"build"`
 	Actions  []string        `json:"actions"`
+	// Params describes the parameters of a hello's actions (docs/driver-protocol.md); nil
+	// when the driver describes none.
+	Params map[string][]Param `json:"params"`
 	// Lane is the lane an observation is about (docs/driver-protocol.md, Lanes); 0 for the
 	// driver's own instance.
 	Lane int `json:"lane"`
@@ -49,6 +55,64 @@ type Message struct {
 	// first line; "" for the others (a terminal's observations run to megabytes).
 	Line string    `json:"-"`
 	At   time.Time `json:"-"` // when the line was read
+}
+
+// Param is one described parameter of an action (hello's params): the key a journey
+// writes, its type (text, int, bool, enum, id or json) and what bounds it. Explore draws
+// journeys from these (docs/explore.md).
+type Param struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Min      int      `json:"min"`
+	Max      int      `json:"max"`
+	Limits   []int    `json:"limits"`
+	Values   []string `json:"values"`
+	UTF8     bool     `json:"utf8"`
+	Feeds    string   `json:"feeds"`
+	Optional bool     `json:"optional"`
+	Example  string   `json:"example"`
+}
+
+// ParamTypes are the types a Param may have.
+var ParamTypes = []string{"text", "int", "bool", "enum", "id", "json"}
+
+// CheckParams says what is wrong with a hello's params: an action it does not announce, a
+// parameter without a name or twice, an unknown type, bounds that do not go together.
+func CheckParams(h Message) error {
+	for action, ps := range h.Params {
+		if !slices.Contains(h.Actions, action) {
+			return fmt.Errorf("params describes %q, an action hello does not list", action)
+		}
+		seen := map[string]bool{}
+		for i, p := range ps {
+			bad := func(format string, a ...any) error {
+				return fmt.Errorf("params of %s, parameter %d (%s): %s", action, i+1, p.Name, fmt.Sprintf(format, a...))
+			}
+			switch {
+			case p.Name == "":
+				return bad("no name")
+			case seen[p.Name]:
+				return bad("described twice")
+			case !slices.Contains(ParamTypes, p.Type):
+				return bad("type %q is not one of %s", p.Type, strings.Join(ParamTypes, ", "))
+			case p.Type == "enum" && len(p.Values) == 0:
+				return bad("an enum needs values")
+			case p.Max != 0 && p.Max < p.Min:
+				return bad("max %d is below min %d", p.Max, p.Min)
+			case p.Type == "text" && p.Min < 0:
+				return bad("a length is not negative")
+			case p.Type == "json" && p.Example == "":
+				return bad("a json parameter needs an example")
+			}
+			for _, l := range p.Limits {
+				if l < 1 {
+					return bad("limit %d: a limit is a size of at least 1", l)
+				}
+			}
+			seen[p.Name] = true
+		}
+	}
+	return nil
 }
 
 // ActionError is the error of a result with ok=false.
