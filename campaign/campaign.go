@@ -62,18 +62,20 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Fuzz) == 0 {
-		return nil, subject.Usagef("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md)", filepath.Join(o.Repo, builds.ConfigFile))
-	}
-	gens, err := fuzz.LoadSet(o.Repo, cfg.Fuzz)
-	if err != nil {
-		return nil, err
-	}
-	if gens, err = pickGenerators(gens, o.Generators); err != nil {
-		return nil, err
-	}
-	if gens, err = generatorsFor(gens, o.Kinds); err != nil {
-		return nil, err
+	var gens []*fuzz.Generator
+	switch {
+	case len(cfg.Fuzz) > 0:
+		if gens, err = fuzz.LoadSet(o.Repo, cfg.Fuzz); err != nil {
+			return nil, err
+		}
+		if gens, err = pickGenerators(gens, o.Generators); err != nil {
+			return nil, err
+		}
+		if gens, err = generatorsFor(gens, o.Kinds); err != nil {
+			return nil, err
+		}
+	case o.Draw == nil:
+		return nil, subject.Usagef("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md), or let skewtest explore draw them (docs/explore.md)", filepath.Join(o.Repo, builds.ConfigFile))
 	}
 	// Every generator must make journeys the vocabulary knows: draw one case of each.
 	for _, g := range gens {
@@ -92,10 +94,10 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 	run.Campaign = &results.Campaign{Seed: o.Seed, Mode: mode, Budget: o.Budget, Generators: map[string]int{}, Events: map[string]int{},
 		Findings: []results.CampaignFinding{}, CaseList: []results.CampaignCase{}}
-	fmt.Fprintf(stdout, "skewtest fuzz: seed %d\n", o.Seed)
+	fmt.Fprintf(stdout, "skewtest %s: seed %d\n", o.Name, o.Seed)
 	// The report directory is this campaign's from here on, as a run's (a corpus kept in it
 	// stays where it is).
-	release, err := matrix.ClaimReportDir(o.ReportDir, []string{"fuzz"})
+	release, err := matrix.ClaimReportDir(o.ReportDir, []string{o.Name})
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +120,22 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		return nil, err
 	}
 	hostIdx, clientIdx := src.HostIdx, src.ClientIdx
+	if o.Draw != nil {
+		if gens, err = o.Draw(ctx, worktreeOf(built), gens); err != nil {
+			if ctx.Err() != nil {
+				return interrupted()
+			}
+			return nil, err
+		}
+		for _, g := range gens {
+			if err := checkGenerator(g, o.Seed, o.Exclude); err != nil {
+				return nil, err
+			}
+		}
+		if len(gens) == 0 {
+			return nil, subject.Usagef("nothing to draw from: the working tree's drivers describe no action's parameters in hello and the subject lists no generators (see docs/explore.md)")
+		}
+	}
 	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
 		unique: map[string]int{}, seen: map[string]bool{}}
 	if hostIdx >= 0 {
@@ -148,6 +166,10 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	if o.Verbose {
 		cp.opts.Progress, cp.opts.Verbose = stderr, true
+	}
+	if o.FuturePeers {
+		cp.opts.Future = &harness.FutureOptions{Seed: o.Seed}
+		cp.opts.FutureRepro = func(p harness.Pairing) string { return o.ReproLine(p) + " --future-peers" }
 	}
 	// The campaign's cases run in lanes of driver processes it keeps from start to end (one
 	// per build, role and client kind), where the drivers serve lanes.
@@ -191,8 +213,8 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if werr := reports.Write(o.ReportDir, run); werr != nil {
 		return nil, fmt.Errorf("write reports: %w", werr)
 	}
-	fmt.Fprintf(stdout, "\nfuzz: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings, %s; %s\n",
-		cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
+	fmt.Fprintf(stdout, "\n%s: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings, %s; %s\n",
+		o.Name, cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
 		matrix.Plural(cp.c.DriverProcesses, "driver process"), matrix.Plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
 		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
@@ -257,3 +279,14 @@ var consequences = []results.Kind{results.Stall, results.IncompleteJourney, resu
 // Its pairings' directories are removed unless keep is set.
 // replayCorpus runs every journey in the corpus directory (minimised failures first,
 // then the kept passing cases) before any new case.
+
+// worktreeOf is the build whose drivers define the journeys' actions (the working tree),
+// else the first.
+func worktreeOf(built []*harness.Build) *harness.Build {
+	for _, b := range built {
+		if b.Journeys {
+			return b
+		}
+	}
+	return built[0]
+}

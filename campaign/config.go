@@ -6,9 +6,11 @@
 package campaign
 
 import (
+	"context"
 	"time"
 
 	"github.com/skewtest/skewtest/fuzz"
+	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/subject"
 )
@@ -48,6 +50,13 @@ type Config struct {
 	// ParallelGiven says Parallel was chosen; else a campaign whose drivers serve lanes runs
 	// harness.DefaultLaneParallel pairings at once.
 	ParallelGiven bool
+	// Name names the campaign in what it prints ("fuzz" when empty; explore's is
+	// "explore").
+	Name string
+	// Draw, when set, is called once the builds are ready with the working tree's build
+	// and the subject's generators (narrowed by Generators and Kinds); the generators it
+	// returns are the campaign's. A subject without generators of its own may run one.
+	Draw func(ctx context.Context, worktree *harness.Build, gens []*fuzz.Generator) ([]*fuzz.Generator, error)
 }
 
 // defaults fills what the caller left out, and refuses what does not go together.
@@ -64,6 +73,9 @@ func (o *Config) defaults() error {
 	}
 	if o.Cases == 0 && o.Budget == 0 {
 		o.Cases = DefaultCases
+	}
+	if o.Name == "" {
+		o.Name = "fuzz"
 	}
 	if o.ShrinkTries == 0 {
 		o.ShrinkTries = fuzz.DefaultShrinkTries

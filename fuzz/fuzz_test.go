@@ -175,6 +175,34 @@ var _ = Describe("drawing cases", func() {
 		Expect(straddled).To(BeTrue())
 	})
 
+	It("draws edge lengths next to the range's ends and each limit, in every UTF-8 width, a code point across the limit", func() {
+		g := mustParse("kind d\nevents 3..3\n-- event e --\nhost emit text={edge 0..200 48}\n")
+		lengths, widths := map[int]bool{}, map[int]bool{}
+		for i := 1; i <= 80; i++ {
+			j, err := draw(g, 3, i, fuzz.Options{}).Journey("c.txtar")
+			Expect(err).NotTo(HaveOccurred())
+			for _, s := range j.Steps {
+				for _, c := range s.Commands {
+					text, _ := c.Get("text")
+					Expect(isUTF8(text)).To(BeTrue())
+					lengths[len(text)] = true
+					if len(text) > 48 {
+						w := len(string([]rune(text)[1]))
+						widths[w] = true
+						if w > 1 {
+							Expect(isBoundary(text, 48)).To(BeFalse(), "a %d-byte code point across byte 48 of %q", w, text)
+						}
+					}
+				}
+			}
+		}
+		for _, n := range []int{0, 1, 199, 200, 47, 48, 49, 95, 96, 97} {
+			Expect(lengths).To(HaveKey(n))
+		}
+		Expect(lengths).To(HaveLen(10))
+		Expect(widths).To(HaveLen(4))
+	})
+
 	It("writes multi-byte UTF-8 and sometimes invalid bytes, exactly as drawn", func() {
 		g := mustParse("kind d\nevents 3..3\n-- event e --\nhost emit text={utf8 100..200}\n")
 		multi, invalid := false, false

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -141,6 +142,30 @@ func generatorTable() map[string]*argGenerator {
 				return k*c.Base + r.IntN(2*c.Spread+1) - c.Spread
 			},
 			content: sizeContent},
+		"edge": {syntax: "{edge A..B L …}", text: true,
+			parse: func(c *Call) error {
+				if len(c.Args) < 1 {
+					return fmt.Errorf("{edge} needs a length range and the limits, such as {edge 0..1048576 49152}")
+				}
+				limits := c.Args[1:]
+				c.Args = c.Args[:1]
+				if err := lengthArg(c); err != nil {
+					return err
+				}
+				for _, l := range limits {
+					n, err := strconv.Atoi(l)
+					if err != nil || n < 1 {
+						return fmt.Errorf("{edge}: limit %s is not a size of at least 1", l)
+					}
+					c.Args = append(c.Args, l)
+				}
+				return nil
+			},
+			draw: func(c *Call, r *rand.Rand) int {
+				e := edges(c)
+				return e[r.IntN(len(e))]
+			},
+			content: edgeContent},
 		"tail": {syntax: "{tail BINDING N}", text: true,
 			parse: func(c *Call) error {
 				if len(c.Args) != 2 {
@@ -402,4 +427,41 @@ func sizeContent(c *Call, seed uint64, n int, plain bool) []piece {
 		at = start + len(cp)
 	}
 	return append(ps, piece{s: "x", n: n - at})
+}
+
+// edges are the lengths {edge A..B L…} draws from: the range's ends and the sizes next to
+// them, and just below, at and above each limit and its double, within the range.
+func edges(c *Call) []int {
+	var out []int
+	add := func(ns ...int) {
+		for _, n := range ns {
+			if n >= c.Lo && n <= c.Hi && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	add(c.Lo, c.Lo+1, c.Hi-1, c.Hi)
+	for _, a := range c.Args[1:] {
+		l, _ := strconv.Atoi(a)
+		add(l-1, l, l+1, 2*l-1, 2*l, 2*l+1)
+	}
+	return out
+}
+
+// edgeContent is valid UTF-8 of one width (1 to 4 bytes a code point, by the seed): one or
+// two ASCII bytes, then code points of that width, then ASCII to the length. The ASCII
+// prefix puts a code point of two bytes or more across the first limit.
+func edgeContent(c *Call, seed uint64, n int, plain bool) []piece {
+	if plain || n < 3 {
+		return plainPieces(n)
+	}
+	cp := []string{"x", "é", "€", "😀"}[seed%4]
+	p := 1
+	if len(c.Args) > 1 {
+		if l, _ := strconv.Atoi(c.Args[1]); len(cp) > 1 && (l-p)%len(cp) == 0 {
+			p = 2
+		}
+	}
+	k := (n - p) / len(cp)
+	return []piece{{s: "a", n: p}, {s: cp, n: k}, {s: "x", n: n - p - k*len(cp)}}
 }

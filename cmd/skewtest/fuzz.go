@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/campaign"
+	"github.com/skewtest/skewtest/explore"
 	"github.com/skewtest/skewtest/fuzz"
+	"github.com/skewtest/skewtest/results"
 )
 
 // fuzzOptions are the flags of fuzz: run's pairing flags plus the campaign's.
@@ -24,11 +26,13 @@ type fuzzOptions struct {
 	Pack        int
 	// ParallelGiven says -j was given.
 	ParallelGiven bool
+	// Only is explore's --drawn-only.
+	Only bool
 }
 
-func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
+func parseFuzz(name string, args []string, stderr io.Writer) (*fuzzOptions, error) {
 	o := &fuzzOptions{}
-	fs := newFlagSet("fuzz", stderr, "fuzz --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [flags]")
+	fs := newFlagSet(name, stderr, name+" --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [flags]")
 	o.register(fs)
 	o.registerPins(fs)
 	fs.StringVar(&o.Host, "host", "", `the host build: a ref, or "worktree" (with --client; default: the pins with the working tree)`)
@@ -39,6 +43,9 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 	fs.StringVar(&o.Corpus, "corpus", "", "keep minimised failures and a sample of passing cases here, and replay them first (default: <report-dir>/corpus, not replayed)")
 	fs.Var(listFlag{&o.Generators}, "generator", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
 	fs.Var(listFlag{&o.Exclude}, "exclude", "events no case draws, comma-separated names (e.g. an event family a known bug makes noisy)")
+	if name == "explore" {
+		fs.BoolVar(&o.Only, "drawn-only", false, "draw only from the drivers' described vocabulary: the subject's generators give setups, not events")
+	}
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
 	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j packs, at least 2, of the generators' largest pack)")
 	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d)", campaign.DefaultPack))
@@ -76,14 +83,30 @@ func parseFuzz(args []string, stderr io.Writer) (*fuzzOptions, error) {
 }
 
 func cmdFuzz(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parseFuzz(args, stderr)
+	o, err := parseFuzz("fuzz", args, stderr)
 	if err != nil {
 		return err
 	}
+	return exitOf(campaign.Run(ctx, o.campaign("fuzz", stdout, stderr)))
+}
+
+// cmdExplore is fuzz whose generators explore draws from the drivers' vocabulary.
+func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFuzz("explore", args, stderr)
+	if err != nil {
+		return err
+	}
+	return exitOf(explore.Run(ctx, explore.Config{Config: o.campaign("explore", stdout, stderr), Only: o.Only}))
+}
+
+func (o *fuzzOptions) campaign(name string, stdout, stderr io.Writer) campaign.Config {
 	c := campaign.Config{Config: o.config(stdout, stderr), Cases: o.Cases, Budget: o.Budget, Corpus: o.Corpus,
 		Generators: o.Generators, Exclude: o.Exclude, ShrinkTries: o.ShrinkTries, Batch: o.Batch, Pack: o.Pack, ParallelGiven: o.ParallelGiven}
-	c.Command = []string{"fuzz"}
-	run, err := campaign.Run(ctx, c)
+	c.Command = []string{name}
+	return c
+}
+
+func exitOf(run *results.Run, err error) error {
 	if err != nil || run == nil {
 		return err
 	}

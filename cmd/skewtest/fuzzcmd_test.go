@@ -21,7 +21,7 @@ import (
 
 var _ = Describe("fuzz flags", func() {
 	It("runs PR mode by default: a fixed case count and a fixed seed", func() {
-		o, err := parseFuzz([]string{"--repo", "/r", "--cache-dir", "/c"}, io.Discard)
+		o, err := parseFuzz("fuzz", []string{"--repo", "/r", "--cache-dir", "/c"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Cases).To(Equal(campaign.DefaultCases))
 		Expect(o.Seed).To(Equal(int64(campaign.DefaultSeed)))
@@ -29,10 +29,10 @@ var _ = Describe("fuzz flags", func() {
 	})
 
 	It("keeps a given seed, and draws a fresh one for a nightly budget", func() {
-		o, err := parseFuzz([]string{"--repo", "/r", "--cache-dir", "/c", "--seed", "9", "--cases", "3"}, io.Discard)
+		o, err := parseFuzz("fuzz", []string{"--repo", "/r", "--cache-dir", "/c", "--seed", "9", "--cases", "3"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Seed).To(Equal(int64(9)))
-		o, err = parseFuzz([]string{"--repo", "/r", "--cache-dir", "/c", "--budget", "2m"}, io.Discard)
+		o, err = parseFuzz("fuzz", []string{"--repo", "/r", "--cache-dir", "/c", "--budget", "2m"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Budget).To(Equal(2 * time.Minute))
 		Expect(o.Cases).To(BeZero())
@@ -40,7 +40,7 @@ var _ = Describe("fuzz flags", func() {
 	})
 
 	It("reads generators, exclusions and kinds as lists", func() {
-		o, err := parseFuzz([]string{"--repo", "/r", "--cache-dir", "/c", "--generator", "a, b", "--exclude", "zero-run", "--kind", "desktop",
+		o, err := parseFuzz("fuzz", []string{"--repo", "/r", "--cache-dir", "/c", "--generator", "a, b", "--exclude", "zero-run", "--kind", "desktop",
 			"--host", "v1", "--client", "worktree", "--corpus", "/k"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(o.Generators).To(Equal([]string{"a", "b"}))
@@ -52,7 +52,7 @@ var _ = Describe("fuzz flags", func() {
 
 	DescribeTable("refuses what does not go together, as a usage error",
 		func(want string, args ...string) {
-			_, err := parseFuzz(append([]string{"--repo", "/r", "--cache-dir", "/c"}, args...), io.Discard)
+			_, err := parseFuzz("fuzz", append([]string{"--repo", "/r", "--cache-dir", "/c"}, args...), io.Discard)
 			var ue *usageError
 			Expect(errors.As(err, &ue)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(ContainSubstring(want))

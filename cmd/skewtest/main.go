@@ -139,6 +139,7 @@ Usage:
   skewtest plan    (the flags of run) print the numbered plan and each pairing's repro line; run nothing
   skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D] [--runner local|container]
   skewtest fuzz    --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [--seed S] [--corpus DIR] [--generator G,...] [--exclude EVENT,...]
+  skewtest explore (the flags of fuzz) [--drawn-only]   fuzz with journeys drawn from the drivers' described vocabulary (docs/explore.md)
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
   skewtest pins lock --repo DIR [PIN RULES]       record the tags' commits in skewtest.lock
   skewtest build   --repo DIR [PIN RULES] [--runner local|container]
@@ -179,6 +180,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"plan":          cmdPlan,
 		"repro":         cmdRepro,
 		"fuzz":          cmdFuzz,
+		"explore":       cmdExplore,
 		"pins":          cmdPins,
 		"build":         cmdBuild,
 		"cache":         cmdCache,
