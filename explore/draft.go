@@ -124,11 +124,11 @@ type action struct {
 
 func draftText(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
 	kinds := baseKinds(b, drivers)
-	acts := described(drivers, kinds)
+	ids := setupIDs(b.Setup)
+	acts := described(drivers, kinds, ids)
 	if len(acts) == 0 {
 		return nil
 	}
-	ids := setupIDs(b.Setup)
 	sync := syncLines(acts, streams, kinds, ids)
 	var w bytes.Buffer
 	fmt.Fprintf(&w, "# explore-%s: drawn from the drivers' described vocabulary, with the setup of %s\n", b.Name, b.Name)
@@ -189,7 +189,7 @@ func baseKinds(b Base, drivers []Driver) []string {
 }
 
 // described lists the host's described actions and the clients' of kinds, sorted.
-func described(drivers []Driver, kinds []string) []*action {
+func described(drivers []Driver, kinds []string, ids map[string]string) []*action {
 	var out []*action
 	byName := map[string]*action{}
 	for _, d := range drivers {
@@ -197,7 +197,7 @@ func described(drivers []Driver, kinds []string) []*action {
 			continue
 		}
 		for name, ps := range d.Params {
-			if !slices.Contains(d.Actions, name) {
+			if !slices.Contains(d.Actions, name) || !opened(ps, ids) {
 				continue
 			}
 			key := d.Role + " " + name
@@ -220,6 +220,16 @@ func described(drivers []Driver, kinds []string) []*action {
 		}
 	}
 	return out
+}
+
+// opened says the setup names every id parameter's key: what the action acts on is open.
+func opened(ps []driver.Param, ids map[string]string) bool {
+	for _, p := range ps {
+		if _, ok := ids[p.Name]; p.Type == "id" && !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // setupIDs are the values the setup gave each key (terminal=t1), for id parameters.
@@ -361,13 +371,16 @@ func feeds(a *action, streams []contract.StreamSpec) (*contract.StreamSpec, driv
 	return nil, driver.Param{}, false
 }
 
-// syncLines end every event: a fresh marker sent on a stream that every kind's pairing
-// checks, awaited where the stream is delivered, so what an event sent has arrived (or is
-// known lost) before the next one. None when no described action feeds such a stream.
+// syncLines end every event: on each stream that a described action feeds and every
+// kind's pairing checks, a fresh marker sent and awaited where the stream is delivered, so
+// what the event sent either way has arrived (or is known lost) before the next one. None
+// when no described action feeds such a stream.
 func syncLines(acts []*action, streams []contract.StreamSpec, kinds []string, ids map[string]string) []string {
+	var out []string
+	done := map[string]bool{}
 	for _, a := range acts {
 		s, fp, ok := feeds(a, streams)
-		if !ok || a.kinds != nil {
+		if !ok || a.kinds != nil || done[s.Name] {
 			continue
 		}
 		every := true
@@ -377,19 +390,21 @@ func syncLines(acts []*action, streams []contract.StreamSpec, kinds []string, id
 		if !every {
 			continue
 		}
+		done[s.Name] = true
+		mark := "mk" + strconv.Itoa(len(done))
 		words := []string{a.role, a.name}
 		for _, p := range a.params {
 			switch {
 			case p.Name == fp.Name:
-				words = append(words, p.Name+"={fresh explore- as=mk}")
+				words = append(words, p.Name+"={fresh explore- as="+mark+"}")
 			case p.Optional:
 			default:
 				words = append(words, p.Name+"="+steady(p, ids))
 			}
 		}
-		return []string{strings.Join(words, " "), "await " + s.Delivered.Role + " " + s.Name + " text={tail mk 64}"}
+		out = append(out, strings.Join(words, " "), "await "+s.Delivered.Role+" "+s.Name+" text={tail "+mark+" 64}")
 	}
-	return nil
+	return out
 }
 
 // steady is a parameter's plainest value, for a marker's other parameters.

@@ -157,6 +157,9 @@ type CampaignFinding struct {
 	Flaky   bool   `json:"flaky,omitempty"`
 	Repro   string `json:"repro,omitempty"`
 	Message string `json:"message"`
+	// Own is set when the pairing is a build with itself (a reference pairing): the
+	// release's own bug, not a skew between two releases.
+	Own bool `json:"own,omitempty"`
 }
 
 // CampaignCase is one case of a campaign and its verdict (the worst of its pairings).

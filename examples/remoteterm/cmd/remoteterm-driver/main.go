@@ -134,6 +134,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	kit := driverkit.New(stdin, stdout, driverkit.Hello{Role: role, Kind: kind, Product: product, Version: d.features.Version})
 	d.kit, d.out = kit, kitSink{kit}
 	own := build(d)
+	describe(kit, role, kind)
 	// Each lane is a fresh instance built the same way: a host lane a host, session daemon
 	// and server of its own on its own port; a client lane a client of the lane's host.
 	kit.Lanes(func(ctx context.Context, l *driverkit.Lane) (string, error) {
