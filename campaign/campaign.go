@@ -238,33 +238,6 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	return run, nil
 }
 
-// generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
-// empty): --kind desktop leaves out a generator of session cases.
-// checkGenerator draws cases of g until each of its events has appeared once (or a few
-// dozen tries) and validates them, so a generator that writes a bad journey is a
-// configuration error before anything is built.
-// warmPlan lists pairings of a case of every generator: the driver processes they need are
-// the campaign's shared ones.
-// go_ replays the corpus, then runs cases in batches until the count or budget is spent.
-// countProcesses adds the driver processes a batch run without the pool started: a host and
-// a client per pairing.
-// report prints the campaign's progress line, with its rate.
-// caseJourney is one case to run: its journey and, for a generated case, the case.
-// plan lists a case's pairings: each skew pair (both directions) with the references.
-// runCases runs a batch of generated cases as one plan and records what they found.
-// withJourneys writes and validates the journey of every generated case that has none yet
-// (a packed case gets its own only when its pack fails).
-// packOf is how many cases of generator g share a journey: --pack, else the generator's pack
-// line, else DefaultPack.
-// runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
-// driver processes and connection serve many cases. Every case of a packed journey that
-// passes on every pairing passes; the cases of one that does not are run again alone, so
-// a verdict, a finding and a shrink are always a single case's.
-// runJourneys runs cases, each as its own journey, with opts (in lanes or not).
-// worse is the worse of two verdicts: error, then fail, then anything else.
-// keepIfNew keeps a passing case in the corpus when it draws an event pair no kept case
-// has drawn.
-// safeName is a corpus file's name for a case name built of labels (a ref may hold a slash).
 // consequences are finding kinds that usually follow from another finding of the same
 // pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
 // checks name as data loss): they are not shrunk on their own when the case has another.

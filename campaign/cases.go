@@ -16,6 +16,8 @@ import (
 	"github.com/skewtest/skewtest/subject"
 )
 
+// warmPlan lists pairings of a case of every generator: the driver processes they need are
+// the campaign's shared ones.
 func (cp *campaign) warmPlan() []harness.Pairing {
 	var plan []harness.Pairing
 	for _, g := range cp.gens {
@@ -30,6 +32,7 @@ func (cp *campaign) warmPlan() []harness.Pairing {
 	return plan
 }
 
+// go_ replays the corpus, then runs cases in batches until the count or budget is spent.
 func (cp *campaign) go_(ctx context.Context) error {
 	if cp.o.Corpus != "" {
 		if err := cp.replayCorpus(ctx); err != nil {
@@ -79,12 +82,15 @@ func (cp *campaign) go_(ctx context.Context) error {
 	return nil
 }
 
+// countProcesses adds the driver processes a batch run without the pool started: a host and
+// a client per pairing.
 func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptions) {
 	if opts.Pairing.Pool == nil {
 		cp.c.DriverProcesses += 2 * len(batch.Pairings)
 	}
 }
 
+// report prints the campaign's progress line, with its rate.
 func (cp *campaign) report() {
 	d := time.Since(cp.started)
 	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
@@ -92,12 +98,14 @@ func (cp *campaign) report() {
 		matrix.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
 }
 
+// caseJourney is one case to run: its journey and, for a generated case, the case.
 type caseJourney struct {
 	j    *journeys.Journey
 	c    *fuzz.Case // nil for a corpus journey
 	name string
 }
 
+// plan lists a case's pairings: each skew pair (both directions) with the references.
 func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
 	var plan []harness.Pairing
 	for _, pr := range cp.pairs {
@@ -107,6 +115,7 @@ func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
 	return harness.WithReferences(plan)
 }
 
+// runCases runs a batch of generated cases as one plan and records what they found.
 func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 	var cjs []caseJourney
 	for _, c := range cases {
@@ -125,6 +134,8 @@ func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 	return cp.runPacked(ctx, cjs)
 }
 
+// withJourneys writes and validates the journey of every generated case that has none yet
+// (a packed case gets its own only when its pack fails).
 func withJourneys(cjs []caseJourney) error {
 	for i := range cjs {
 		if cjs[i].j != nil || cjs[i].c == nil {
@@ -143,6 +154,8 @@ func withJourneys(cjs []caseJourney) error {
 	return nil
 }
 
+// packOf is how many cases of generator g share a journey: --pack, else the generator's pack
+// line, else DefaultPack.
 func (cp *campaign) packOf(g *fuzz.Generator) int {
 	switch {
 	case cp.o.Pack > 0:
@@ -153,6 +166,10 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 	return DefaultPack
 }
 
+// runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
+// driver processes and connection serve many cases. Every case of a packed journey that
+// passes on every pairing passes; the cases of one that does not are run again alone, so
+// a verdict, a finding and a shrink are always a single case's.
 func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var packs [][]caseJourney
 	byGen := map[*fuzz.Generator]int{}
@@ -199,17 +216,14 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	cp.run.NotRun += batch.NotRun
 	cp.c.Pairings += len(batch.Pairings)
 	ran := make([]int, len(packs))
-	failed := make([][]int, len(packs)) // each pack's failing pairings, by plan position
+	failed := make([][]*results.Pairing, len(packs)) // each pack's failing pairings (a future-peer pass apart)
+	failedAt := make([][]int, len(packs))            // and their plan positions
 	for _, r := range batch.Pairings {
 		i := owner[r.Index-1]
 		ran[i]++
 		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
-			failed[i] = append(failed[i], r.Index-1)
+			failed[i], failedAt[i] = append(failed[i], r), append(failedAt[i], r.Index-1)
 		}
-	}
-	byIndex := map[int]*results.Pairing{}
-	for _, r := range batch.Pairings {
-		byIndex[r.Index-1] = r
 	}
 	for i, pk := range packs {
 		if ctx.Err() != nil {
@@ -237,18 +251,18 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		}
 		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
 			// A case shows it alone: the pack's failing pairings are not worth keeping.
-			for _, k := range failed[i] {
-				if r := byIndex[k]; r.Transcript != "" {
+			for _, r := range failed[i] {
+				if r.Transcript != "" {
 					_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
 				}
 			}
 		} else {
 			// Every case passes alone, yet the pack failed: what fails is how its cases
 			// follow one another on one connection, so the pack is the failing case.
-			for _, k := range failed[i] {
-				switch r := byIndex[k]; r.Status {
+			for n, r := range failed[i] {
+				switch r.Status {
 				case results.StatusFail:
-					if err := cp.found(ctx, packed[i], plan[k], r, false); err != nil {
+					if err := cp.found(ctx, packed[i], plan[failedAt[i][n]], r, false); err != nil {
 						return err
 					}
 				case results.StatusError:
@@ -260,6 +274,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	return nil
 }
 
+// runJourneys runs cases, each as its own journey, with opts (in lanes or not).
 func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) error {
 	var plan []harness.Pairing
 	owner := []int{}
@@ -280,34 +295,21 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 	cp.run.NotRun += batch.NotRun
 	cp.c.Pairings += len(batch.Pairings)
 	cp.countProcesses(batch, opts)
-	// Execute records pairings in plan order, leaving out the ones not run.
-	byIndex := map[int]*results.Pairing{}
+	// Execute records pairings in plan order, leaving out the ones not run, then the
+	// future-peer passes (with the same index).
+	byIndex := map[int][]*results.Pairing{}
 	for _, r := range batch.Pairings {
-		byIndex[r.Index] = r
+		byIndex[r.Index] = append(byIndex[r.Index], r)
 	}
 	status := make([]results.Status, len(cjs))
 	for i := range status {
 		status[i] = results.StatusPass
 	}
 	for k, p := range plan {
-		r := byIndex[p.Index]
-		if r == nil {
-			continue
-		}
-		i := owner[k]
-		status[i] = worse(status[i], r.Status)
-		switch r.Status {
-		case results.StatusPass, results.StatusExpectedRefusal:
-			// A passing pairing's directory is not worth keeping by the thousand.
-			if r.Transcript != "" {
-				_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
-			}
-		case results.StatusFail:
-			if err := cp.found(ctx, cjs[i], p, r, fromCorpus); err != nil {
+		for _, r := range byIndex[p.Index] {
+			if err := cp.record(ctx, cjs[owner[k]], p, r, fromCorpus, &status[owner[k]]); err != nil {
 				return err
 			}
-		default:
-			cp.run.Pairings = append(cp.run.Pairings, r)
 		}
 	}
 	for i, cj := range cjs {
@@ -328,6 +330,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 	return nil
 }
 
+// worse is the worse of two verdicts: error, then fail, then anything else.
 func worse(a, b results.Status) results.Status {
 	rank := func(s results.Status) int {
 		switch s {
@@ -344,4 +347,22 @@ func worse(a, b results.Status) results.Status {
 		return b
 	}
 	return a
+}
+
+// record takes one result of a case's pairing (its run or its future-peer pass) into the
+// case's status and the campaign's findings.
+func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool, status *results.Status) error {
+	*status = worse(*status, r.Status)
+	switch r.Status {
+	case results.StatusPass, results.StatusExpectedRefusal:
+		// A passing pairing's directory is not worth keeping by the thousand.
+		if r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		}
+	case results.StatusFail:
+		return cp.found(ctx, cj, p, r, fromCorpus)
+	default:
+		cp.run.Pairings = append(cp.run.Pairings, r)
+	}
+	return nil
 }

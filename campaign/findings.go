@@ -15,6 +15,8 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
+// keepIfNew keeps a passing case in the corpus when it draws an event pair no kept case
+// has drawn.
 func (cp *campaign) keepIfNew(c *fuzz.Case) {
 	if cp.kept >= keepPassing {
 		return
@@ -35,6 +37,7 @@ func (cp *campaign) keepIfNew(c *fuzz.Case) {
 	}
 }
 
+// safeName is a corpus file's name for a case name built of labels (a ref may hold a slash).
 func safeName(name string) string { return strings.NewReplacer("/", "_", " ", "_").Replace(name) }
 
 func writeCase(dir string, c *fuzz.Case) error {
@@ -195,10 +198,16 @@ func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.J
 	harness.Execute(ctx, plan, batch, cp.opts)
 	cp.c.Pairings += len(batch.Pairings)
 	cp.countProcesses(batch, cp.opts)
+	// The pairing's run and its future-peer pass: what either found, it shows.
 	var out *results.Pairing
 	for _, r := range batch.Pairings {
 		if r.Host == p.Host.Label && r.Client == p.Client.Label && r.ClientKind == p.Kind {
-			out = r
+			if out == nil {
+				c := *r
+				out = &c
+			} else {
+				out.Findings = append(slices.Clip(out.Findings), r.Findings...)
+			}
 		}
 		if !keep && r.Transcript != "" {
 			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))

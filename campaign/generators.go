@@ -30,6 +30,8 @@ func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, 
 	return out, nil
 }
 
+// generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
+// empty): --kind desktop leaves out a generator of session cases.
 func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, error) {
 	if len(kinds) == 0 {
 		return gens, nil
@@ -49,6 +51,9 @@ func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, e
 	return out, nil
 }
 
+// checkGenerator draws cases of g until each of its events has appeared once (or a few
+// dozen tries) and validates them, so a generator that writes a bad journey is a
+// configuration error before anything is built.
 func checkGenerator(g *fuzz.Generator, seed int64, exclude []string) error {
 	for i := 1; i <= 32; i++ {
 		c, err := fuzz.Draw([]*fuzz.Generator{g}, seed, -i, fuzz.Options{Exclude: exclude})

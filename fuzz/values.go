@@ -455,7 +455,7 @@ func edgeContent(c *Call, seed uint64, n int, plain bool) []piece {
 	if plain || n < 3 {
 		return plainPieces(n)
 	}
-	cp := []string{"x", "é", "€", "😀"}[seed%4]
+	cp := []string{"x", "é", "€", "😀"}[rand.New(rand.NewPCG(seed, 5)).IntN(4)]
 	p := 1
 	if len(c.Args) > 1 {
 		if l, _ := strconv.Atoi(c.Args[1]); len(cp) > 1 && (l-p)%len(cp) == 0 {
