@@ -264,8 +264,8 @@ func (j *journey) driverFor(role string) (peer, transcript.Role) {
 }
 
 // actionArgs turns key=value words into a driver action's arguments: text=… becomes the
-// base64 "bytes" field, integers become numbers, true/false booleans, a JSON object or
-// array is sent as it is.
+// base64 "bytes" field, a quoted value is a string, unquoted integers become numbers,
+// true/false booleans, a JSON object or array is sent as it is.
 func actionArgs(c journeys.Command) map[string]any {
 	args := map[string]any{}
 	for _, a := range c.Args[1:] {
@@ -273,6 +273,8 @@ func actionArgs(c journeys.Command) map[string]any {
 		case a.Key == "text":
 			args["bytes"] = []byte(a.Value)
 		case a.Key == "":
+		case a.Quoted:
+			args[a.Key] = a.Value
 		default:
 			if n, err := strconv.ParseInt(a.Value, 10, 64); err == nil {
 				args[a.Key] = n

@@ -73,6 +73,9 @@ type Command struct {
 type Arg struct {
 	Key   string
 	Value string
+	// Quoted says the value was written as a string expression ("2", "a"+"b"*3): an
+	// action sends it as a string, whatever it looks like.
+	Quoted bool
 }
 
 // Cond is a condition on the pairing, written [name] or [!name].

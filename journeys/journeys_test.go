@@ -43,6 +43,13 @@ var _ = Describe("Parse", func() {
 		}
 	})
 
+	It("marks a quoted value, so that an action sends it as a string whatever it looks like", func() {
+		j, err := journeys.Parse("q.txtar", []byte("kind *\n-- script --\nstep a\nhost set cwd=\"2\" rows=2 name=x text=\"a\"+\"b\"\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Steps[0].Commands[0].Args).To(Equal([]journeys.Arg{{Value: "set"}, {Key: "cwd", Value: "2", Quoted: true},
+			{Key: "rows", Value: "2"}, {Key: "name", Value: "x"}, {Key: "text", Value: "ab", Quoted: true}}))
+	})
+
 	It("reads the header, the steps, the commands and the frames", func() {
 		j, err := journeys.Parse("sample.txtar", []byte(sample))
 		Expect(err).NotTo(HaveOccurred())

@@ -176,7 +176,7 @@ func (j *Journey) parseScript(data []byte, first int) error {
 				if err != nil {
 					return j.errorf(n, "%s: %v", k, err)
 				}
-				c.Args = append(c.Args, Arg{Key: k, Value: val})
+				c.Args = append(c.Args, Arg{Key: k, Value: val, Quoted: strings.HasPrefix(v, `"`)})
 				continue
 			}
 			val, err := evalValue(w)
