@@ -228,8 +228,8 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		if f.Own {
 			own = fmt.Sprintf(" (%s's own bug: it fails with itself, not a skew)", f.Host)
 		}
-		fmt.Fprintf(stdout, "  %s on %s%s: %d cases, first %s; %s\n    %s\n",
-			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), own, f.Cases, f.First, what, f.Repro)
+		fmt.Fprintf(stdout, "  %s on %s%s: %d cases, first %s after %s; %s\n    %s\n",
+			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), own, f.Cases, f.First, f.After.Round(time.Second), what, f.Repro)
 	}
 	fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
 	if ctx.Err() != nil {

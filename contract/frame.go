@@ -34,6 +34,11 @@ type Frame struct {
 	// frame to: the decision for a kind that does not know the frame and is not protected
 	// by a gate.
 	Never []string `json:"never,omitempty"`
+	// Counted says the peers' flow control counts the frame's payload bytes (an ack of
+	// bytes received): a later release that adds to the frame counts the larger payload on
+	// both sides, so the future-peer pass, which grows the frame in transit only, leaves it
+	// as sent.
+	Counted bool `json:"counted,omitempty"`
 }
 
 // ByOpcode reports whether the frame is named by an opcode rather than a type name.

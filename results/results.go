@@ -157,8 +157,11 @@ type CampaignFinding struct {
 	Flaky   bool   `json:"flaky,omitempty"`
 	Repro   string `json:"repro,omitempty"`
 	Message string `json:"message"`
-	// Own is set when the pairing is a build with itself (a reference pairing): the
-	// release's own bug, not a skew between two releases.
+	// After is how long the campaign had run when the first case showed it (its builds
+	// apart): the time to first detection.
+	After time.Duration `json:"afterNs"`
+	// Own is set when the pairing is a build with itself (a reference pairing, not its
+	// future-peer pass): the release's own bug, not a skew between two releases.
 	Own bool `json:"own,omitempty"`
 }
 

@@ -140,6 +140,17 @@ var _ = Describe("Variants", func() {
 		Expect(future.Variants(future.Rand(1, 1, "H>C", 1), future.Frame{Path: "/rpc", Dir: "H>C", Data: []byte(info)})).To(BeEmpty())
 	})
 
+	It("leaves alone a frame whose payload bytes the peers' flow control counts", func() {
+		Expect(variants(1, "/rpc", "H>C", false, []byte(info))).NotTo(BeEmpty())
+		counted := strings.Replace(sample, `{"type": "info", "name": "info", "direction": "H>C",`, `{"type": "info", "name": "info", "direction": "H>C", "counted": true,`, 1)
+		Expect(counted).NotTo(Equal(sample))
+		cc, err := contract.Parse("counted.json", []byte(counted))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(future.Variants(future.Rand(1, 1, "H>C", 1), future.Frame{Sender: cc, Path: "/rpc", Dir: "H>C", Data: []byte(info)})).To(BeEmpty())
+		_, ok := future.All(future.Rand(1, 1, "H>C", 1), future.Frame{Sender: cc, Path: "/rpc", Dir: "H>C", Data: []byte(info)}, nil)
+		Expect(ok).To(BeFalse())
+	})
+
 	It("is deterministic: the same seed gives the same variants, another seed other names", func() {
 		a := variants(7, "/rpc", "H>C", false, []byte(info))
 		Expect(variants(7, "/rpc", "H>C", false, []byte(info))).To(Equal(a))

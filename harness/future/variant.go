@@ -202,6 +202,9 @@ func open(f Frame) (*opened, bool) {
 	}
 	d := ps[0].Decoded
 	def := ch.Lookup(d, f.Dir, f.Kind)
+	if def != nil && def.Counted {
+		return nil, false // its size is counted by both peers: grown in transit, it is not a later release's
+	}
 	if c.Protobuf != nil {
 		md := c.Protobuf.Descriptor(f.Dir)
 		if md == nil {

@@ -15,7 +15,7 @@ import (
 )
 
 // CoreDirs are the packages (with their sub-packages) that must know no product.
-var CoreDirs = []string{"pins", "builds", "harness", "contract", "journeys", "results", "reports", "fuzz", "subject", "matrix", "campaign", "skewtesting"}
+var CoreDirs = []string{"pins", "builds", "harness", "contract", "journeys", "results", "reports", "fuzz", "subject", "matrix", "campaign", "explore", "skewtesting"}
 
 // ReferenceWords are the reference subject's observation, frame and product names. The
 // checks once read them directly (data loss from pty-output and rendered-output, the echo

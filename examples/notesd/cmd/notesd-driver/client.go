@@ -96,6 +96,13 @@ func (r *clientRole) register(d *driverkit.Driver) {
 	d.Handle("pull", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		return replied(nil, r.c.Pull(ctx))
 	})
+	// What skewtest explore draws from (docs/explore.md): notes written and read by id, the
+	// content feeding the contract's notes stream. Open, reconnect and close change what the
+	// others act on, and import's batch is JSON: explore leaves them to journeys.
+	id := driverkit.Param{Name: "id", Type: driverkit.Enum, Values: []string{"n1", "n2", "n3"}}
+	d.Describe("put", id, driverkit.Param{Name: "content", Type: driverkit.Text, UTF8: true, Max: 1 << 16, Feeds: "notes"})
+	d.Describe("get", id)
+	d.Describe("list")
 	if r.f.Search {
 		d.Handle("search", func(ctx context.Context, raw json.RawMessage) (any, error) {
 			a, err := driverkit.Args[struct {
