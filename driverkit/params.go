@@ -1,6 +1,10 @@
 package driverkit
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // The types of a described parameter (Param.Type).
 const (
@@ -60,7 +64,7 @@ func (d *Driver) Describe(action string, params ...Param) {
 		panic(fmt.Sprintf("driverkit: Describe(%q) after Run", action))
 	}
 	for _, p := range params {
-		if err := p.check(); err != nil {
+		if err := p.Check(); err != nil {
 			panic(fmt.Sprintf("driverkit: Describe(%q): %v", action, err))
 		}
 	}
@@ -70,21 +74,34 @@ func (d *Driver) Describe(action string, params ...Param) {
 	d.params[action] = append([]Param(nil), params...)
 }
 
-func (p Param) check() error {
+// Check says what is wrong with a description: no name, an unknown type, an enum without
+// values, bounds that do not go together, a json parameter without an example, a limit
+// below 1. skewtest checks every hello's params with it.
+func (p Param) Check() error {
 	switch {
 	case p.Name == "":
 		return fmt.Errorf("a parameter needs a name")
-	case p.Type != Text && p.Type != Int && p.Type != Bool && p.Type != Enum && p.Type != ID && p.Type != JSON:
-		return fmt.Errorf("parameter %s: type %q is not text, int, bool, enum, id or json", p.Name, p.Type)
+	case !slices.Contains(ParamTypes, p.Type):
+		return fmt.Errorf("parameter %s: type %q is not one of %s", p.Name, p.Type, strings.Join(ParamTypes, ", "))
 	case p.Type == Enum && len(p.Values) == 0:
 		return fmt.Errorf("parameter %s: an enum needs values", p.Name)
 	case p.Max != 0 && p.Max < p.Min:
 		return fmt.Errorf("parameter %s: max %d is below min %d", p.Name, p.Max, p.Min)
+	case p.Type == Text && p.Min < 0:
+		return fmt.Errorf("parameter %s: a length is not negative", p.Name)
 	case p.Type == JSON && p.Example == "":
 		return fmt.Errorf("parameter %s: a json parameter needs an example", p.Name)
 	}
+	for _, l := range p.Limits {
+		if l < 1 {
+			return fmt.Errorf("parameter %s: limit %d: a limit is a size of at least 1", p.Name, l)
+		}
+	}
 	return nil
 }
+
+// ParamTypes are the types a Param may have.
+var ParamTypes = []string{Text, Int, Bool, Enum, ID, JSON}
 
 // described is hello's params: the described actions that are registered.
 func (d *Driver) described() map[string][]Param {

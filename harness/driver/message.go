@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/skewtest/skewtest/driverkit"
 )
 
 // Message types sent by a driver (see docs/driver-protocol.md), plus
@@ -58,26 +59,12 @@ type Message struct {
 }
 
 // Param is one described parameter of an action (hello's params): the key a journey
-// writes, its type (text, int, bool, enum, id or json) and what bounds it. Explore draws
-// journeys from these (docs/explore.md).
-type Param struct {
-	Name     string   `json:"name"`
-	Type     string   `json:"type"`
-	Min      int      `json:"min"`
-	Max      int      `json:"max"`
-	Limits   []int    `json:"limits"`
-	Values   []string `json:"values"`
-	UTF8     bool     `json:"utf8"`
-	Feeds    string   `json:"feeds"`
-	Optional bool     `json:"optional"`
-	Example  string   `json:"example"`
-}
-
-// ParamTypes are the types a Param may have.
-var ParamTypes = []string{"text", "int", "bool", "enum", "id", "json"}
+// writes, its type and what bounds it (driverkit.Param). Explore draws journeys from these
+// (docs/explore.md).
+type Param = driverkit.Param
 
 // CheckParams says what is wrong with a hello's params: an action it does not announce, a
-// parameter without a name or twice, an unknown type, bounds that do not go together.
+// parameter described twice, or one driverkit.Param.Check refuses.
 func CheckParams(h Message) error {
 	for action, ps := range h.Params {
 		if !slices.Contains(h.Actions, action) {
@@ -85,29 +72,11 @@ func CheckParams(h Message) error {
 		}
 		seen := map[string]bool{}
 		for i, p := range ps {
-			bad := func(format string, a ...any) error {
-				return fmt.Errorf("params of %s, parameter %d (%s): %s", action, i+1, p.Name, fmt.Sprintf(format, a...))
+			if err := p.Check(); err != nil {
+				return fmt.Errorf("params of %s, parameter %d: %w", action, i+1, err)
 			}
-			switch {
-			case p.Name == "":
-				return bad("no name")
-			case seen[p.Name]:
-				return bad("described twice")
-			case !slices.Contains(ParamTypes, p.Type):
-				return bad("type %q is not one of %s", p.Type, strings.Join(ParamTypes, ", "))
-			case p.Type == "enum" && len(p.Values) == 0:
-				return bad("an enum needs values")
-			case p.Max != 0 && p.Max < p.Min:
-				return bad("max %d is below min %d", p.Max, p.Min)
-			case p.Type == "text" && p.Min < 0:
-				return bad("a length is not negative")
-			case p.Type == "json" && p.Example == "":
-				return bad("a json parameter needs an example")
-			}
-			for _, l := range p.Limits {
-				if l < 1 {
-					return bad("limit %d: a limit is a size of at least 1", l)
-				}
+			if seen[p.Name] {
+				return fmt.Errorf("params of %s, parameter %d: %s is described twice", action, i+1, p.Name)
 			}
 			seen[p.Name] = true
 		}

@@ -29,8 +29,8 @@ var _ = Describe("hello's params", func() {
 			Expect(driver.CheckParams(hello(params))).To(MatchError(ContainSubstring(want)))
 		},
 		Entry("an action hello does not list", `{"nope":[]}`, `params describes "nope", an action hello does not list`),
-		Entry("no name", `{"emit":[{"type":"int"}]}`, "params of emit, parameter 1 (): no name"),
-		Entry("twice", `{"emit":[{"name":"n","type":"int"},{"name":"n","type":"int"}]}`, "parameter 2 (n): described twice"),
+		Entry("no name", `{"emit":[{"type":"int"}]}`, "params of emit, parameter 1: a parameter needs a name"),
+		Entry("twice", `{"emit":[{"name":"n","type":"int"},{"name":"n","type":"int"}]}`, "params of emit, parameter 2: n is described twice"),
 		Entry("an unknown type", `{"emit":[{"name":"n","type":"float"}]}`, `type "float" is not one of text, int`),
 		Entry("an enum without values", `{"emit":[{"name":"m","type":"enum"}]}`, "an enum needs values"),
 		Entry("bounds upside down", `{"emit":[{"name":"n","type":"int","min":5,"max":1}]}`, "max 1 is below min 5"),
