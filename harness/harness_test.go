@@ -285,6 +285,20 @@ var _ = Describe("Run", func() {
 		Expect(output).To(Equal([]string{"released"}), "the held Output crossed the tap when the journey released it")
 	}, NodeTimeout(60*time.Second))
 
+	It("does not wait for an action's result while a direction is held, and collects it at the release", func(ctx SpecContext) {
+		// wait-screen's result waits for the Output the tap holds: waited for at once, the
+		// journey would hang until the action's timeout.
+		t := passes(ctx, "step held\ntap hold H>C\nhost emit-output text=\"behind\\r\\n\"\nclient wait-screen text=\"behind\"\n"+
+			"tap release H>C\nawait client screen text=\"behind\\r\\n\"\n")
+		var waited []transcript.Action
+		for _, a := range t.Actions {
+			if a.Name == "wait-screen" {
+				waited = append(waited, a)
+			}
+		}
+		Expect(waited).To(ConsistOf(And(HaveField("OK", true), HaveField("Step", "held"))))
+	}, NodeTimeout(60*time.Second))
+
 	It("matches what a frame carries, and a frame with the wrong value fails the step that asks for it", func(ctx SpecContext) {
 		awaits := func(where string) *results.Pairing {
 			jj, err := journeys.Parse("where.txtar", []byte("kind desktop\ntimeout 2s\n-- script --\nstep subscribe\nclient subscribe\n"+

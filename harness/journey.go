@@ -54,6 +54,11 @@ type journey struct {
 	// gaveUp holds the transcript indexes of requests answered once whose answer a step
 	// waited for up to the barrier timeout in vain: no later step waits for them again.
 	gaveUp map[int]bool
+	// held are the directions the tap holds (tap hold DIR); while one is, an action's
+	// result may wait on what is held, so it is collected (pending) when the last held
+	// direction is released (or at the end of the first step that ends with none held).
+	held    map[tap.Direction]bool
+	pending []chan error
 }
 
 // has evaluates a condition of a journey line on the transcript so far.
@@ -93,10 +98,39 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 			return fmt.Errorf("%s:%d: unknown verb %q", j.p.Journey.File, c.Line, c.Verb)
 		}
 		if err := v.run(j, ctx, s, c); err != nil {
+			j.letGo()
+			return err
+		}
+	}
+	if len(j.held) == 0 {
+		if err := j.collect(); err != nil {
 			return err
 		}
 	}
 	return j.settleStep(ctx, s)
+}
+
+// letGo releases every held direction and collects the actions sent while one was: the
+// journey ended (or stopped) with the tap holding.
+func (j *journey) letGo() {
+	for dir := range j.held {
+		j.proxy.Release(dir)
+	}
+	j.held = nil
+	_ = j.collect() // their failures are the transcript's problems already
+}
+
+// collect waits for the results of the actions sent while a direction was held, and
+// returns the first one's error.
+func (j *journey) collect() error {
+	var first error
+	for _, ch := range j.pending {
+		if err := <-ch; err != nil && first == nil {
+			first = err
+		}
+	}
+	j.pending = nil
+	return first
 }
 
 // settleStep waits, once a step's commands are done, until the step's exchange has settled,
@@ -291,7 +325,22 @@ func actionArgs(c journeys.Command) map[string]any {
 }
 
 // action: client ACTION key=value … / host ACTION key=value …
+//
+// While the tap holds a direction, the action's result is not waited for: a product whose
+// action waits for its peer's answer would wait on what the tap holds. It is collected
+// when the last held direction is released.
 func (j *journey) action(ctx context.Context, s journeys.Step, c journeys.Command) error {
+	if len(j.held) == 0 {
+		return j.do(ctx, s, c)
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- j.do(ctx, s, c) }()
+	j.pending = append(j.pending, ch)
+	return nil
+}
+
+// do sends an action and waits for its result.
+func (j *journey) do(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	name := c.Args[0].Value
 	d, role := j.driverFor(c.Verb)
 	raw, _ := json.Marshal(actionArgs(c))
@@ -658,9 +707,17 @@ func (j *journey) exited(role transcript.Role, d peer, s journeys.Step) error {
 func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	switch pos := c.Positional(); pos[0] {
 	case "hold":
+		if j.held == nil {
+			j.held = map[tap.Direction]bool{}
+		}
+		j.held[tap.Direction(pos[1])] = true
 		j.proxy.Hold(tap.Direction(pos[1]))
 	case "release":
+		delete(j.held, tap.Direction(pos[1]))
 		j.proxy.Release(tap.Direction(pos[1]))
+		if len(j.held) == 0 {
+			return j.collect()
+		}
 	case "drop":
 		j.proxy.Drop()
 	case "close":

@@ -376,6 +376,8 @@ func host(observe observer) (handle func(a action, x args) error, url string, cl
 func client(observe observer, hostURL string) (handle func(a action, x args) error, close func()) {
 	var c *websocket.Conn
 	var screen []byte
+	var mu sync.Mutex // guards screen for wait-screen
+	shown := sync.NewCond(&mu)
 	return func(a action, x args) error {
 			switch a.Action {
 			case "subscribe":
@@ -413,12 +415,18 @@ func client(observe observer, hostURL string) (handle func(a action, x args) err
 						case 3:
 							snap = append(snap, msg[16:]...)
 						case 4:
+							mu.Lock()
 							screen = append([]byte(nil), snap...)
+							shown.Broadcast()
+							mu.Unlock()
 							observe("rendered-snapshot", map[string]any{"bytes": snap, "screen": screen})
 						case 1:
+							mu.Lock()
 							if mode != "lose-output" && !(mode == "lose-once" && firstTime()) {
 								screen = append(screen, msg[16:]...)
 							}
+							shown.Broadcast()
+							mu.Unlock()
 							observe("rendered-output", map[string]any{"bytes": msg[16:], "screen": screen})
 						default:
 							observe("refused", map[string]any{"direction": "H>C", "opcode": msg[2], "reason": "unknown opcode"})
@@ -433,6 +441,13 @@ func client(observe observer, hostURL string) (handle func(a action, x args) err
 				return c.WriteMessage(websocket.BinaryMessage, frame(7, x.Bytes))
 			case "unsubscribe":
 				return c.WriteMessage(websocket.BinaryMessage, frame(10, nil))
+			case "wait-screen": // an action whose result waits for the peer: until the screen shows bytes
+				mu.Lock()
+				defer mu.Unlock()
+				for !strings.Contains(string(screen), string(x.Bytes)) {
+					shown.Wait()
+				}
+				return nil
 			}
 			return fmt.Errorf("no action %q", a.Action)
 		}, func() {
