@@ -46,10 +46,9 @@ func (r *hostRole) register(d *driverkit.Driver) {
 		n := r.h.Edit(a.ID, a.Text, a.Tags)
 		return map[string]any{"id": n.ID, "rev": n.Rev, "cursor": n.Cursor}, nil
 	})
-	// What skewtest explore draws from (docs/explore.md): a note edited on the host, its
-	// content feeding the contract's edits stream.
-	d.Describe("edit", driverkit.Param{Name: "id", Type: driverkit.Enum, Values: []string{"h1", "h2", "n1"}},
-		driverkit.Param{Name: "content", Type: driverkit.Text, UTF8: true, Max: 1 << 16, Feeds: "edits"})
+	// Explore draws no edit (docs/explore.md): an edit reaches a client that did not
+	// negotiate push only when the client pulls, which the contract's edits stream cannot
+	// say, so every pairing with such a client would lose it.
 }
 
 func (r *hostRole) start(ctx context.Context) (string, error) {
