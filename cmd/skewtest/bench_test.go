@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/reports"
 )
 
 // BenchmarkRunWarm measures a whole `skewtest run` of the reference subject (working tree ×
@@ -164,4 +165,40 @@ func cpuTime() time.Duration {
 		return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 	}
 	return sum(self) + sum(children)
+}
+
+// BenchmarkExplore measures `skewtest explore` on a passing pairing of the reference
+// subject (working tree × v1.4.190, both ways, every client kind the drivers describe
+// actions for, future peers on, journeys drawn from the vocabulary alone): 256 cases with
+// warm builds. It reports cases per minute (cases/min).
+func BenchmarkExplore(b *testing.B) {
+	src, err := example.FindSource("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo := filepath.Join(b.TempDir(), "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		b.Fatal(err)
+	}
+	cache := b.TempDir()
+	args := []string{"explore", "--repo", repo, "--cache-dir", cache, "--host", "worktree", "--client", "v1.4.190",
+		"--drawn-only", "--cases", "256", "--seed", "1"}
+	explore := func(dir string) {
+		if code := exitCode(dispatch(context.Background(), append(args, "--report-dir", dir), io.Discard, io.Discard), io.Discard); code != 0 {
+			b.Fatalf("skewtest explore exited %d", code)
+		}
+	}
+	explore(b.TempDir()) // the builds, outside the timer
+	var cases, minutes float64
+	for b.Loop() {
+		dir := b.TempDir()
+		explore(dir)
+		run, err := reports.Load(filepath.Join(dir, "results.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cases += float64(run.Campaign.Cases)
+		minutes += run.Campaign.Duration.Minutes()
+	}
+	b.ReportMetric(cases/minutes, "cases/min")
 }
