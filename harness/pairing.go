@@ -454,7 +454,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		rec.names = j.named // its checks take the frames as the journey named them
 	}
 	rec.streams = &j.streams // and continue the journey's folds of cumulative streams
-	defer j.letGo() // a journey that ends holding a direction lets it go
+	defer j.letGo()          // a journey that ends holding a direction lets it go
 	for _, s := range p.Journey.Steps {
 		rec.setStep(s.Name)
 		err := j.step(ctx, s)
