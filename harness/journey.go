@@ -298,8 +298,9 @@ func (j *journey) driverFor(role string) (peer, transcript.Role) {
 }
 
 // actionArgs turns key=value words into a driver action's arguments: text=… becomes the
-// base64 "bytes" field, a quoted value is a string, unquoted integers become numbers,
-// true/false booleans, a JSON object or array is sent as it is.
+// base64 "bytes" field, integers become numbers and true/false booleans unless quoted, a
+// JSON object or array is sent as it is (quoted too: a fuzz case writes one with generated
+// parts as a quoted string).
 func actionArgs(c journeys.Command) map[string]any {
 	args := map[string]any{}
 	for _, a := range c.Args[1:] {
@@ -307,14 +308,12 @@ func actionArgs(c journeys.Command) map[string]any {
 		case a.Key == "text":
 			args["bytes"] = []byte(a.Value)
 		case a.Key == "":
-		case a.Quoted:
-			args[a.Key] = a.Value
 		default:
-			if n, err := strconv.ParseInt(a.Value, 10, 64); err == nil {
+			if n, err := strconv.ParseInt(a.Value, 10, 64); err == nil && !a.Quoted {
 				args[a.Key] = n
 			} else if (strings.HasPrefix(a.Value, "{") || strings.HasPrefix(a.Value, "[")) && json.Valid([]byte(a.Value)) {
 				args[a.Key] = json.RawMessage(a.Value)
-			} else if b, err := strconv.ParseBool(a.Value); err == nil {
+			} else if b, err := strconv.ParseBool(a.Value); err == nil && !a.Quoted {
 				args[a.Key] = b
 			} else {
 				args[a.Key] = a.Value

@@ -74,7 +74,7 @@ type Arg struct {
 	Key   string
 	Value string
 	// Quoted says the value was written as a string expression ("2", "a"+"b"*3): an
-	// action sends it as a string, whatever it looks like.
+	// action sends it as a string even where it reads as a number or a boolean.
 	Quoted bool
 }
 

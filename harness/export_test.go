@@ -1,0 +1,4 @@
+package harness
+
+// ActionArgs is actionArgs, for the specs.
+var ActionArgs = actionArgs
