@@ -101,8 +101,12 @@ var _ = Describe("Cmd", func() {
 	}, NodeTimeout(20*time.Second))
 
 	It("forwards Signal to the command's group, and Kill kills it", func(ctx SpecContext) {
-		c := proc.CommandContext(ctx, "sh", "-c", "sleep 1000")
+		// The signal is sent once the shell runs its script: sent at once, it could reach the
+		// command before the shell took the default disposition of SIGINT back.
+		c := proc.CommandContext(ctx, "sh", "-c", "echo ready; sleep 1000")
+		ready := readyPipe(c)
 		Expect(c.Start()).To(Succeed())
+		Eventually(ready).WithContext(ctx).Should(Receive())
 		Expect(c.Signal(syscall.SIGINT)).To(Succeed())
 		Expect(c.Wait()).To(MatchError("signal: interrupt"))
 		Expect(c.Signal(syscall.SIGTERM)).To(MatchError(os.ErrProcessDone))
