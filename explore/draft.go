@@ -107,14 +107,6 @@ func scriptLines(data []byte) []string {
 	return out
 }
 
-// Text is the generator file explore writes for a base: its header, setup, finish and
-// frames, and events drawn from the described vocabulary of the drivers of its kinds (and
-// the host's), each ending on a stream marker where a described parameter feeds one of
-// streams. It is nil when the drivers describe nothing the base can use.
-func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
-	return draftText(b, drivers, streams)
-}
-
 // action is one described action of a role and the kinds whose drivers describe it.
 type action struct {
 	role, name string
@@ -122,7 +114,11 @@ type action struct {
 	kinds      []string // the base's client kinds describing it; nil for the host's
 }
 
-func draftText(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
+// Text is the generator file explore writes for a base: its header, setup, finish and
+// frames, and events drawn from the described vocabulary of the drivers of its kinds (and
+// the host's), each ending on a stream marker where a described parameter feeds one of
+// streams. It is nil when the drivers describe nothing the base can use.
+func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
 	kinds := baseKinds(b, drivers)
 	ids := setupIDs(b.Setup)
 	acts := described(drivers, kinds, ids)

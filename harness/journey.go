@@ -98,8 +98,7 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 			return fmt.Errorf("%s:%d: unknown verb %q", j.p.Journey.File, c.Line, c.Verb)
 		}
 		if err := v.run(j, ctx, s, c); err != nil {
-			j.letGo()
-			return err
+			return err // the pairing lets go of what the tap holds (letGo)
 		}
 	}
 	if len(j.held) == 0 {

@@ -18,14 +18,7 @@ import (
 // warm build cache: what a pull request pays when only the pairings run. The first, cold
 // run is outside the timer.
 func BenchmarkRunWarm(b *testing.B) {
-	src, err := example.FindSource("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	repo := filepath.Join(b.TempDir(), "remoteterm")
-	if _, err := example.Write(src, repo); err != nil {
-		b.Fatal(err)
-	}
+	repo := referenceRepo(b)
 	cache := b.TempDir()
 	run := func() {
 		args := []string{"run", "--repo", repo, "--cache-dir", cache, "--report-dir", b.TempDir(), "--seed", "1"}
@@ -46,14 +39,7 @@ func BenchmarkRunWarm(b *testing.B) {
 // target is 3 minutes at the default parallelism on a 2-core machine. Findings are expected
 // (the history has real release-skew bugs): the exit code may be 1, never 2 or 3.
 func BenchmarkFullMatrix(b *testing.B) {
-	src, err := example.FindSource("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	repo := filepath.Join(b.TempDir(), "remoteterm")
-	if _, err := example.Write(src, repo); err != nil {
-		b.Fatal(err)
-	}
+	repo := referenceRepo(b)
 	cache := b.TempDir()
 	base := []string{"--repo", repo, "--cache-dir", cache, "--last", "14"}
 	if code := exitCode(dispatch(context.Background(), append([]string{"build"}, base...), io.Discard, io.Discard), io.Discard); code != 0 {
@@ -79,14 +65,7 @@ func BenchmarkFullMatrix(b *testing.B) {
 // read from git objects, journeys checked, the plan printed, and nothing built. The issue's
 // target is under 2 seconds.
 func BenchmarkPlanCold(b *testing.B) {
-	src, err := example.FindSource("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	repo := filepath.Join(b.TempDir(), "remoteterm")
-	if _, err := example.Write(src, repo); err != nil {
-		b.Fatal(err)
-	}
+	repo := referenceRepo(b)
 	for _, bc := range []struct{ name, last, matrix string }{{"default", "1", "default"}, {"full-14-tags", "14", "full"}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
@@ -108,14 +87,7 @@ func BenchmarkPlanCold(b *testing.B) {
 // bounded to one candidate so the figure is the rate of cases, not of shrinking). Each
 // iteration is a PR-mode campaign with seed 1, each generator's own pack and the default -j.
 func BenchmarkFuzz(b *testing.B) {
-	src, err := example.FindSource("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	repo := filepath.Join(b.TempDir(), "remoteterm")
-	if _, err := example.Write(src, repo); err != nil {
-		b.Fatal(err)
-	}
+	repo := referenceRepo(b)
 	cache := b.TempDir()
 	for _, bc := range []struct {
 		name, host, client, kind, generator string
@@ -172,14 +144,7 @@ func cpuTime() time.Duration {
 // actions for, future peers on, journeys drawn from the vocabulary alone): 256 cases with
 // warm builds. It reports cases per minute (cases/min).
 func BenchmarkExplore(b *testing.B) {
-	src, err := example.FindSource("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	repo := filepath.Join(b.TempDir(), "remoteterm")
-	if _, err := example.Write(src, repo); err != nil {
-		b.Fatal(err)
-	}
+	repo := referenceRepo(b)
 	cache := b.TempDir()
 	args := []string{"explore", "--repo", repo, "--cache-dir", cache, "--host", "worktree", "--client", "v1.4.190",
 		"--drawn-only", "--cases", "256", "--seed", "1"}
@@ -201,4 +166,18 @@ func BenchmarkExplore(b *testing.B) {
 		minutes += run.Campaign.Duration.Minutes()
 	}
 	b.ReportMetric(cases/minutes, "cases/min")
+}
+
+// referenceRepo writes the reference subject's history to a temporary directory.
+func referenceRepo(b *testing.B) string {
+	b.Helper()
+	src, err := example.FindSource("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	repo := filepath.Join(b.TempDir(), "remoteterm")
+	if _, err := example.Write(src, repo); err != nil {
+		b.Fatal(err)
+	}
+	return repo
 }
