@@ -11,6 +11,7 @@ import (
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/fuzz"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/coverage"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
@@ -41,6 +42,13 @@ type campaign struct {
 	// in the corpus as an interesting passing case (at most keepPassing per campaign).
 	seen map[string]bool
 	kept int
+	// tally is the campaign's coverage (every pairing it ran), mem the coverage memory it
+	// started from (the corpus's), guide its draws when guided, drawn the event pairs its
+	// cases drew.
+	tally *coverage.Tally
+	mem   *memory
+	guide *guide
+	drawn map[string]bool
 }
 
 // keepPassing bounds how many passing cases one campaign adds to the corpus.
@@ -137,7 +145,21 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		}
 	}
 	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
-		unique: map[string]int{}, seen: map[string]bool{}}
+		unique: map[string]int{}, seen: map[string]bool{}, tally: coverage.New(), drawn: map[string]bool{}}
+	cp.tally.Attribute(fuzz.EventOfStep)
+	cp.mem = &memory{seen: map[string]int{}, by: map[string]map[string]int{}, pairs: map[string]bool{}}
+	if o.Corpus != "" {
+		if cp.mem, err = loadMemory(filepath.Join(o.Corpus, MemoryDir)); err != nil {
+			return nil, err
+		}
+		if n := len(cp.mem.files); n > 0 {
+			fmt.Fprintf(stdout, "coverage memory: %s, %d parts reached, in %s\n", matrix.Plural(n, "earlier campaign"), len(cp.mem.seen),
+				filepath.Join(o.Corpus, MemoryDir))
+		}
+	}
+	if o.Guided {
+		cp.guide = newGuide(cp.mem)
+	}
 	if hostIdx >= 0 {
 		h, c := built[hostIdx], built[clientIdx]
 		cp.pairs = [][2]*harness.Build{{h, c}}
@@ -163,6 +185,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		Pairing:  harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support, DiscardPassing: true},
 		Repro:    func(p harness.Pairing) string { return o.ReproLine(p) },
 		Parallel: o.Parallel,
+		Coverage: cp.tally,
 	}
 	if o.Verbose {
 		cp.opts.Progress, cp.opts.Verbose = stderr, true
@@ -204,6 +227,9 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
+	if err := cp.remember(); err != nil {
+		return nil, err
+	}
 	if ctx.Err() != nil {
 		// Stopped in the middle of a case, a confirmation or a shrink (whose error is the
 		// interruption's): what the campaign found so far goes in the reports, not only on
@@ -242,20 +268,6 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 // pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
 // checks name as data loss): they are not shrunk on their own when the case has another.
 var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError}
-
-// found records a failing pairing of a case: a finding kind new on this pairing is a
-// unique finding; one seen before is counted. The case is shrunk on the pairing for each
-// new kind that is not one of the consequences, and written to the corpus; the new
-// consequences name the first shrunk file.
-// reproOf is the repro line of pairing p with the case in file.
-// shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
-// once more from its file so results.json has the pairing with a repro line naming it. The
-// case showed kind when run again (found confirmed it); runs counts that run too.
-// runOne runs journey j on the builds of pairing p, with the references it is checked
-// against, and returns p's result (nil when it did not run).
-// Its pairings' directories are removed unless keep is set.
-// replayCorpus runs every journey in the corpus directory (minimised failures first,
-// then the kept passing cases) before any new case.
 
 // worktreeOf is the build whose drivers define the journeys' actions (the working tree),
 // else the first.

@@ -12,6 +12,7 @@ import (
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/subject"
 )
@@ -67,7 +68,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		}
 		var cases []*fuzz.Case
 		for k := range n {
-			c, err := fuzz.Draw(cp.gens, cp.o.Seed, next+k, fuzz.Options{Exclude: cp.o.Exclude})
+			c, err := cp.draw(next + k)
 			if err != nil {
 				return subject.Usagef("%v", err)
 			}
@@ -77,8 +78,82 @@ func (cp *campaign) go_(ctx context.Context) error {
 		if err := cp.runCases(ctx, cases); err != nil {
 			return err
 		}
+		cp.point()
 		cp.report()
 	}
+	return nil
+}
+
+// draw draws the campaign's case slot (1-based): case slot, or the guide's pick.
+func (cp *campaign) draw(slot int) (*fuzz.Case, error) {
+	opts := fuzz.Options{Exclude: cp.o.Exclude}
+	var c *fuzz.Case
+	var err error
+	if cp.guide != nil {
+		c, err = cp.guide.pick(cp.gens, cp.o.Seed, slot, opts)
+	} else {
+		c, err = fuzz.Draw(cp.gens, cp.o.Seed, slot, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range eventPairs(c) {
+		cp.drawn[p] = true
+	}
+	return c, nil
+}
+
+// point adds the campaign's coverage now to its timeline.
+func (cp *campaign) point() {
+	cov := cp.tally.Coverage()
+	pt := results.CoveragePoint{After: time.Since(cp.started), Cases: cp.c.Cases + cp.c.CorpusCases, Total: len(cov.Items)}
+	for _, it := range cov.Items {
+		if it.Seen > 0 {
+			pt.Covered++
+		}
+	}
+	cp.c.Timeline = append(cp.c.Timeline, pt)
+}
+
+// neverShown is how many never-reached parts a campaign prints; the reports list them all.
+const neverShown = 8
+
+// remember sets the run's coverage, the memory's history with this campaign in it, and
+// what none of them reached; given a corpus, it adds the campaign's file to its memory.
+func (cp *campaign) remember() error {
+	cov := cp.tally.Coverage()
+	cp.run.Coverage = cov
+	self := memoryFile{Name: cp.o.Name, Seed: cp.o.Seed, Started: cp.started, Duration: time.Since(cp.started),
+		Cases: cp.c.Cases + cp.c.CorpusCases, By: cp.tally.By()}
+	for _, it := range cov.Items {
+		if it.Seen > 0 {
+			self.Items = append(self.Items, it)
+		}
+	}
+	for p := range cp.drawn {
+		self.Pairs = append(self.Pairs, p)
+	}
+	slices.Sort(self.Pairs)
+	cp.c.History = cp.mem.history(self)
+	cp.c.NeverReached = cp.mem.neverReached(cov)
+	now := cp.c.History[len(cp.c.History)-1]
+	fmt.Fprintf(cp.stdout, "\ncoverage: %d of %d parts reached, %d of them by no earlier campaign; %d never reached by any\n",
+		now.Reached, len(cov.Items), now.New, len(cp.c.NeverReached))
+	for i, it := range cp.c.NeverReached {
+		if i == neverShown {
+			fmt.Fprintf(cp.stdout, "  … %d more in %s\n", len(cp.c.NeverReached)-i, reports.SummaryFile)
+			break
+		}
+		fmt.Fprintf(cp.stdout, "  never reached: %s %s\n", it.Category, it.Item)
+	}
+	if cp.o.Corpus == "" {
+		return nil
+	}
+	path, err := self.write(filepath.Join(cp.o.Corpus, MemoryDir))
+	if err != nil {
+		return fmt.Errorf("write coverage memory: %w", err)
+	}
+	fmt.Fprintf(cp.stdout, "coverage memory: %s\n", path)
 	return nil
 }
 

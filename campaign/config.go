@@ -57,6 +57,10 @@ type Config struct {
 	// and the subject's generators (narrowed by Generators and Kinds); the generators it
 	// returns are the campaign's. A subject without generators of its own may run one.
 	Draw func(ctx context.Context, worktree *harness.Build, gens []*fuzz.Generator) ([]*fuzz.Generator, error)
+	// Guided draws each case as the best of a few candidates: the one with event pairs not
+	// drawn before, and events the coverage memory says reached rarely reached parts
+	// (explore's). The same seed and memory give the same cases.
+	Guided bool
 }
 
 // defaults fills what the caller left out, and refuses what does not go together.

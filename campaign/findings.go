@@ -22,10 +22,8 @@ func (cp *campaign) keepIfNew(c *fuzz.Case) {
 	if cp.kept >= keepPassing {
 		return
 	}
-	ev := append([]string{"^"}, c.EventNames()...)
 	fresh := false
-	for i := 1; i < len(ev); i++ {
-		k := c.Gen.Name + "/" + ev[i-1] + ">" + ev[i]
+	for _, k := range eventPairs(c) {
 		if !cp.seen[k] {
 			cp.seen[k], fresh = true, true
 		}
@@ -48,6 +46,10 @@ func writeCase(dir string, c *fuzz.Case) error {
 	return os.WriteFile(filepath.Join(dir, c.Name+".txtar"), c.Text(), 0o644)
 }
 
+// found records a failing pairing of a case: a finding kind new on this pairing is a
+// unique finding; one seen before is counted. The case is shrunk on the pairing for each
+// new kind that is not one of the consequences, and written to the corpus; the new
+// consequences name the first shrunk file.
 func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
 	var fresh []int // indexes in cp.c.Findings (the slice grows: no pointers into it)
 	counted := map[string]bool{}
@@ -140,12 +142,16 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	return nil
 }
 
+// reproOf is the repro line of pairing p with the case in file.
 func (cp *campaign) reproOf(p harness.Pairing, file string) string {
 	j := *p.Journey
 	j.File, j.Listed, p.Journey = file, false, &j
 	return cp.o.ReproLine(p)
 }
 
+// shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
+// once more from its file so results.json has the pairing with a repro line naming it. The
+// case showed kind when run again (found confirmed it); runs counts that run too.
 func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind) (file string, events []string, runs int, repro string, err error) {
 	try := 0
 	fails := func(ctx context.Context, cand *fuzz.Case) (bool, error) {
@@ -192,6 +198,9 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	return file, small.EventNames(), runs, r.Repro, nil
 }
 
+// runOne runs journey j on the builds of pairing p, with the references it is checked
+// against, and returns p's result (nil when it did not run). Its pairings' directories are
+// removed unless keep is set.
 func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.Journey, keep bool) (*results.Pairing, error) {
 	q := p
 	q.Journey, q.Index = j, 0
@@ -218,6 +227,8 @@ func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.J
 	return out, ctx.Err()
 }
 
+// replayCorpus runs every journey in the corpus directory (minimised failures first,
+// then the kept passing cases) before any new case.
 func (cp *campaign) replayCorpus(ctx context.Context) error {
 	var files []string
 	for _, pat := range []string{"*.txtar", "passing/*.txtar"} {

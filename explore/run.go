@@ -32,12 +32,13 @@ type Config struct {
 }
 
 // Run explores: it builds what the campaign pairs, asks the working tree's drivers for
-// their vocabulary, drafts generators (Draft) and runs them in the fuzz engine
-// (campaign.Run), whose run it returns.
+// their vocabulary, drafts generators (Text) and runs them in the fuzz engine
+// (campaign.Run), guided by coverage, whose run it returns.
 func Run(ctx context.Context, o Config) (*results.Run, error) {
 	c := o.Config
 	c.Name = "explore"
 	c.FuturePeers = true
+	c.Guided = true
 	c.Draw = func(ctx context.Context, b *harness.Build, gens []*fuzz.Generator) ([]*fuzz.Generator, error) {
 		return draw(ctx, &o, b, gens)
 	}

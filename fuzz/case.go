@@ -274,3 +274,28 @@ func (c *Case) Journey(file string) (*journeys.Journey, error) {
 	j.Name = c.Name
 	return j, nil
 }
+
+// EventOfStep is the event a case's step belongs to: Text names an event's step
+// e<i>-<event>, and Pack c<k>-e<i>-<event>. Any other step (the setup, the finish, a step a
+// section names itself) belongs to none: "".
+func EventOfStep(step string) string {
+	s := step
+	if rest, ok := strings.CutPrefix(s, "c"); ok {
+		if n, after, ok := strings.Cut(rest, "-"); ok && digits(n) {
+			s = after
+		}
+	}
+	rest, ok := strings.CutPrefix(s, "e")
+	if !ok {
+		return ""
+	}
+	n, event, ok := strings.Cut(rest, "-")
+	if !ok || !digits(n) {
+		return ""
+	}
+	return event
+}
+
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}

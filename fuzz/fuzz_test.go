@@ -284,6 +284,14 @@ var _ = Describe("packing", func() {
 		Expect(names[1+len(a.Events)]).To(HavePrefix("c2-e1-"))
 		Expect(names[len(names)-1]).To(Equal("finish"))
 		Expect(p.EventNames()).To(Equal(append(a.EventNames(), b.EventNames()...)))
+		Expect(fuzz.EventOfStep(names[1])).To(Equal(a.EventNames()[0]))
+		single, err := a.Journey("a.txtar")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fuzz.EventOfStep(single.StepNames()[1])).To(Equal(a.EventNames()[0]))
+		for _, step := range []string{"setup", "finish", "e-x", "ex-y", "cx-e1-y", "c1-x"} {
+			Expect(fuzz.EventOfStep(step)).To(BeEmpty(), step)
+		}
+		Expect(fuzz.EventOfStep("c12-e3-host-emit-output-edge")).To(Equal("host-emit-output-edge"))
 	})
 })
 

@@ -146,7 +146,7 @@ func setHello(t *transcript.Transcript, role transcript.Role, m driver.Message) 
 	if t.Hello == nil {
 		t.Hello = map[transcript.Role]transcript.Hello{}
 	}
-	t.Hello[role] = transcript.Hello{Protocol: m.Protocol, Actions: m.Actions}
+	t.Hello[role] = transcript.Hello{Protocol: m.Protocol, Actions: m.Actions, Params: m.Params}
 }
 
 // Frame implements tap.Recorder.

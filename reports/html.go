@@ -55,6 +55,7 @@ func HTML(w io.Writer, run *results.Run) error {
 	}
 	v := pageView{
 		Coverage: coverageView(run.Coverage),
+		Timeline: timelineOf(run),
 		Run:      run,
 		Exit:     run.ExitCode(),
 		Kinds:    findingKinds(run),
@@ -72,6 +73,7 @@ func HTML(w io.Writer, run *results.Run) error {
 
 type pageView struct {
 	Coverage []coverageGroup
+	Timeline []results.CoveragePoint // a campaign's, thinned
 	Run      *results.Run
 	Exit     int
 	Counts   []statusCount
@@ -106,6 +108,13 @@ func coverageView(c *results.Coverage) []coverageGroup {
 		out = append(out, g)
 	}
 	return out
+}
+
+func timelineOf(run *results.Run) []results.CoveragePoint {
+	if run.Campaign == nil {
+		return nil
+	}
+	return Thin(run.Campaign.Timeline, timelineRows)
 }
 
 type statusCount struct {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/skewtest/skewtest/results"
 )
@@ -166,6 +167,9 @@ func Markdown(run *results.Run) string {
 			fmt.Fprintf(&b, "- %s\n", l)
 		}
 	}
+	if c := run.Campaign; c != nil && len(c.History) > 0 {
+		campaignCoverage(&b, c)
+	}
 	if len(run.Skipped) > 0 {
 		b.WriteString("\n## Skipped\n\n| host | client | kind | journey | why |\n|---|---|---|---|---|\n")
 		for _, sk := range run.Skipped {
@@ -202,4 +206,43 @@ func staticCount(fs []results.Finding) string {
 		s += fmt.Sprintf(", %d reviewed and allowed", allowed)
 	}
 	return s
+}
+
+// campaignCoverage writes a campaign's coverage over time: first what no campaign of its
+// memory ever reached, then each campaign, then this one's timeline.
+func campaignCoverage(b *strings.Builder, c *results.Campaign) {
+	fmt.Fprintf(b, "\n## Coverage over time\n\n%d parts never reached by this campaign or any before it", len(c.NeverReached))
+	if len(c.NeverReached) > 0 {
+		b.WriteString(":\n\n")
+		for _, it := range c.NeverReached {
+			fmt.Fprintf(b, "- %s `%s`\n", it.Category, it.Item)
+		}
+	} else {
+		b.WriteString(".\n")
+	}
+	b.WriteString("\n| campaign | started | seed | cases | parts reached | first reached | reached by then |\n|---|---|---|---|---|---|---|\n")
+	for _, n := range c.History {
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %d |\n", n.Name, n.Started.UTC().Format("2006-01-02 15:04"), n.Seed, n.Cases, n.Reached, n.New, n.Ever)
+	}
+	if len(c.Timeline) > 0 {
+		b.WriteString("\n| after | cases | parts reached by this campaign |\n|---|---|---|\n")
+		for _, p := range Thin(c.Timeline, timelineRows) {
+			fmt.Fprintf(b, "| %s | %d | %d of %d |\n", p.After.Round(time.Second), p.Cases, p.Covered, p.Total)
+		}
+	}
+}
+
+// timelineRows is how many points of a campaign's timeline the reports show.
+const timelineRows = 12
+
+// Thin keeps at most n points of a timeline, evenly spread, the first and last included.
+func Thin(points []results.CoveragePoint, n int) []results.CoveragePoint {
+	if len(points) <= n || n < 2 {
+		return points
+	}
+	out := make([]results.CoveragePoint, 0, n)
+	for i := range n {
+		out = append(out, points[i*(len(points)-1)/(n-1)])
+	}
+	return out
 }

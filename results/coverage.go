@@ -13,10 +13,16 @@ const (
 	CoverEnum       = "enum"       // one value of an enum field: `H>C Delta /kind = "insert"`
 	CoverCapability = "capability" // a capability or feature negotiated: "feed capability typing"
 	CoverAction     = "action"     // a driver action announced in hello: "client web: post"
+	// CoverActionPair is one action right after another in a journey, of the actions the
+	// drivers describe (docs/explore.md): "host emit-output → client desktop: input".
+	CoverActionPair = "action-pair"
+	// CoverLimit is a value at a bound a driver declares for a parameter: "host
+	// emit-output text: 49152 (limit)", "… 49153 (limit+1)", "client web: post mode = \"raw\"".
+	CoverLimit = "limit"
 )
 
 // CoverageCategories lists the categories in the order reports show them.
-var CoverageCategories = []string{CoverFrame, CoverField, CoverEnum, CoverCapability, CoverAction}
+var CoverageCategories = []string{CoverFrame, CoverField, CoverEnum, CoverCapability, CoverAction, CoverActionPair, CoverLimit}
 
 // Coverage says which parts of the builds' contracts (and of what their drivers announced) a
 // run exercised, and which it never did.
@@ -100,6 +106,8 @@ func plural(cat string) string {
 		return "capabilities"
 	case CoverEnum:
 		return "enum values"
+	case CoverActionPair:
+		return "action pairs"
 	}
 	return cat + "s"
 }
@@ -114,6 +122,10 @@ func neverText(cat string) string {
 		return "enum values never sent"
 	case CoverCapability:
 		return "never negotiated"
+	case CoverActionPair:
+		return "never one after the other"
+	case CoverLimit:
+		return "never reached"
 	}
 	return "never used"
 }

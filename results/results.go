@@ -135,6 +135,36 @@ type Campaign struct {
 	Findings   []CampaignFinding `json:"findings"`
 	// CaseList is every case in order: the same seed gives the same list and verdicts.
 	CaseList []CampaignCase `json:"caseList"`
+	// Timeline is the run's coverage as the campaign went on, a point after each batch of
+	// cases (the run's own coverage is Run.Coverage).
+	Timeline []CoveragePoint `json:"timeline,omitempty"`
+	// History is the coverage memory's campaigns (the corpus's coverage directory), oldest
+	// first, this one last; NeverReached lists what none of them reached, of what this run's
+	// builds owe (docs/explore.md).
+	History      []CoverageNight `json:"history,omitempty"`
+	NeverReached []CoverageItem  `json:"neverReached,omitempty"`
+}
+
+// CoveragePoint is a campaign's coverage at one moment.
+type CoveragePoint struct {
+	After   time.Duration `json:"afterNs"`
+	Cases   int           `json:"cases"`
+	Covered int           `json:"covered"`
+	Total   int           `json:"total"`
+}
+
+// CoverageNight is one campaign of a coverage memory: when it ran, how many cases, how many
+// parts it reached and how many of those no earlier campaign of the memory had.
+type CoverageNight struct {
+	Name     string        `json:"name"`
+	Seed     int64         `json:"seed"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"durationNs"`
+	Cases    int           `json:"cases"`
+	Reached  int           `json:"reached"`
+	New      int           `json:"new"`
+	// Ever is how many parts the memory had reached once this campaign was added.
+	Ever int `json:"ever"`
 }
 
 // CampaignFinding is one unique finding of a campaign: a finding kind on a pairing of

@@ -12,12 +12,14 @@ package coverage
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/driverkit"
 	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/results"
@@ -31,11 +33,36 @@ type Tally struct {
 	// kinds are the client kinds seen on each channel (by name): a frame is owed once per
 	// kind that used its channel.
 	kinds map[string][]string
+	// event names the event a journey step belongs to (nil: nothing is attributed); by
+	// counts, per event, the parts reached in its steps.
+	event func(step string) string
+	by    map[string]map[string]int
 }
 
 // New returns an empty Tally.
 func New() *Tally {
 	return &Tally{items: map[string]*results.CoverageItem{}, kinds: map[string][]string{}}
+}
+
+// Attribute makes the tally count, for each part reached, the events whose steps reached it
+// (By): event names the event of a journey step ("" for none). A campaign learns which of
+// its events reach rare parts.
+func (t *Tally) Attribute(event func(step string) string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.event, t.by = event, map[string]map[string]int{}
+}
+
+// By returns, per event, how many pairings reached each part (by CoverageItem.Key) in one
+// of the event's steps, since Attribute.
+func (t *Tally) By() map[string]map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]map[string]int, len(t.by))
+	for e, m := range t.by {
+		out[e] = maps.Clone(m)
+	}
+	return out
 }
 
 // Add counts what one pairing exercised (its transcript, journey and the two builds'
@@ -44,7 +71,8 @@ func New() *Tally {
 func (t *Tally) Add(in *checks.Input) (newly int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for k, it := range t.exercised(in) {
+	seen, steps := t.exercised(in)
+	for k, it := range seen {
 		cur, ok := t.items[k]
 		if !ok {
 			it := it
@@ -56,6 +84,20 @@ func (t *Tally) Add(in *checks.Input) (newly int) {
 		}
 		cur.Seen++
 	}
+	if t.event != nil {
+		for k, ss := range steps {
+			events := map[string]bool{}
+			for st := range ss {
+				if e := t.event(st); e != "" && !events[e] {
+					events[e] = true
+					if t.by[e] == nil {
+						t.by[e] = map[string]int{}
+					}
+					t.by[e][k]++
+				}
+			}
+		}
+	}
 	return newly
 }
 
@@ -66,7 +108,8 @@ func (t *Tally) Novel(in *checks.Input) []results.CoverageItem {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []results.CoverageItem
-	for k, it := range t.exercised(in) {
+	seen, _ := t.exercised(in)
+	for k, it := range seen {
 		if cur, ok := t.items[k]; !ok || cur.Seen == 0 {
 			it.Seen = 0
 			out = append(out, it)
@@ -76,8 +119,9 @@ func (t *Tally) Novel(in *checks.Input) []results.CoverageItem {
 	return out
 }
 
-// exercised returns the parts a pairing exercised, by key; t.mu is held.
-func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
+// exercised returns the parts a pairing exercised, by key, and the steps that reached each;
+// t.mu is held.
+func (t *Tally) exercised(in *checks.Input) (map[string]results.CoverageItem, map[string]map[string]bool) {
 	for _, c := range []*contract.Contract{in.Host, in.Client} {
 		if c != nil && !slices.Contains(t.contracts, c) {
 			t.contracts = append(t.contracts, c)
@@ -85,7 +129,17 @@ func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
 		}
 	}
 	seen := map[string]results.CoverageItem{}
-	mark := func(it results.CoverageItem) { seen[it.Key()] = it }
+	steps := map[string]map[string]bool{}
+	mark := func(it results.CoverageItem, step string) {
+		k := it.Key()
+		seen[k] = it
+		if t.event != nil && step != "" {
+			if steps[k] == nil {
+				steps[k] = map[string]bool{}
+			}
+			steps[k][step] = true
+		}
+	}
 	tr := in.Transcript
 	for _, n := range checks.NameFrames(in) {
 		if n.Control != "" || n.Err != nil || n.Undecoded || n.Def == nil {
@@ -97,14 +151,14 @@ func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
 		}
 		kind := tr.Kind
 		t.addKind(ch, kind)
-		mark(frameItem(ch, n.Dir, n.Name, kind))
+		mark(frameItem(ch, n.Dir, n.Name, kind), n.Step)
 		if n.Decoded.Value == nil {
 			continue
 		}
 		for _, p := range present(n.Def.Fields, n.Decoded.Value, "") {
-			mark(fieldItem(ch, n.Dir, n.Name, p.ptr))
+			mark(fieldItem(ch, n.Dir, n.Name, p.ptr), n.Step)
 			if p.enum {
-				mark(enumItem(ch, n.Dir, n.Name, p.ptr, p.value))
+				mark(enumItem(ch, n.Dir, n.Name, p.ptr, p.value), n.Step)
 			}
 		}
 	}
@@ -116,10 +170,10 @@ func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
 			for i := range c.Channels {
 				ch := &c.Channels[i]
 				if ch.Capability(name) != nil {
-					mark(capItem(ch.Name, "capability", name))
+					mark(capItem(ch.Name, "capability", name), "")
 				}
 				if slices.ContainsFunc(ch.Features, func(f contract.Feature) bool { return f.Name == name }) {
-					mark(capItem(ch.Name, "feature", name))
+					mark(capItem(ch.Name, "feature", name), "")
 				}
 			}
 		}
@@ -140,9 +194,168 @@ func (t *Tally) exercised(in *checks.Input) map[string]results.CoverageItem {
 		if a.Role == transcript.Client {
 			kind = tr.Kind
 		}
-		mark(actionItem(string(a.Role), kind, a.Name))
+		mark(actionItem(string(a.Role), kind, a.Name), a.Step)
 	}
-	return seen
+	t.described(tr, mark)
+	return seen, steps
+}
+
+// described marks the action pairs and declared bounds a pairing reached, of the actions
+// its drivers describe (hello params), and adds every such pair and bound to the universe.
+func (t *Tally) described(tr *transcript.Transcript, mark func(results.CoverageItem, string)) {
+	who := func(r transcript.Role) string {
+		if r == transcript.Client && tr.Kind != "" {
+			return "client " + tr.Kind
+		}
+		return string(r)
+	}
+	kindOf := func(r transcript.Role) string {
+		if r == transcript.Client {
+			return tr.Kind
+		}
+		return ""
+	}
+	pair := func(a, b string) results.CoverageItem {
+		kind := ""
+		if strings.HasPrefix(a, "client") || strings.HasPrefix(b, "client") {
+			kind = tr.Kind
+		}
+		return results.CoverageItem{Category: results.CoverActionPair, Item: a + " → " + b, Kind: kind}
+	}
+	var acts []string
+	for _, role := range []transcript.Role{transcript.Host, transcript.Client} {
+		h := tr.Hello[role]
+		for _, a := range sortedKeys(h.Params) {
+			if !slices.Contains(h.Actions, a) {
+				continue
+			}
+			acts = append(acts, who(role)+": "+a)
+			for _, p := range h.Params[a] {
+				for _, b := range bounds(p) {
+					t.ensure(limitItem(who(role), a, p, b, kindOf(role)))
+				}
+			}
+		}
+	}
+	for _, a := range acts {
+		for _, b := range acts {
+			t.ensure(pair(a, b))
+		}
+	}
+	prev := ""
+	for _, a := range tr.Actions {
+		if slices.Contains(protocolActions, a.Name) {
+			continue
+		}
+		cur := who(a.Role) + ": " + a.Name
+		if prev != "" {
+			mark(pair(prev, cur), a.Step)
+		}
+		prev = cur
+		for _, p := range tr.Hello[a.Role].Params[a.Name] {
+			if b, ok := reached(p, a.Args); ok {
+				mark(limitItem(who(a.Role), a.Name, p, b, kindOf(a.Role)), a.Step)
+			}
+		}
+	}
+}
+
+// bound is a value a described parameter owes coverage: a size or number at a declared
+// bound, or an enum value.
+type bound struct {
+	n     int
+	enum  string
+	label string
+}
+
+// bounds lists a parameter's declared bounds: Min and Max (when Max is set), just below, at
+// and just above each limit, and each enum value.
+func bounds(p driverkit.Param) []bound {
+	if p.Type == driverkit.Enum {
+		var out []bound
+		for _, v := range p.Values {
+			out = append(out, bound{enum: v, label: "= " + v})
+		}
+		return out
+	}
+	if p.Type != driverkit.Text && p.Type != driverkit.Int {
+		return nil
+	}
+	labels := map[int][]string{}
+	var ns []int
+	add := func(n int, l string) {
+		if _, ok := labels[n]; !ok {
+			ns = append(ns, n)
+		}
+		if !slices.Contains(labels[n], l) {
+			labels[n] = append(labels[n], l)
+		}
+	}
+	if p.Max != 0 {
+		add(p.Min, "min")
+		add(p.Max, "max")
+	}
+	for _, l := range p.Limits {
+		add(l-1, "limit-1")
+		add(l, "limit")
+		add(l+1, "limit+1")
+	}
+	slices.Sort(ns)
+	unit := ""
+	if p.Type == driverkit.Text {
+		unit = " bytes"
+	}
+	out := make([]bound, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, bound{n: n, label: fmt.Sprintf("%d%s (%s)", n, unit, strings.Join(labels[n], ", "))})
+	}
+	return out
+}
+
+// reached says which of p's bounds an action's arguments reached: a text's length in bytes
+// (text travels as base64 "bytes"), an integer's value, an enum's value.
+func reached(p driverkit.Param, raw json.RawMessage) (bound, bool) {
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return bound{}, false
+	}
+	var n int
+	switch p.Type {
+	case driverkit.Enum:
+		var v string
+		if json.Unmarshal(args[p.Name], &v) != nil {
+			return bound{}, false
+		}
+		for _, b := range bounds(p) {
+			if b.enum == v {
+				return b, true
+			}
+		}
+		return bound{}, false
+	case driverkit.Text:
+		var b []byte
+		var s string
+		switch {
+		case p.Name == "text" && json.Unmarshal(args["bytes"], &b) == nil:
+			n = len(b)
+		case json.Unmarshal(args[p.Name], &s) == nil:
+			n = len(s)
+		default:
+			return bound{}, false
+		}
+	case driverkit.Int:
+		if json.Unmarshal(args[p.Name], &n) != nil {
+			return bound{}, false
+		}
+	default:
+		return bound{}, false
+	}
+	for _, b := range bounds(p) {
+		if b.enum == "" && b.n == n {
+			return b, true
+		}
+	}
+	return bound{}, false
 }
 
 // protocolActions are the driver protocol's own actions, which skewtest sends itself (every
@@ -278,6 +491,11 @@ func enumItem(ch, dir, name, ptr, value string) results.CoverageItem {
 
 func capItem(ch, what, name string) results.CoverageItem {
 	return results.CoverageItem{Category: results.CoverCapability, Item: ch + " " + what + " " + name, Channel: ch, Value: name}
+}
+
+func limitItem(who, action string, p driverkit.Param, b bound, kind string) results.CoverageItem {
+	return results.CoverageItem{Category: results.CoverLimit, Item: who + ": " + action + " " + p.Name + " " + b.label, Kind: kind,
+		Value: action}
 }
 
 func actionItem(role, kind, action string) results.CoverageItem {

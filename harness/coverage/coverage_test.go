@@ -1,10 +1,13 @@
 package coverage_test
 
 import (
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/driverkit"
 	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/coverage"
 	"github.com/skewtest/skewtest/harness/transcript"
@@ -95,6 +98,53 @@ var _ = Describe("Tally", func() {
 			missing = append(missing, it.Item)
 		}
 		Expect(missing).To(Equal([]string{"H>C never (k)", `C>H hello /mode = "b"`}))
+	})
+
+	It("counts the described actions' pairs and declared bounds, and attributes parts to the events whose steps reached them", func() {
+		in := pairing()
+		tr := in.Transcript
+		tr.Hello[transcript.Client] = transcript.Hello{Protocol: 1, Actions: []string{"hello", "call"},
+			Params: map[string][]driverkit.Param{
+				"hello": {{Name: "text", Type: driverkit.Text, Max: 10, Limits: []int{4}}},
+				"call":  {{Name: "mode", Type: driverkit.Enum, Values: []string{"a", "b"}}, {Name: "n", Type: driverkit.Int}},
+			}}
+		tr.Actions = []transcript.Action{
+			{Role: transcript.Client, Name: "hello", Args: []byte(`{"bytes":"YWJjZA=="}`), Step: "c1-e1-say", OK: true}, // 4 bytes
+			{Role: transcript.Client, Name: "call", Args: []byte(`{"mode":"b","n":7}`), Step: "c1-e2-ask", OK: true},
+			{Role: transcript.Client, Name: "call", Args: []byte(`{"mode":"zzz"}`), Step: "c1-e3-ask", OK: true},
+		}
+		t := coverage.New()
+		t.Attribute(func(step string) string {
+			if i := strings.LastIndex(step, "-"); i > 0 {
+				return step[i+1:]
+			}
+			return ""
+		})
+		t.Add(in)
+		got := map[string]int{}
+		for k, v := range seen(t.Coverage()) {
+			if strings.HasPrefix(k, results.CoverActionPair+" ") || strings.HasPrefix(k, results.CoverLimit+" ") {
+				got[k] = v
+			}
+		}
+		Expect(got).To(Equal(map[string]int{
+			"action-pair client k: call → client k: call":   1,
+			"action-pair client k: call → client k: hello":  0,
+			"action-pair client k: hello → client k: call":  1,
+			"action-pair client k: hello → client k: hello": 0,
+			"limit client k: hello text 0 bytes (min)":      0,
+			"limit client k: hello text 3 bytes (limit-1)":  0,
+			"limit client k: hello text 4 bytes (limit)":    1,
+			"limit client k: hello text 5 bytes (limit+1)":  0,
+			"limit client k: hello text 10 bytes (max)":     0,
+			"limit client k: call mode = a":                 0,
+			"limit client k: call mode = b":                 1,
+		}), "an int without bounds owes nothing; a value outside the enum reaches nothing")
+		by := t.By()
+		Expect(by["say"]).To(HaveKey("limit\x00client k: hello text 4 bytes (limit)"))
+		Expect(by["ask"]).To(HaveKeyWithValue("action-pair\x00client k: hello → client k: call", 1))
+		Expect(by["ask"]).NotTo(HaveKey("limit\x00client k: hello text 4 bytes (limit)"))
+		Expect(by["one"]).To(BeEmpty(), "a step the event function does not name attributes nothing")
 	})
 
 	It("summarizes what never was, per category", func() {

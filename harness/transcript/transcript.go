@@ -9,6 +9,8 @@ import (
 	"time"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/skewtest/skewtest/driverkit"
 )
 
 // Role of a driver.
@@ -79,6 +81,9 @@ type Build struct {
 type Hello struct {
 	Protocol int      `json:"protocol"`
 	Actions  []string `json:"actions"`
+	// Params is what the driver described of its actions' parameters (omitted when
+	// nothing): coverage counts the declared limits and enum values the actions reached.
+	Params map[string][]driverkit.Param `json:"params,omitempty"`
 }
 
 // Step is a journey step as it ran.
