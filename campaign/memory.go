@@ -156,6 +156,11 @@ func (f *memoryFile) write(dir string) (string, error) {
 		os.Remove(tmp.Name())
 		return "", err
 	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", err
+	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return "", err
