@@ -42,6 +42,10 @@ type campaign struct {
 	// in the corpus as an interesting passing case (at most keepPassing per campaign).
 	seen map[string]bool
 	kept int
+	// overtime is when a budgeted campaign stops shrinking and splitting failing packs:
+	// Budget×5/4 after it started (zero: never). What it found by then is still confirmed
+	// and reported, its cases unshrunk.
+	overtime time.Time
 	// tally is the campaign's coverage (every pairing it ran), mem the coverage memory it
 	// started from (the corpus's), guide its draws when guided, drawn the event pairs its
 	// cases drew.
@@ -208,6 +212,9 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		cp.pooled.Pairing.Settle = -1
 	}
 	cp.started = time.Now()
+	if o.Budget > 0 {
+		cp.overtime = cp.started.Add(o.Budget + o.Budget/4)
+	}
 	if cp.pool.Warm(cp.warmPlan()) {
 		if !o.ParallelGiven {
 			cp.pooled.Parallel = harness.DefaultLaneParallel()

@@ -157,6 +157,10 @@ func (cp *campaign) remember() error {
 	return nil
 }
 
+// late says a budgeted campaign is past its overtime: it no longer shrinks, nor splits a
+// failing pack into its cases.
+func (cp *campaign) late() bool { return !cp.overtime.IsZero() && time.Now().After(cp.overtime) }
+
 // countProcesses adds the driver processes a batch run without the pool started: a host and
 // a client per pairing.
 func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptions) {
@@ -312,6 +316,18 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 					cp.keepIfNew(cj.c)
 				}
 			}
+			continue
+		}
+		if cp.late() {
+			// Past the budget's overtime: the pack is the failing case, not split.
+			fmt.Fprintf(cp.progress, "fuzz: past the budget: pack %s is not run again case by case\n", packed[i].name)
+			for n, r := range failed[i] {
+				if err := cp.record(ctx, packed[i], plan[failedAt[i][n]], r, false, new(results.Status)); err != nil {
+					return err
+				}
+			}
+			cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: packed[i].name, Events: packed[i].c.EventNames(), Status: results.StatusFail})
+			cp.c.Cases += len(pk)
 			continue
 		}
 		before := len(cp.c.CaseList)

@@ -172,10 +172,19 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		}
 		return false, nil
 	}
-	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
+	// Shrinking stops at the budget's overtime with the smallest failing case so far.
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if !cp.overtime.IsZero() {
+		sctx, cancel = context.WithDeadline(ctx, cp.overtime)
+	}
+	small, runs, err := fuzz.Shrink(sctx, c, fails, cp.o.ShrinkTries)
+	cancel()
 	runs++
-	if err != nil && ctx.Err() == nil {
+	if err != nil && sctx.Err() == nil {
 		return "", nil, runs, "", err
+	}
+	if sctx.Err() != nil && ctx.Err() == nil {
+		fmt.Fprintf(cp.progress, "fuzz: past the budget: shrinking %s stopped at %s\n", c.Name, strings.Join(small.EventNames(), " "))
 	}
 	small.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label))
 	if err := writeCase(cp.corpus, small); err != nil {

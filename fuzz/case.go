@@ -3,7 +3,7 @@ package fuzz
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
+	"path"
 	"strings"
 
 	"github.com/skewtest/skewtest/journeys"
@@ -52,7 +52,8 @@ func Pack(name string, cases []*Case) *Case {
 
 // Options shape the cases a campaign draws.
 type Options struct {
-	// Exclude names events no case draws (--exclude).
+	// Exclude names events no case draws (--exclude): names, or patterns of path.Match
+	// ("*_then_*").
 	Exclude []string
 }
 
@@ -65,7 +66,7 @@ func Draw(gens []*Generator, seed int64, index int, opts Options) (*Case, error)
 	var pool []*Section
 	total := 0
 	for _, e := range g.Events {
-		if !slices.Contains(opts.Exclude, e.Name) {
+		if !Excluded(opts.Exclude, e.Name) {
 			pool = append(pool, e)
 			total += e.Weight
 		}
@@ -298,4 +299,14 @@ func EventOfStep(step string) string {
 
 func digits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// Excluded says whether event is one of exclude: a name, or a pattern of path.Match.
+func Excluded(exclude []string, event string) bool {
+	for _, x := range exclude {
+		if ok, _ := path.Match(x, event); ok || x == event {
+			return true
+		}
+	}
+	return false
 }

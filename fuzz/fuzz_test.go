@@ -254,6 +254,10 @@ var _ = Describe("drawing cases", func() {
 		}
 		_, err := fuzz.Draw([]*fuzz.Generator{g}, 1, 1, fuzz.Options{Exclude: []string{"small", "big", "pick", "wide"}})
 		Expect(err).To(MatchError(ContainSubstring("every event is excluded")))
+		// A pattern excludes every event it matches.
+		for i := 1; i <= 20; i++ {
+			Expect(draw(g, 1, i, fuzz.Options{Exclude: []string{"*i*"}}).EventNames()).To(HaveEach("small"))
+		}
 	})
 
 	It("leaves JSON values alone and fills generators inside them", func() {

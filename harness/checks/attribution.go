@@ -13,7 +13,8 @@ import (
 //
 //   - a correlation invariant's reply goes with the request it answers (the latest request on
 //     the connection that carried its id);
-//   - an echo invariant's reply goes with the latest request before it;
+//   - an echo invariant's reply goes with the request it answers (the oldest request not
+//     answered yet whose value it carries, see answer);
 //   - an order invariant's chunk and end go with the start they belong to.
 //
 // Everything else stays in the step it arrived in; the comparisons of steps (the
@@ -29,8 +30,8 @@ type attribution struct {
 	requests map[corrKey]*Request
 	// asked lists the correlated requests of each step in order, for Unanswered.
 	asked map[string][]*Request
-	// latest is the step of the latest echo request, by connection, channel, rule and stream.
-	latest map[causeKey]string
+	// echoes are the echo requests not answered yet, by connection, channel, rule and stream.
+	echoes map[causeKey][]echoRequest
 	// open is the step of the start of a sequence still open, by connection, direction,
 	// channel, rule and stream.
 	open map[causeKey]string
@@ -66,7 +67,7 @@ type Request struct {
 
 func newAttribution(in *Input) *attribution {
 	a := &attribution{steps: map[string]int{}, rules: map[string][]contract.Invariant{},
-		requests: map[corrKey]*Request{}, asked: map[string][]*Request{}, latest: map[causeKey]string{}, open: map[causeKey]string{}}
+		requests: map[corrKey]*Request{}, asked: map[string][]*Request{}, echoes: map[causeKey][]echoRequest{}, open: map[causeKey]string{}}
 	if in.Journey != nil {
 		for i, s := range in.Journey.Steps {
 			a.steps[s.Name] = i
@@ -125,12 +126,19 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 			switch {
 			case slices.Contains(inv.Request, n.Name):
 				k.dir = n.Dir
-				a.latest[k] = n.Step
+				v, ok := valueAt(*n, inv.Pointer)
+				a.echoes[k] = append(a.echoes[k], echoRequest{n: n, value: v, ok: ok})
 			case slices.Contains(inv.Reply, n.Name):
 				k.dir = opposite(n.Dir)
-				if s, ok := a.latest[k]; ok {
-					cause = s
-					delete(a.latest, k) // a request is answered once
+				ptr := inv.ReplyPointer
+				if ptr == "" {
+					ptr = inv.Pointer
+				}
+				got, okg := valueAt(*n, ptr)
+				var req echoRequest
+				req, a.echoes[k], _ = answer(a.echoes[k], got, okg)
+				if req.n != nil {
+					cause = req.n.Step
 				}
 			}
 		case contract.InvariantOrder:

@@ -129,7 +129,13 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 				strings.Join(inv.Reply, ", "), inv.Pointer, v), "every request is answered exactly once (answered: once)")
 		}
 	case contract.InvariantEcho:
-		var last *Named
+		// Requests not answered yet, per connection and direction, oldest first: a peer may
+		// send the next before the first is answered.
+		type key struct {
+			conn int
+			dir  string
+		}
+		pending := map[key][]echoRequest{}
 		for i := range frames {
 			n := frames[i]
 			if n.Teardown {
@@ -137,15 +143,18 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 			}
 			switch {
 			case slices.Contains(inv.Request, n.Name):
-				last = &frames[i]
-			case slices.Contains(inv.Reply, n.Name) && last != nil && last.Dir != n.Dir:
-				want, okw := valueAt(*last, inv.Pointer)
+				k := key{n.Conn, n.Dir}
+				v, ok := valueAt(n, inv.Pointer)
+				pending[k] = append(pending[k], echoRequest{n: &frames[i], value: v, ok: ok})
+			case slices.Contains(inv.Reply, n.Name):
+				k := key{n.Conn, opposite(n.Dir)}
 				got, okg := valueAt(n, replyPtr)
-				if okw && (!okg || got != want) {
+				req, rest, matched := answer(pending[k], got, okg)
+				pending[k] = rest
+				if req.n != nil && !matched {
 					broke(n, fmt.Sprintf("%s #%d reports %s %s, but %s #%d asked for %s", n.Label(), n.Index, replyPtr, orMissing(got, okg),
-						last.Label(), last.Index, want), "")
+						req.n.Label(), req.n.Index, req.value), "")
 				}
-				last = nil // a request is answered once; a later reply echoes a later request
 			}
 		}
 	case contract.InvariantOrder:
@@ -274,4 +283,31 @@ func (a *answers) unanswered() []Named {
 	}
 	slices.SortFunc(out, func(x, y Named) int { return x.Index - y.Index })
 	return out
+}
+
+// echoRequest is an echo invariant's request not answered yet, with its value at the
+// invariant's pointer (ok: it has one).
+type echoRequest struct {
+	n     *Named
+	value string
+	ok    bool
+}
+
+// answer finds the request a reply answers among q, the requests of its connection not
+// answered yet, oldest first: the oldest whose value the reply carries (one without a value
+// takes any reply). The requests before it were overtaken by a later one, as a peer may
+// answer only the last of several; they leave the queue too. A reply that carries no
+// pending request's value answers the oldest, wrongly (matched is false). req.n is nil when
+// nothing was pending. The order the replies come in is the peers', so the verdict does not
+// depend on when the tap saw which.
+func answer(q []echoRequest, got string, okg bool) (req echoRequest, rest []echoRequest, matched bool) {
+	if len(q) == 0 {
+		return echoRequest{}, q, false
+	}
+	for i, r := range q {
+		if !r.ok || (okg && got == r.value) {
+			return r, q[i+1:], true
+		}
+	}
+	return q[0], q[1:], false
 }

@@ -78,6 +78,28 @@ var _ = Describe("Invariants", func() {
 		}))
 	})
 
+	It("matches echoes to requests sent before the first was answered, whatever the tap saw first", func() {
+		// Two resizes back to back: the replies come in the order the peer answers them.
+		send("C>H", map[string]any{"type": "resize", "rows": 10})
+		send("C>H", map[string]any{"type": "resize", "rows": 20})
+		send("H>C", map[string]any{"type": "resized", "rows": 10})
+		send("H>C", map[string]any{"type": "resized", "rows": 20})
+		// A peer may answer only the last of several.
+		send("C>H", map[string]any{"type": "resize", "rows": 30})
+		send("C>H", map[string]any{"type": "resize", "rows": 40})
+		send("H>C", map[string]any{"type": "resized", "rows": 40})
+		Expect(messages()).To(BeEmpty())
+		// The negative control: a reply that carries no pending request's value is wrong for
+		// the oldest, and the next request still gets its own.
+		send("C>H", map[string]any{"type": "resize", "rows": 50})
+		send("C>H", map[string]any{"type": "resize", "rows": 60})
+		send("H>C", map[string]any{"type": "resized", "rows": 45})
+		send("H>C", map[string]any{"type": "resized", "rows": 60})
+		Expect(messages()).To(Equal([]string{
+			"H>C resized #10 reports /rows 45, but C>H resize #8 asked for 50 (a resize confirms the rows asked)",
+		}))
+	})
+
 	Context("with requests answered once", func() {
 		// once makes the correlation invariant of the host's contract, the client's or both
 		// say every request is answered exactly once.

@@ -290,7 +290,11 @@ func (c *conn) subscribe(f wire.Frame) error {
 	}
 	st := newStream(c, sub, term)
 	c.streams[st.id] = st
-	s := term.attach(c, st.id)
+	client := ""
+	if sub.Client != nil {
+		client = sub.Client.ID
+	}
+	s, again := term.attach(c, st.id, client)
 	ev := wire.Subscribed{
 		Type:             wire.EventSubscribed,
 		StreamID:         st.id,
@@ -311,7 +315,7 @@ func (c *conn) subscribe(f wire.Frame) error {
 			return err
 		}
 	}
-	return st.sendSnapshot(s, "subscribe", snapshotOptions{})
+	return st.sendSnapshot(s, "subscribe", snapshotOptions{resumed: again})
 }
 
 func (c *conn) writeFrame(h wire.Header, payload []byte) error {

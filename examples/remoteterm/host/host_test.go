@@ -303,6 +303,23 @@ var _ = Describe("the switches no release turns on", func() {
 		}
 	})
 
+	It("resubscribeSeqAhead: a returning client's snapshot claims output not yet written", func() {
+		for _, ahead := range []bool{false, true} {
+			s := startHost(with(func(f *release.Features) { f.ResubscribeSeqAhead = ahead }))
+			first := dial(s, wire.PathMultiplex)
+			first.subscribe(nil)
+			s.emit("0123456789")
+			first.frame(wire.OpOutput)
+			// The same client id, on a new connection: a resubscribe.
+			_, start, _ := dial(s, wire.PathMultiplex).subscribe(nil)
+			want := 10.0
+			if ahead {
+				want = 20
+			}
+			Expect(start["seq"]).To(Equal(want), "ahead=%v", ahead)
+		}
+	})
+
 	It("resizedWrongGeometry and metadataOnResize: what follows a resize", func() {
 		s := startHost(with(func(f *release.Features) { f.ResizedWrongGeometry, f.MetadataOnResize = true, true }))
 		p := dial(s, wire.PathMultiplex)

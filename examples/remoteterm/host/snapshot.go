@@ -16,6 +16,8 @@ type snapshotOptions struct {
 	requestID int64
 	// recovery: the host dropped queued output and recovers the stream with this snapshot.
 	recovery bool
+	// resumed: the subscribing client had subscribed the terminal before (a resubscribe).
+	resumed bool
 }
 
 // requested answers a SnapshotRequest.
@@ -70,6 +72,11 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 	}
 	if o.recovery {
 		start.Reason = reason
+	}
+	if f.ResubscribeSeqAhead && o.resumed {
+		// The negative control: a returning client's snapshot counts the output its previous
+		// stream was sent once more, so it claims to cover output not yet written.
+		start.Seq += start.Seq
 	}
 	if f.PublishCwd {
 		start.Cwd = s.cwd

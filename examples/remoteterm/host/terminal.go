@@ -40,6 +40,8 @@ type Terminal struct {
 	writable     bool
 	input        []byte
 	listeners    map[listener]struct{}
+	// clients are the client ids that have subscribed (the resubscribeSeqAhead switch).
+	clients map[string]bool
 }
 
 type listener struct {
@@ -192,12 +194,20 @@ func (t *Terminal) stateLocked(scrollbackRows int) state {
 }
 
 // attach serializes the terminal and registers a stream for everything emitted after it,
-// atomically, so the stream neither misses nor repeats output.
-func (t *Terminal) attach(c *conn, stream uint32) state {
+// atomically, so the stream neither misses nor repeats output. It reports whether client
+// (an id, "" for none) had subscribed the terminal before: a client coming back.
+func (t *Terminal) attach(c *conn, stream uint32, client string) (s state, again bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.listeners[listener{c, stream}] = struct{}{}
-	return t.stateLocked(-1)
+	if client != "" {
+		if t.clients == nil {
+			t.clients = map[string]bool{}
+		}
+		again = t.clients[client]
+		t.clients[client] = true
+	}
+	return t.stateLocked(-1), again
 }
 
 func (t *Terminal) detach(c *conn, stream uint32) {

@@ -109,6 +109,14 @@ type Features struct {
 	// (a fixed-size cache), whatever the SnapshotRequest asks for. Only a request for more
 	// than 50 rows shows it (the journeys ask for 5).
 	SnapshotRowsCapped bool `json:"snapshotRowsCapped"`
+	// ResubscribeSeqAhead (host): when a client subscribes a terminal it had subscribed
+	// before (a resubscribe after a reconnect), the snapshot's seq counts the output the
+	// client's previous stream was sent a second time, so the snapshot claims to cover output
+	// not yet written. A client that drops output the snapshot covers (desktop) then drops
+	// as much of the next output as had been written before it came back. Only output after
+	// a resubscribe shows it (the journeys type after theirs; nothing is written to the
+	// terminal).
+	ResubscribeSeqAhead bool `json:"resubscribeSeqAhead"`
 	// RoundProgressArrivalOrder (session client): roundProgress events are merged in
 	// arrival order, their seq ignored, so a late or duplicated event rolls the merged state
 	// back. Only events out of order or twice show it (the journeys send them in order).
