@@ -197,6 +197,14 @@ func (c *conn) handle(m inbound) error {
 			}
 			return c.rejectAt(f, ptr, fmt.Sprintf("Resize to %d×%d: cols and rows must be positive", v.Cols, v.Rows))
 		}
+		if c.h.opts.Features.ResizeMaxExclusive && (v.Cols >= wire.MaxCols || v.Rows >= wire.MaxRows) {
+			// The negative control: the largest viewport every client allows is refused.
+			ptr := "/rows"
+			if v.Cols >= wire.MaxCols {
+				ptr = "/cols"
+			}
+			return c.rejectAt(f, ptr, fmt.Sprintf("Resize to %d×%d: at most %d×%d", v.Cols, v.Rows, wire.MaxCols-1, wire.MaxRows-1))
+		}
 		if c.h.opts.Features.ResizeFails {
 			// The negative control whose PTY refuses to resize: an internal error, reported.
 			c.h.opts.Sink.Observe(observe.Error{Message: fmt.Sprintf("resize %s to %d×%d: pty: set window size: operation not permitted", st.term.name, v.Cols, v.Rows)})

@@ -226,6 +226,25 @@ var _ = Describe("what the host reports of a client's frames", func() {
 			{Direction: "C>H", Opcode: 8, Pointer: "/rows", Reason: "Resize to 100×0: cols and rows must be positive"}}))
 	})
 
+	It("resizeMaxExclusive: the largest viewport the clients offer is refused", func() {
+		for _, exclusive := range []bool{false, true} {
+			s := startHost(with(wt, wt.Version, func(f *release.Features) { f.ResizeMaxExclusive = exclusive }))
+			p := dial(s, wire.PathMultiplex)
+			p.subscribe(nil)
+			p.send(wire.OpResize, 1, wire.Viewport{Cols: wire.MaxCols, Rows: 30})
+			p.send(wire.OpResize, 1, wire.Viewport{Cols: wire.MaxCols - 1, Rows: wire.MaxRows - 1})
+			p.send(wire.OpInput, 1, []byte("x")) // the host has read both once input arrives
+			t, _ := s.h.Terminal("t1")
+			Eventually(t.Input).Should(Equal([]byte("x")))
+			if !exclusive {
+				Expect(observe.Of[observe.Rejected](s.rec)).To(BeEmpty())
+				continue
+			}
+			Expect(observe.Of[observe.Rejected](s.rec)).To(Equal([]observe.Rejected{
+				{Direction: "C>H", Opcode: 8, Pointer: "/cols", Reason: "Resize to 200×30: at most 199×59"}}))
+		}
+	})
+
 	It("drops, and reports, a frame whose opcode travels host to client", func() {
 		s := startHost(wt)
 		p := dial(s, wire.PathMultiplex)

@@ -117,6 +117,11 @@ type Features struct {
 	// a resubscribe shows it (the journeys type after theirs; nothing is written to the
 	// terminal).
 	ResubscribeSeqAhead bool `json:"resubscribeSeqAhead"`
+	// ResizeMaxExclusive (host): the host refuses a Resize to the largest viewport the
+	// clients offer (wire.MaxCols columns or wire.MaxRows rows), checking below the bound
+	// where it should check up to it. Only a resize to the maximum shows it (the journeys
+	// resize to 100×30 and 120×40).
+	ResizeMaxExclusive bool `json:"resizeMaxExclusive"`
 	// RoundProgressArrivalOrder (session client): roundProgress events are merged in
 	// arrival order, their seq ignored, so a late or duplicated event rolls the merged state
 	// back. Only events out of order or twice show it (the journeys send them in order).

@@ -68,6 +68,12 @@ type Client struct {
 	Type string `json:"type"`
 }
 
+// The viewports the clients offer: from MinCols×MinRows to MaxCols×MaxRows, both included.
+const (
+	MinCols, MaxCols = 20, 200
+	MinRows, MaxRows = 5, 60
+)
+
 // Viewport is a size in cells: the Subscribe viewport, Resize (8) and ClaimViewport (14).
 type Viewport struct {
 	Cols int `json:"cols"`

@@ -4,6 +4,7 @@ import (
 	"github.com/skewtest/skewtest/driverkit"
 
 	"github.com/skewtest/skewtest/examples/remoteterm/chunker"
+	"github.com/skewtest/skewtest/examples/remoteterm/wire"
 )
 
 // describe describes the terminal actions' parameters in hello, for skewtest explore
@@ -26,8 +27,8 @@ func describe(kit *driverkit.Driver, role, kind string) {
 		kit.Describe("set-cwd", terminal, driverkit.Param{Name: "cwd", Type: driverkit.Text, UTF8: true, Min: 1, Max: 4096})
 	case kind == "desktop" || kind == "mobile":
 		kit.Describe("input", terminal, driverkit.Param{Name: "text", Type: driverkit.Text, Max: 1 << 16, Feeds: "input"})
-		kit.Describe("resize", terminal, driverkit.Param{Name: "cols", Type: driverkit.Int, Min: 20, Max: 200},
-			driverkit.Param{Name: "rows", Type: driverkit.Int, Min: 5, Max: 60})
+		kit.Describe("resize", terminal, driverkit.Param{Name: "cols", Type: driverkit.Int, Min: wire.MinCols, Max: wire.MaxCols},
+			driverkit.Param{Name: "rows", Type: driverkit.Int, Min: wire.MinRows, Max: wire.MaxRows})
 		kit.Describe("resubscribe", terminal)
 	}
 }
