@@ -139,24 +139,10 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
 		}
 	}
 	section("setup", b.Setup)
-	// The single actions weigh about as much, all together, as the pairs.
-	weight := strconv.Itoa(max(2, len(acts)/2))
 	for _, a := range acts {
-		section("event "+a.event()+" weight="+weight, append(a.lines(ids, false), sync...))
+		section("event "+a.event()+" weight=2", append(a.lines(ids, false), sync...))
 		if a.hasEdges() {
-			section("event "+a.event()+"-edge weight="+weight, append(a.lines(ids, true), sync...))
-		}
-	}
-	if len(sync) > 0 {
-		// Every action right after every other, in one step, before the markers: the
-		// markers that end each event would otherwise stand between any two actions. (Two
-		// events in a row without markers would leave steps that end before their frames
-		// arrive, and a comparison of steps could then depend on timing.)
-		for _, a := range acts {
-			for _, b := range acts {
-				lines := append(a.lines(ids, false), b.lines(ids, false)...)
-				section("event "+a.event()+"_then_"+b.event()+" weight=1", append(lines, sync...))
-			}
+			section("event "+a.event()+"-edge weight=2", append(a.lines(ids, true), sync...))
 		}
 	}
 	if len(sync) > 0 {

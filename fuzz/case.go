@@ -53,7 +53,7 @@ func Pack(name string, cases []*Case) *Case {
 // Options shape the cases a campaign draws.
 type Options struct {
 	// Exclude names events no case draws (--exclude): names, or patterns of path.Match
-	// ("*_then_*").
+	// ("held-*").
 	Exclude []string
 }
 

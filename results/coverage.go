@@ -13,8 +13,8 @@ const (
 	CoverEnum       = "enum"       // one value of an enum field: `H>C Delta /kind = "insert"`
 	CoverCapability = "capability" // a capability or feature negotiated: "feed capability typing"
 	CoverAction     = "action"     // a driver action announced in hello: "client web: post"
-	// CoverActionPair is one action right after another in a journey, of the actions the
-	// drivers describe (docs/explore.md): "host emit-output → client desktop: input".
+	// CoverActionPair is one described action (docs/explore.md) starting a step right after
+	// a step another started: "host: emit-output → client desktop: input".
 	CoverActionPair = "action-pair"
 	// CoverLimit is a value at a bound a driver declares for a parameter: "host
 	// emit-output text: 49152 (limit)", "… 49153 (limit+1)", "client web: post mode = \"raw\"".

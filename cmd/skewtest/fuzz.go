@@ -42,7 +42,7 @@ func parseFuzz(name string, args []string, stderr io.Writer) (*fuzzOptions, erro
 	fs.DurationVar(&o.Budget, "budget", 0, "nightly mode: draw cases until this much time has passed (a fresh seed unless --seed)")
 	fs.StringVar(&o.Corpus, "corpus", "", "keep minimised failures and a sample of passing cases here, and replay them first (default: <report-dir>/corpus, not replayed)")
 	fs.Var(listFlag{&o.Generators}, "generator", "generators to draw from, comma-separated names (default: every generator the subject's skewtest.yaml lists under fuzz)")
-	fs.Var(listFlag{&o.Exclude}, "exclude", "events no case draws, comma-separated names or patterns (\"*_then_*\"; e.g. an event family a known bug makes noisy)")
+	fs.Var(listFlag{&o.Exclude}, "exclude", "events no case draws, comma-separated names or patterns (\"held-*\"; e.g. an event family a known bug makes noisy)")
 	if name == "explore" {
 		fs.BoolVar(&o.Only, "drawn-only", false, "draw only from the drivers' described vocabulary: the subject's generators give setups, not events")
 	}

@@ -242,16 +242,21 @@ func (t *Tally) described(tr *transcript.Transcript, mark func(results.CoverageI
 			t.ensure(pair(a, b))
 		}
 	}
-	prev := ""
-	for _, a := range tr.Actions {
+	// A pair is the actions that start two steps in a row (what follows in a step, a marker
+	// or a second write, is the step's own business).
+	prev, step := "", ""
+	for i, a := range tr.Actions {
 		if slices.Contains(protocolActions, a.Name) {
 			continue
 		}
-		cur := who(a.Role) + ": " + a.Name
-		if prev != "" {
-			mark(pair(prev, cur), a.Step)
+		if i == 0 || a.Step != step {
+			step = a.Step
+			cur := who(a.Role) + ": " + a.Name
+			if prev != "" {
+				mark(pair(prev, cur), a.Step)
+			}
+			prev = cur
 		}
-		prev = cur
 		for _, p := range tr.Hello[a.Role].Params[a.Name] {
 			if b, ok := reached(p, a.Args); ok {
 				mark(limitItem(who(a.Role), a.Name, p, b, kindOf(a.Role)), a.Step)

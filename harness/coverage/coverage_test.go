@@ -110,6 +110,8 @@ var _ = Describe("Tally", func() {
 			}}
 		tr.Actions = []transcript.Action{
 			{Role: transcript.Client, Name: "hello", Args: []byte(`{"bytes":"YWJjZA=="}`), Step: "c1-e1-say", OK: true}, // 4 bytes
+			// A second action in the step (a marker, say) starts no pair.
+			{Role: transcript.Client, Name: "hello", Args: []byte(`{"bytes":"eA=="}`), Step: "c1-e1-say", OK: true},
 			{Role: transcript.Client, Name: "call", Args: []byte(`{"mode":"b","n":7}`), Step: "c1-e2-ask", OK: true},
 			{Role: transcript.Client, Name: "call", Args: []byte(`{"mode":"zzz"}`), Step: "c1-e3-ask", OK: true},
 		}
@@ -131,7 +133,7 @@ var _ = Describe("Tally", func() {
 			"action-pair client k: call → client k: call":   1,
 			"action-pair client k: call → client k: hello":  0,
 			"action-pair client k: hello → client k: call":  1,
-			"action-pair client k: hello → client k: hello": 0,
+			"action-pair client k: hello → client k: hello": 0, // the second hello shares the first's step
 			"limit client k: hello text 0 bytes (min)":      0,
 			"limit client k: hello text 3 bytes (limit-1)":  0,
 			"limit client k: hello text 4 bytes (limit)":    1,
