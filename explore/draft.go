@@ -147,12 +147,20 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
 	}
 	if len(sync) > 0 {
 		// Faults: the tap stops reading one direction while the sender writes, then lets
-		// it through.
+		// it through; or it makes one direction late.
 		for _, f := range feeding(acts, streams) {
 			for _, dir := range []string{"H>C", "C>H"} {
 				lines := append([]string{"tap hold " + dir}, f.lines(ids, true)...)
 				lines = append(lines, "tap release "+dir)
 				section("event held-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", append(lines, sync...))
+			}
+		}
+		// Latency: one direction late, with jitter, while an action and its markers cross.
+		for _, a := range acts {
+			for _, dir := range []string{"H>C", "C>H"} {
+				lines := append([]string{"tap delay " + dir + " {one 5ms 50ms 250ms} jitter={one 0s 20ms 100ms}"}, a.lines(ids, false)...)
+				lines = append(append(lines, sync...), "tap delay "+dir+" 0s")
+				section("event delayed-"+strings.ReplaceAll(dir, ">", "")+"-"+a.name+" weight=1", lines)
 			}
 		}
 	}

@@ -36,7 +36,7 @@ var vocabulary = map[string]verb{
 		check: checkAwait, run: (*journey).await, frame: framePositional},
 	"expect": {syntax: "expect ROLE WHAT [key=value …] [where key=value …] none for=DURATION | expect frame DIR NAME [where KEY=VALUE …] none for=DURATION",
 		check: checkExpect, run: (*journey).expect, frame: framePositional},
-	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
+	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap delay DIR D [jitter=J] | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
 }
@@ -441,6 +441,9 @@ func checkTap(c journeys.Command) error {
 	if len(pos) == 1 && pos[0] == "close" {
 		return checkTapClose(c)
 	}
+	if len(pos) > 0 && pos[0] == "delay" {
+		return checkTapDelay(c)
+	}
 	if len(pos) > 0 && (pos[0] == "hold" || pos[0] == "release") {
 		if len(pos) != 2 || len(c.Args) != 2 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
 			return fmt.Errorf("tap %s takes a direction and nothing else: tap %s C>H or tap %s H>C", pos[0], pos[0], pos[0])
@@ -448,9 +451,45 @@ func checkTap(c journeys.Command) error {
 		return nil
 	}
 	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock"}, pos[0]) {
-		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR or close code=N [reason=TEXT]")
+		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR, delay DIR D [jitter=J] or close code=N [reason=TEXT]")
 	}
 	return nil
+}
+
+// maxTapDelay bounds tap delay's latency and jitter: longer belongs to idle and hold.
+const maxTapDelay = 10 * time.Second
+
+// checkTapDelay checks tap delay DIR D [jitter=J]: a direction and durations from 0 to
+// maxTapDelay.
+func checkTapDelay(c journeys.Command) error {
+	pos := c.Positional()
+	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
+		return errors.New("tap delay takes a direction and a duration: tap delay H>C 50ms [jitter=20ms] (0 ends it)")
+	}
+	for _, a := range c.Args {
+		if a.Key != "" && a.Key != "jitter" {
+			return fmt.Errorf("tap delay takes jitter=D, not %s", a.Key)
+		}
+	}
+	durations := []string{pos[2]}
+	if j, ok := c.Get("jitter"); ok {
+		durations = append(durations, j)
+	}
+	for _, v := range durations {
+		if d, err := time.ParseDuration(v); err != nil || d < 0 || d > maxTapDelay {
+			return fmt.Errorf("tap delay %s is not a duration from 0 to %s, such as 50ms", v, maxTapDelay)
+		}
+	}
+	return nil
+}
+
+// tapDelay reads tap delay's latency and jitter (checkTapDelay checked them).
+func tapDelay(c journeys.Command) (d, jitter time.Duration) {
+	d, _ = time.ParseDuration(c.Positional()[2])
+	if j, ok := c.Get("jitter"); ok {
+		jitter, _ = time.ParseDuration(j)
+	}
+	return d, jitter
 }
 
 // checkTapClose checks tap close code=N [reason=TEXT]: a close code a peer may send (1000 to

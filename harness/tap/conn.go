@@ -3,6 +3,7 @@ package tap
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -68,17 +69,26 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 	if dir == HostToClient {
 		from, to = to, from
 	}
+	// Once the journey delays the direction, a forwarder writes to dst (its one writer) to
+	// the end of the connection, so nothing overtakes what it holds.
+	var fw *forwarder
+	defer func() {
+		if fw != nil {
+			close(fw.q)
+			<-fw.done
+		}
+	}()
 	for {
 		mt, data, err := src.ReadMessage()
 		if err != nil {
 			var ce *websocket.CloseError
 			if errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure {
 				// A close frame: pass it on. (1005 goes on as an empty one.)
-				msg := websocket.FormatCloseMessage(ce.Code, ce.Text)
-				p.frame(c, dir, websocket.CloseMessage, msg, ControlClose)
-				c.because(fmt.Sprintf("%s closed: %d %s", from, ce.Code, ce.Text))
-				writeClose(dst, ce.Code, ce.Text)
-				_ = dst.SetReadDeadline(time.Now().Add(closeGrace))
+				if fw != nil {
+					fw.send(c, p, item{closing: ce, due: fw.due(delay{}, time.Now())})
+					return
+				}
+				c.closeOn(p, dst, dir, from, ce)
 				return
 			}
 			c.end(readError(from, err), nil)
@@ -93,11 +103,110 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 				return
 			}
 		}
+		if d := p.delayOf(dir); fw != nil || d.d > 0 || d.jitter > 0 {
+			if fw == nil {
+				fw = c.forward(p, dst, dir, from, to)
+			}
+			if !fw.send(c, p, item{mt: mt, data: data, due: fw.due(d, time.Now())}) {
+				return
+			}
+			continue
+		}
 		data = p.message(c, dir, mt, data)
 		if err := dst.WriteMessage(mt, data); err != nil {
 			c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
 			return
 		}
+	}
+}
+
+// closeOn forwards a close frame from's side sent (in dir) to dst, and gives dst's answer
+// closeGrace to come back.
+func (c *conn) closeOn(p *Proxy, dst *websocket.Conn, dir Direction, from string, ce *websocket.CloseError) {
+	msg := websocket.FormatCloseMessage(ce.Code, ce.Text)
+	p.frame(c, dir, websocket.CloseMessage, msg, ControlClose)
+	c.because(fmt.Sprintf("%s closed: %d %s", from, ce.Code, ce.Text))
+	writeClose(dst, ce.Code, ce.Text)
+	_ = dst.SetReadDeadline(time.Now().Add(closeGrace))
+}
+
+// item is a message, or a close, on its way through a delayed direction.
+type item struct {
+	mt      int
+	data    []byte
+	closing *websocket.CloseError
+	due     time.Time
+}
+
+// forwarder delivers one direction of a connection at each message's due time, in order.
+type forwarder struct {
+	q    chan item
+	done chan struct{}
+	last time.Time  // the latest due time given: dues never go back
+	rnd  *rand.Rand // the jitter, fixed by the connection and direction
+}
+
+// forwardQueue bounds the messages a delayed direction holds before the tap stops reading.
+const forwardQueue = 1024
+
+// forward starts the forwarder of direction dir, which writes to dst from now on.
+func (c *conn) forward(p *Proxy, dst *websocket.Conn, dir Direction, from, to string) *forwarder {
+	seed := uint64(1)
+	if dir == HostToClient {
+		seed = 2
+	}
+	fw := &forwarder{q: make(chan item, forwardQueue), done: make(chan struct{}), rnd: rand.New(rand.NewPCG(uint64(c.id), seed))}
+	go func() {
+		defer close(fw.done)
+		for it := range fw.q {
+			if wait := time.Until(it.due); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-c.ended:
+					t.Stop()
+					return
+				case <-p.ctx.Done():
+					t.Stop()
+					return
+				}
+			}
+			if it.closing != nil {
+				c.closeOn(p, dst, dir, from, it.closing)
+				continue
+			}
+			data := p.message(c, dir, it.mt, it.data)
+			if err := dst.WriteMessage(it.mt, data); err != nil {
+				c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
+				return
+			}
+		}
+	}()
+	return fw
+}
+
+// due is when a message read at now goes on under delay d: never before the one before it.
+func (fw *forwarder) due(d delay, now time.Time) time.Time {
+	at := now.Add(d.d)
+	if d.jitter > 0 {
+		at = at.Add(time.Duration(fw.rnd.Int64N(int64(d.jitter) + 1)))
+	}
+	if at.Before(fw.last) {
+		at = fw.last
+	}
+	fw.last = at
+	return at
+}
+
+// send queues it, unless the connection or the tap ends first.
+func (fw *forwarder) send(c *conn, p *Proxy, it item) bool {
+	select {
+	case fw.q <- it:
+		return true
+	case <-c.ended:
+		return false
+	case <-p.ctx.Done():
+		return false
 	}
 }
 

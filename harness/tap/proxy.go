@@ -57,6 +57,7 @@ type Proxy struct {
 	closed   bool
 	blocked  bool
 	held     map[Direction]chan struct{} // per direction, closed by Release
+	delays   map[Direction]delay         // per direction, set by Delay
 	nextConn int
 	live     map[int]*conn
 	handlers sync.WaitGroup
@@ -178,6 +179,29 @@ func (p *Proxy) Release(dir Direction) {
 		close(h)
 		delete(p.held, dir)
 	}
+}
+
+// delay is how long a direction's messages wait in the tap: d, and up to jitter more.
+type delay struct{ d, jitter time.Duration }
+
+// Delay makes every message in direction dir wait d in the tap, plus a part of jitter that
+// the message's place on its connection fixes, from the message it reads next on, on every
+// connection; Delay(dir, 0, 0) ends it. The tap goes on reading meanwhile (latency, not a
+// slow reader) and keeps the order: no message overtakes another. A delayed message is
+// recorded when it goes on.
+func (p *Proxy) Delay(dir Direction, d, jitter time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.delays == nil {
+		p.delays = map[Direction]delay{}
+	}
+	p.delays[dir] = delay{max(d, 0), max(jitter, 0)}
+}
+
+func (p *Proxy) delayOf(dir Direction) delay {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delays[dir]
 }
 
 // hold returns the channel Release closes while dir is held, else nil.

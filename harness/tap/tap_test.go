@@ -363,6 +363,48 @@ var _ = Describe("Proxy", func() {
 		Expect(p.Drop()).To(Equal(1))
 	}, NodeTimeout(20*time.Second))
 
+	It("delays a direction's messages in order, reading on meanwhile, and forwards a close only after them", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+
+		const d = 300 * time.Millisecond
+		p.Delay(tap.HostToClient, d, 50*time.Millisecond)
+		sent := time.Now()
+		for _, m := range []string{"one", "two", "three"} {
+			Expect(ws.WriteMessage(websocket.TextMessage, []byte(m))).To(Succeed())
+		}
+		// The tap reads the host's echoes at once (latency, not a slow reader): all three
+		// are on their way before the first arrives.
+		for _, m := range []string{"one", "two", "three"} {
+			_, data := read(ws)
+			Expect(string(data)).To(Equal(m), "in order")
+			Expect(time.Since(sent)).To(BeNumerically(">=", d), "no message goes on before its delay")
+		}
+		var dirs []string
+		for _, f := range rec.Frames() {
+			dirs = append(dirs, string(f.Dir)+" "+string(f.Data))
+		}
+		Expect(dirs).To(Equal([]string{"H>C /echo", "C>H one", "C>H two", "C>H three", "H>C one", "H>C two", "H>C three"}),
+			"a delayed message is recorded when it goes on")
+
+		// The close the host answers with comes after the echoes still delayed.
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("last"))).To(Succeed())
+		Expect(ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "bye"))).To(Succeed())
+		_, data := read(ws)
+		Expect(string(data)).To(Equal("last"))
+		Expect(readErr(ws)).To(MatchError(closeErr(4001, "")), "the host's answer (gorilla echoes the code only)")
+
+		// Delay 0 ends it: a new connection's messages go on at once.
+		p.Delay(tap.HostToClient, 0, 0)
+		ws = dial(ctx, p.URL()+"/echo")
+		read(ws)
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("quick"))).To(Succeed())
+		_, data = read(ws)
+		Expect(string(data)).To(Equal("quick"))
+	}, NodeTimeout(20*time.Second))
+
 	It("closes the client with 1011 when the host cannot be reached", func(ctx SpecContext) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
