@@ -147,12 +147,21 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
 	}
 	if len(sync) > 0 {
 		// Faults: the tap stops reading one direction while the sender writes, then lets
-		// it through; or it makes one direction late.
+		// it through; it cuts one direction's messages into frames; it makes one late.
 		for _, f := range feeding(acts, streams) {
 			for _, dir := range []string{"H>C", "C>H"} {
 				lines := append([]string{"tap hold " + dir}, f.lines(ids, true)...)
 				lines = append(lines, "tap release "+dir)
 				section("event held-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", append(lines, sync...))
+			}
+		}
+		// Fragmentation: one direction's messages in continuation frames, written a few
+		// bytes at a time, while an action and its markers cross.
+		for _, a := range acts {
+			for _, dir := range []string{"H>C", "C>H"} {
+				lines := append([]string{"tap fragment " + dir + " {one 1 7 1000} writes={one 0 1 5}"}, a.lines(ids, false)...)
+				lines = append(append(lines, sync...), "tap fragment "+dir+" 0")
+				section("event fragmented-"+strings.ReplaceAll(dir, ">", "")+"-"+a.name+" weight=1", lines)
 			}
 		}
 		// Latency: one direction late, with jitter, while an action and its markers cross.

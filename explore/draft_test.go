@@ -55,13 +55,15 @@ func events(g *fuzz.Generator) []string {
 }
 
 var _ = Describe("drafting generators from the described vocabulary", func() {
-	It("draws every described action, at random and at its edges, held and delayed directions, with the base's setup, finish and frames", func() {
+	It("draws every described action, at random and at its edges, held, delayed and fragmented directions, with the base's setup, finish and frames", func() {
 		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams))
 		Expect(events(g)).To(ConsistOf("client-resize", "client-resize-edge", "client-type", "client-type-edge",
 			"host-beep", "host-beep-edge", "host-emit", "host-emit-edge",
 			"held-HC-type", "held-CH-type", "held-HC-emit", "held-CH-emit",
 			"delayed-HC-resize", "delayed-CH-resize", "delayed-HC-type", "delayed-CH-type",
-			"delayed-HC-beep", "delayed-CH-beep", "delayed-HC-emit", "delayed-CH-emit"))
+			"delayed-HC-beep", "delayed-CH-beep", "delayed-HC-emit", "delayed-CH-emit",
+			"fragmented-HC-resize", "fragmented-CH-resize", "fragmented-HC-type", "fragmented-CH-type",
+			"fragmented-HC-beep", "fragmented-CH-beep", "fragmented-HC-emit", "fragmented-CH-emit"))
 		Expect(g.Kinds).To(Equal("desktop,mobile"))
 		Expect(g.Header).To(Equal([]string{"kind desktop,mobile", "timeout 10s"}))
 		Expect(g.Frames).To(Equal("ignore C>H Ack\n"))
@@ -85,7 +87,7 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams))
 		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
 			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
-		Expect(strings.Count(text, sync)).To(Equal(12+8), text)
+		Expect(strings.Count(text, sync)).To(Equal(12+8+8), text)
 		Expect(text).To(ContainSubstring("-- event delayed-CH-emit weight=1 --\ntap delay C>H {one 5ms 50ms 250ms} jitter={one 0s 20ms 100ms}\n" +
 			"host emit terminal=t7 text={utf8 0..4096}\n" + sync + "tap delay C>H 0s\n"))
 		Expect(text).To(ContainSubstring("tap hold H>C\nhost emit terminal=t7 text={edge 0..1048576 48}\ntap release H>C\n" + sync))

@@ -697,11 +697,12 @@ func (j *journey) exited(role transcript.Role, d peer, s journeys.Step) error {
 	return errAbort
 }
 
-// tap drop | block | unblock | hold DIR | release DIR | delay DIR D | close: cut the transport
-// between client and host (the client sees a real network close), with block keep it cut
-// until unblock, with hold stop reading in one direction (a slow reader: the sender backs
-// up) until release, with delay make one direction's messages late (latency and jitter), or
-// with close end it with a close frame of a chosen code and reason to both peers.
+// tap drop | block | unblock | hold DIR | release DIR | delay DIR D | fragment DIR N | close:
+// cut the transport between client and host (the client sees a real network close), with
+// block keep it cut until unblock, with hold stop reading in one direction (a slow reader:
+// the sender backs up) until release, with delay make one direction's messages late
+// (latency and jitter), with fragment send them as continuation frames, or with close end it
+// with a close frame of a chosen code and reason to both peers.
 func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	switch pos := c.Positional(); pos[0] {
 	case "hold":
@@ -719,6 +720,9 @@ func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) 
 	case "delay":
 		d, jitter := tapDelay(c)
 		j.proxy.Delay(tap.Direction(pos[1]), d, jitter)
+	case "fragment":
+		size, writes := tapFragment(c)
+		j.proxy.Fragment(tap.Direction(pos[1]), size, writes)
 	case "drop":
 		j.proxy.Drop()
 	case "close":

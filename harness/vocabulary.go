@@ -36,7 +36,7 @@ var vocabulary = map[string]verb{
 		check: checkAwait, run: (*journey).await, frame: framePositional},
 	"expect": {syntax: "expect ROLE WHAT [key=value …] [where key=value …] none for=DURATION | expect frame DIR NAME [where KEY=VALUE …] none for=DURATION",
 		check: checkExpect, run: (*journey).expect, frame: framePositional},
-	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap delay DIR D [jitter=J] | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
+	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap delay DIR D [jitter=J] | tap fragment DIR N [writes=B] | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
 }
@@ -444,6 +444,9 @@ func checkTap(c journeys.Command) error {
 	if len(pos) > 0 && pos[0] == "delay" {
 		return checkTapDelay(c)
 	}
+	if len(pos) > 0 && pos[0] == "fragment" {
+		return checkTapFragment(c)
+	}
 	if len(pos) > 0 && (pos[0] == "hold" || pos[0] == "release") {
 		if len(pos) != 2 || len(c.Args) != 2 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
 			return fmt.Errorf("tap %s takes a direction and nothing else: tap %s C>H or tap %s H>C", pos[0], pos[0], pos[0])
@@ -451,7 +454,7 @@ func checkTap(c journeys.Command) error {
 		return nil
 	}
 	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock"}, pos[0]) {
-		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR, delay DIR D [jitter=J] or close code=N [reason=TEXT]")
+		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR, delay DIR D [jitter=J], fragment DIR N [writes=B] or close code=N [reason=TEXT]")
 	}
 	return nil
 }
@@ -490,6 +493,39 @@ func tapDelay(c journeys.Command) (d, jitter time.Duration) {
 		jitter, _ = time.ParseDuration(j)
 	}
 	return d, jitter
+}
+
+// checkTapFragment checks tap fragment DIR N [writes=B]: a direction, a frame size and a
+// transport write size that are whole numbers from 0.
+func checkTapFragment(c journeys.Command) error {
+	pos := c.Positional()
+	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
+		return errors.New("tap fragment takes a direction and a frame size in bytes: tap fragment H>C 7 [writes=3] (0 ends it)")
+	}
+	for _, a := range c.Args {
+		if a.Key != "" && a.Key != "writes" {
+			return fmt.Errorf("tap fragment takes writes=B, not %s", a.Key)
+		}
+	}
+	sizes := []string{pos[2]}
+	if w, ok := c.Get("writes"); ok {
+		sizes = append(sizes, w)
+	}
+	for _, v := range sizes {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			return fmt.Errorf("tap fragment %s is not a size in bytes (0 or more)", v)
+		}
+	}
+	return nil
+}
+
+// tapFragment reads tap fragment's sizes (checkTapFragment checked them).
+func tapFragment(c journeys.Command) (size, writes int) {
+	size, _ = strconv.Atoi(c.Positional()[2])
+	if w, ok := c.Get("writes"); ok {
+		writes, _ = strconv.Atoi(w)
+	}
+	return size, writes
 }
 
 // checkTapClose checks tap close code=N [reason=TEXT]: a close code a peer may send (1000 to

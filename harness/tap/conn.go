@@ -69,8 +69,8 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 	if dir == HostToClient {
 		from, to = to, from
 	}
-	// Once the journey delays the direction, a forwarder writes to dst (its one writer) to
-	// the end of the connection, so nothing overtakes what it holds.
+	// Once the journey delays or fragments the direction, a forwarder writes to dst (its
+	// one writer) to the end of the connection, so nothing overtakes what it holds.
 	var fw *forwarder
 	defer func() {
 		if fw != nil {
@@ -103,11 +103,11 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 				return
 			}
 		}
-		if d := p.delayOf(dir); fw != nil || d.d > 0 || d.jitter > 0 {
+		if d, fr := p.delayOf(dir), p.fragmentOf(dir); fw != nil || d.d > 0 || d.jitter > 0 || fr.size > 0 {
 			if fw == nil {
 				fw = c.forward(p, dst, dir, from, to)
 			}
-			if !fw.send(c, p, item{mt: mt, data: data, due: fw.due(d, time.Now())}) {
+			if !fw.send(c, p, item{mt: mt, data: data, due: fw.due(d, time.Now()), fr: fr}) {
 				return
 			}
 			continue
@@ -130,15 +130,17 @@ func (c *conn) closeOn(p *Proxy, dst *websocket.Conn, dir Direction, from string
 	_ = dst.SetReadDeadline(time.Now().Add(closeGrace))
 }
 
-// item is a message, or a close, on its way through a delayed direction.
+// item is a message, or a close, on its way through a delayed or fragmented direction.
 type item struct {
 	mt      int
 	data    []byte
 	closing *websocket.CloseError
 	due     time.Time
+	fr      fragment
 }
 
-// forwarder delivers one direction of a connection at each message's due time, in order.
+// forwarder delivers one direction of a connection at each message's due time, in order, in
+// the frames its fragment says.
 type forwarder struct {
 	q    chan item
 	done chan struct{}
@@ -176,7 +178,14 @@ func (c *conn) forward(p *Proxy, dst *websocket.Conn, dir Direction, from, to st
 				continue
 			}
 			data := p.message(c, dir, it.mt, it.data)
-			if err := dst.WriteMessage(it.mt, data); err != nil {
+			var err error
+			if it.fr.size > 0 {
+				// The tap writes to the host as a client: its frames are masked.
+				err = writeFragmented(dst, it.mt, data, it.fr, dir == ClientToHost)
+			} else {
+				err = dst.WriteMessage(it.mt, data)
+			}
+			if err != nil {
 				c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
 				return
 			}

@@ -58,6 +58,7 @@ type Proxy struct {
 	blocked  bool
 	held     map[Direction]chan struct{} // per direction, closed by Release
 	delays   map[Direction]delay         // per direction, set by Delay
+	frags    map[Direction]fragment      // per direction, set by Fragment
 	nextConn int
 	live     map[int]*conn
 	handlers sync.WaitGroup
@@ -97,6 +98,7 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 			CheckOrigin: func(*http.Request) bool { return true },
 		},
 		dialer: websocket.Dialer{
+			NetDialContext:   dialWire,
 			HandshakeTimeout: dialTimeout,
 			ReadBufferSize:   bufferSize,
 			WriteBufferSize:  writeBufferSize,
@@ -112,7 +114,7 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: dialTimeout}
 	go func() {
 		defer close(p.serveDone)
-		_ = p.srv.Serve(ln) // ends with Close
+		_ = p.srv.Serve(listener{ln}) // ends with Close
 	}()
 	p.stopAfter = context.AfterFunc(ctx, func() { _ = p.Close() })
 	return p, nil
@@ -202,6 +204,26 @@ func (p *Proxy) delayOf(dir Direction) delay {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.delays[dir]
+}
+
+// Fragment makes every message in direction dir travel as WebSocket frames of at most size
+// payload bytes (the first with the message's opcode, then continuation frames), each frame
+// in transport writes of at most split bytes (0: one write), from the message it reads next
+// on, on every connection; Fragment(dir, 0, 0) ends it. The receiver must put the message
+// back together (RFC 6455 5.4); the tap records the message whole.
+func (p *Proxy) Fragment(dir Direction, size, split int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frags == nil {
+		p.frags = map[Direction]fragment{}
+	}
+	p.frags[dir] = fragment{max(size, 0), max(split, 0)}
+}
+
+func (p *Proxy) fragmentOf(dir Direction) fragment {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frags[dir]
 }
 
 // hold returns the channel Release closes while dir is held, else nil.

@@ -1,8 +1,10 @@
 package tap_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"strings"
@@ -403,6 +405,62 @@ var _ = Describe("Proxy", func() {
 		Expect(ws.WriteMessage(websocket.TextMessage, []byte("quick"))).To(Succeed())
 		_, data = read(ws)
 		Expect(string(data)).To(Equal("quick"))
+	}, NodeTimeout(20*time.Second))
+
+	It("fragments a direction's messages into continuation frames, which each receiver puts back together", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		p.Fragment(tap.HostToClient, 2, 1)
+		p.Fragment(tap.ClientToHost, 3, 0)
+		// A client that reads the frames as they come, not gorilla's messages.
+		conn, err := net.Dial("tcp", strings.TrimPrefix(p.URL(), "ws://"))
+		Expect(err).NotTo(HaveOccurred())
+		defer conn.Close()
+		_, err = fmt.Fprintf(conn, "GET /echo HTTP/1.1\r\nHost: tap\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: v1\r\n\r\n")
+		Expect(err).NotTo(HaveOccurred())
+		br := bufio.NewReader(conn)
+		for {
+			line, err := br.ReadString('\n')
+			Expect(err).NotTo(HaveOccurred())
+			if line == "\r\n" {
+				break
+			}
+		}
+		type wsFrame struct {
+			op      byte
+			fin     bool
+			payload string
+		}
+		next := func() wsFrame {
+			var hdr [2]byte
+			_, err := io.ReadFull(br, hdr[:])
+			Expect(err).NotTo(HaveOccurred())
+			Expect(hdr[1]&0x80).To(BeZero(), "a server's frames are not masked")
+			payload := make([]byte, hdr[1]&0x7f)
+			_, err = io.ReadFull(br, payload)
+			Expect(err).NotTo(HaveOccurred())
+			return wsFrame{op: hdr[0] & 0x0f, fin: hdr[0]&0x80 != 0, payload: string(payload)}
+		}
+		Expect([]wsFrame{next(), next(), next()}).To(Equal([]wsFrame{{1, false, "/e"}, {0, false, "ch"}, {0, true, "o"}}))
+
+		// A masked text message "hello" from the client: the tap cuts it into frames of 3
+		// bytes for the host, which puts it together and echoes it (cut again on its way back).
+		key := []byte{1, 2, 3, 4}
+		msg := []byte("hello")
+		masked := []byte{0x81, 0x80 | byte(len(msg))}
+		masked = append(masked, key...)
+		for i, b := range msg {
+			masked = append(masked, b^key[i%4])
+		}
+		_, err = conn.Write(masked)
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]wsFrame{next(), next(), next()}).To(Equal([]wsFrame{{1, false, "he"}, {0, false, "ll"}, {0, true, "o"}}))
+		var got []string
+		for _, f := range rec.Frames() {
+			got = append(got, string(f.Dir)+" "+string(f.Data))
+		}
+		Expect(got).To(Equal([]string{"H>C /echo", "C>H hello", "H>C hello"}), "the tap records each message whole")
 	}, NodeTimeout(20*time.Second))
 
 	It("closes the client with 1011 when the host cannot be reached", func(ctx SpecContext) {
