@@ -1,6 +1,9 @@
 package contract
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Channel is one kind of traffic: a set of WebSocket paths, the codec of each message type,
 // and the frames it carries.
@@ -26,6 +29,16 @@ type Channel struct {
 	// host sends must then say, for each kind, whether it is sent to it (the kind knows it),
 	// gated or never sent (Frame.Never); Warnings names the frames that do not.
 	ClientKinds []string `json:"clientKinds,omitempty"`
+	// Quiet is how long a connection of the channel may carry nothing, in either direction,
+	// and stay open: no peer may close it as idle sooner ("3s", a Go duration). skewtest
+	// explore leaves connections quiet for parts of it. Empty: the contract says nothing.
+	Quiet string `json:"quiet,omitempty"`
+}
+
+// QuietFor is the channel's Quiet as a duration (0 when not set; validated when parsed).
+func (ch *Channel) QuietFor() time.Duration {
+	d, _ := time.ParseDuration(ch.Quiet)
+	return d
 }
 
 // Codec returns the codec for text or binary messages, or nil.

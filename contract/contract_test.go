@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"errors"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -87,7 +88,15 @@ var _ = Describe("Contract", func() {
 		Entry("direction", `{"contractVersion":1,"channels":[{"name":"t","paths":["/t"],"frames":[{"opcode":1,"name":"A","direction":"up"}]}]}`, `direction "up"`),
 		Entry("unknown key", "{\"contractVersion\":1,\n\"chanels\":[]}", `bad.json: line 2: /chanels: unknown key "chanels"`),
 		Entry("no path", `{"contractVersion":1,"channels":[{"name":"t","frames":[]}]}`, "at least one path"),
+		Entry("quiet", "{\"contractVersion\":2,\"protocol\":{\"version\":1},\n\"channels\":[{\"name\":\"t\",\"paths\":[\"/t\"],\"text\":{\"json\":{\"discriminator\":\"type\"}},\"frames\":[],\n\"quiet\":\"soon\"}]}",
+			`bad.json: line 3: /channels/0/quiet: quiet "soon" is not a positive duration such as "30s"`),
 	)
+
+	It("reads a channel's quiet period", func() {
+		c, err := contract.Parse("q.json", []byte(`{"contractVersion":2,"protocol":{"version":1},"channels":[{"name":"t","paths":["/t"],"text":{"json":{"discriminator":"type"}},"frames":[],"quiet":"3s"}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Channels[0].QuietFor()).To(Equal(3 * time.Second))
+	})
 
 	It("has a sentinel for unsupported versions", func() {
 		_, err := contract.Parse("x", []byte(`{"contractVersion": 3}`))

@@ -3,6 +3,7 @@ package contract
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // parseV2 reads and validates a version 2 document and loads the files it refers to.
@@ -65,6 +66,11 @@ func (v *validator) contract(c *Contract) {
 }
 
 func (v *validator) channel(ch *Channel, p string) {
+	if ch.Quiet != "" {
+		if d, err := time.ParseDuration(ch.Quiet); err != nil || d <= 0 {
+			v.add(p+"/quiet", "quiet %q is not a positive duration such as \"30s\"", ch.Quiet)
+		}
+	}
 	if ch.Text == nil && ch.Binary == nil {
 		v.add(p, `channel %q has no codec: give "text", "binary" or both`, ch.Name)
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
@@ -117,8 +118,10 @@ type action struct {
 // Text is the generator file explore writes for a base: its header, setup, finish and
 // frames, and events drawn from the described vocabulary of the drivers of its kinds (and
 // the host's), each ending on a stream marker where a described parameter feeds one of
-// streams. It is nil when the drivers describe nothing the base can use.
-func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
+// streams; with quiet (the shortest quiet period the contract declares, 0 for none), an
+// event that leaves the connections quiet for half of it or most of it. It is nil when the
+// drivers describe nothing the base can use.
+func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Duration) []byte {
 	kinds := baseKinds(b, drivers)
 	ids := setupIDs(b.Setup)
 	acts := described(drivers, kinds, ids)
@@ -172,6 +175,11 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec) []byte {
 				section("event delayed-"+strings.ReplaceAll(dir, ">", "")+"-"+a.name+" weight=1", lines)
 			}
 		}
+	}
+	if quiet > 0 {
+		// Quiet connections, within what the contract lets no peer close as idle.
+		half, most := (quiet / 2).Round(time.Millisecond), (quiet * 9 / 10).Round(time.Millisecond)
+		section("event idle weight=1", append([]string{"idle for={one " + half.String() + " " + most.String() + "}"}, sync...))
 	}
 	if len(b.Finish) > 0 {
 		section("finish", b.Finish)

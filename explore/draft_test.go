@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -56,7 +57,7 @@ func events(g *fuzz.Generator) []string {
 
 var _ = Describe("drafting generators from the described vocabulary", func() {
 	It("draws every described action, at random and at its edges, held, delayed and fragmented directions, with the base's setup, finish and frames", func() {
-		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams))
+		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
 		Expect(events(g)).To(ConsistOf("client-resize", "client-resize-edge", "client-type", "client-type-edge",
 			"host-beep", "host-beep-edge", "host-emit", "host-emit-edge",
 			"held-HC-type", "held-CH-type", "held-HC-emit", "held-CH-emit",
@@ -72,7 +73,7 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 	})
 
 	It("writes ids from the setup, bounds and limits as generators, edges as boundaries", func() {
-		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams))
+		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
 		Expect(text).To(ContainSubstring("host emit terminal=t7 text={utf8 0..4096}\n"))
 		Expect(text).To(ContainSubstring("host emit terminal=t7 text={edge 0..1048576 48}\n"))
 		Expect(text).To(ContainSubstring("host beep level={int 1..9} mode={one a b}\n"))
@@ -84,7 +85,7 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 	})
 
 	It("ends every event on a fresh marker of each stream a described text feeds, awaited where it is delivered", func() {
-		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams))
+		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
 		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
 			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
 		Expect(strings.Count(text, sync)).To(Equal(12+8+8), text)
@@ -96,22 +97,30 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 	It("leaves out an action whose id the setup never opens, and writes nothing when none is left", func() {
 		session := explore.Base{Name: "session", Kinds: "session", Header: []string{"kind session"}, Setup: []string{"client hello"}}
 		sess := explore.Driver{Role: "client", Kind: "session", Actions: []string{"stop"}}
-		Expect(explore.Text(session, []explore.Driver{host, sess}, streams)).To(ContainSubstring("host-beep"))
+		Expect(explore.Text(session, []explore.Driver{host, sess}, streams, 0)).To(ContainSubstring("host-beep"))
 		noBeep := host
 		noBeep.Params = map[string][]driver.Param{"emit": host.Params["emit"]}
-		Expect(explore.Text(session, []explore.Driver{noBeep, sess}, streams)).To(BeNil())
+		Expect(explore.Text(session, []explore.Driver{noBeep, sess}, streams, 0)).To(BeNil())
+	})
+
+	It("leaves the connections quiet for half and most of the quiet period the contract declares, then settles", func() {
+		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 3*time.Second))
+		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
+			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
+		Expect(text).To(ContainSubstring("-- event idle weight=1 --\nidle for={one 1.5s 2.7s}\n" + sync))
+		Expect(string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))).NotTo(ContainSubstring("idle"))
 	})
 
 	It("draws only what a driver both announces and describes", func() {
 		h := host
 		h.Actions = []string{"emit", "stop"}
-		text := string(explore.Text(base, []explore.Driver{h}, streams))
+		text := string(explore.Text(base, []explore.Driver{h}, streams, 0))
 		Expect(text).NotTo(ContainSubstring("beep"))
 		Expect(text).To(ContainSubstring("host-emit"))
 	})
 
 	It("draws journeys the vocabulary accepts, with values at each limit", func() {
-		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams))
+		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
 		lengths := map[int]bool{}
 		for i := 1; i <= 60; i++ {
 			c, err := fuzz.Draw([]*fuzz.Generator{g}, 5, i, fuzz.Options{})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/skewtest/skewtest/campaign"
 	"github.com/skewtest/skewtest/contract"
@@ -83,12 +84,18 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 		}
 	}
 	var streams []contract.StreamSpec
+	var quiet time.Duration
 	if b.Contract != nil {
 		streams = b.Contract.Streams
+		for i := range b.Contract.Channels {
+			if q := b.Contract.Channels[i].QuietFor(); q > 0 && (quiet == 0 || q < quiet) {
+				quiet = q
+			}
+		}
 	}
 	var out []*fuzz.Generator
 	for _, base := range bases {
-		text := Text(base, drivers, streams)
+		text := Text(base, drivers, streams, quiet)
 		if text == nil {
 			continue
 		}

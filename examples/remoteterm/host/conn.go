@@ -73,9 +73,21 @@ func (c *conn) run(ctx context.Context) {
 		c.h.opts.Logf("%s: send ready: %v", c.path, err)
 		return
 	}
+	// The idleCloseEarly switch: a connection quiet for IdleCloseAfter is closed.
+	var idleC <-chan time.Time
+	var idle *time.Timer
+	if c.h.opts.Features.IdleCloseEarly {
+		idle = time.NewTimer(IdleCloseAfter)
+		defer idle.Stop()
+		idleC = idle.C
+	}
 	for {
 		var err error
 		select {
+		case <-idleC:
+			_ = c.ws.WriteControl(websocket.CloseMessage,
+				websocket.FormatCloseMessage(websocket.CloseGoingAway, "idle"), time.Now().Add(time.Second))
+			return
 		case <-ctx.Done():
 			_ = c.ws.WriteControl(websocket.CloseMessage,
 				websocket.FormatCloseMessage(websocket.CloseGoingAway, "host closing"),
@@ -100,8 +112,16 @@ func (c *conn) run(ctx context.Context) {
 			c.h.opts.Logf("%s: %v", c.path, err)
 			return
 		}
+		if idle != nil {
+			idle.Reset(IdleCloseAfter)
+		}
 	}
 }
+
+// IdleCloseAfter is how long a connection may be quiet before a host with the
+// idleCloseEarly switch closes it: less than the 3 s the contract's terminal channel lets
+// a connection be quiet.
+const IdleCloseAfter = time.Second
 
 func (c *conn) read(ctx context.Context, in chan<- inbound) {
 	for {

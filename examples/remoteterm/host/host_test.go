@@ -1,7 +1,12 @@
 package host_test
 
 import (
+	"errors"
+	"net"
 	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -242,6 +247,26 @@ var _ = Describe("what the host reports of a client's frames", func() {
 			}
 			Expect(observe.Of[observe.Rejected](s.rec)).To(Equal([]observe.Rejected{
 				{Direction: "C>H", Opcode: 8, Pointer: "/cols", Reason: "Resize to 200×30: at most 199×59"}}))
+		}
+	})
+
+	It("idleCloseEarly: a connection quiet for a second is closed", func() {
+		for _, early := range []bool{false, true} {
+			s := startHost(with(wt, wt.Version, func(f *release.Features) { f.IdleCloseEarly = early }))
+			p := dial(s, wire.PathMultiplex)
+			p.subscribe(nil)
+			// Nothing happens for longer than host.IdleCloseAfter.
+			Expect(p.ws.SetReadDeadline(time.Now().Add(host.IdleCloseAfter + 500*time.Millisecond))).To(Succeed())
+			_, _, err := p.ws.ReadMessage()
+			if !early {
+				var ne net.Error
+				Expect(errors.As(err, &ne) && ne.Timeout()).To(BeTrue(), "still open: %v", err)
+				continue
+			}
+			var ce *websocket.CloseError
+			Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+			Expect(ce.Code).To(Equal(websocket.CloseGoingAway))
+			Expect(ce.Text).To(Equal("idle"))
 		}
 	})
 

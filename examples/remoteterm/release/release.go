@@ -122,6 +122,12 @@ type Features struct {
 	// where it should check up to it. Only a resize to the maximum shows it (the journeys
 	// resize to 100×30 and 120×40).
 	ResizeMaxExclusive bool `json:"resizeMaxExclusive"`
+	// IdleCloseEarly (host): the host closes a terminal connection on which nothing has
+	// happened for a second (host.IdleCloseAfter), though the contract lets a connection be
+	// quiet for 3 s (the terminal channel's quiet): a client whose user reads for two
+	// seconds loses its stream. Only a pause of a second or more shows it (the journeys
+	// never wait that long).
+	IdleCloseEarly bool `json:"idleCloseEarly"`
 	// RoundProgressArrivalOrder (session client): roundProgress events are merged in
 	// arrival order, their seq ignored, so a late or duplicated event rolls the merged state
 	// back. Only events out of order or twice show it (the journeys send them in order).
