@@ -697,12 +697,13 @@ func (j *journey) exited(role transcript.Role, d peer, s journeys.Step) error {
 	return errAbort
 }
 
-// tap drop | block | unblock | hold DIR | release DIR | delay DIR D | fragment DIR N | close:
-// cut the transport between client and host (the client sees a real network close), with
-// block keep it cut until unblock, with hold stop reading in one direction (a slow reader:
-// the sender backs up) until release, with delay make one direction's messages late
-// (latency and jitter), with fragment send them as continuation frames, or with close end it
-// with a close frame of a chosen code and reason to both peers.
+// tap drop | block | unblock | hold DIR | release DIR | delay DIR D | fragment DIR N |
+// redeliver DIR N | close: cut the transport between client and host (the client sees a real
+// network close), with block keep it cut until unblock, with hold stop reading in one
+// direction (a slow reader: the sender backs up) until release, with delay make one
+// direction's messages late (latency and jitter), with fragment send them as continuation
+// frames, with redeliver deliver a connection's last messages again after a reconnect, or
+// with close end it with a close frame of a chosen code and reason to both peers.
 func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) error {
 	switch pos := c.Positional(); pos[0] {
 	case "hold":
@@ -723,6 +724,13 @@ func (j *journey) tap(ctx context.Context, s journeys.Step, c journeys.Command) 
 	case "fragment":
 		size, writes := tapFragment(c)
 		j.proxy.Fragment(tap.Direction(pos[1]), size, writes)
+	case "redeliver":
+		n, _ := strconv.Atoi(pos[2]) // Validate checked them
+		after := 0
+		if v, ok := c.Get("after"); ok {
+			after, _ = strconv.Atoi(v)
+		}
+		j.proxy.Redeliver(tap.Direction(pos[1]), n, after)
 	case "drop":
 		j.proxy.Drop()
 	case "close":

@@ -36,7 +36,7 @@ var vocabulary = map[string]verb{
 		check: checkAwait, run: (*journey).await, frame: framePositional},
 	"expect": {syntax: "expect ROLE WHAT [key=value …] [where key=value …] none for=DURATION | expect frame DIR NAME [where KEY=VALUE …] none for=DURATION",
 		check: checkExpect, run: (*journey).expect, frame: framePositional},
-	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap delay DIR D [jitter=J] | tap fragment DIR N [writes=B] | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
+	"tap":  {syntax: "tap drop | tap block | tap unblock | tap hold DIR | tap release DIR | tap delay DIR D [jitter=J] | tap fragment DIR N [writes=B] | tap redeliver DIR N [after=K] | tap close code=N [reason=TEXT]", check: checkTap, run: (*journey).tap},
 	"idle": {syntax: "idle for=DURATION", check: checkIdle, run: (*journey).idle},
 	"end":  {syntax: "end expected-refusal", check: checkEnd, run: (*journey).end},
 }
@@ -447,6 +447,9 @@ func checkTap(c journeys.Command) error {
 	if len(pos) > 0 && pos[0] == "fragment" {
 		return checkTapFragment(c)
 	}
+	if len(pos) > 0 && pos[0] == "redeliver" {
+		return checkTapRedeliver(c)
+	}
 	if len(pos) > 0 && (pos[0] == "hold" || pos[0] == "release") {
 		if len(pos) != 2 || len(c.Args) != 2 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
 			return fmt.Errorf("tap %s takes a direction and nothing else: tap %s C>H or tap %s H>C", pos[0], pos[0], pos[0])
@@ -454,7 +457,7 @@ func checkTap(c journeys.Command) error {
 		return nil
 	}
 	if len(pos) != 1 || len(c.Args) != 1 || !slices.Contains([]string{"drop", "block", "unblock"}, pos[0]) {
-		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR, delay DIR D [jitter=J], fragment DIR N [writes=B] or close code=N [reason=TEXT]")
+		return errors.New("tap takes one of drop, block, unblock, hold DIR, release DIR, delay DIR D [jitter=J], fragment DIR N [writes=B], redeliver DIR N [after=K] or close code=N [reason=TEXT]")
 	}
 	return nil
 }
@@ -526,6 +529,29 @@ func tapFragment(c journeys.Command) (size, writes int) {
 		writes, _ = strconv.Atoi(w)
 	}
 	return size, writes
+}
+
+// checkTapRedeliver checks tap redeliver DIR N [after=K]: a direction and counts from 1 (N)
+// and 0 (K).
+func checkTapRedeliver(c journeys.Command) error {
+	pos := c.Positional()
+	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
+		return errors.New("tap redeliver takes a direction and how many messages: tap redeliver H>C 2 [after=1]")
+	}
+	for _, a := range c.Args {
+		if a.Key != "" && a.Key != "after" {
+			return fmt.Errorf("tap redeliver takes after=K, not %s", a.Key)
+		}
+	}
+	if n, err := strconv.Atoi(pos[2]); err != nil || n < 1 {
+		return fmt.Errorf("tap redeliver %s is not a count of messages (1 or more)", pos[2])
+	}
+	if v, ok := c.Get("after"); ok {
+		if k, err := strconv.Atoi(v); err != nil || k < 0 {
+			return fmt.Errorf("tap redeliver after=%s is not a count of messages (0 or more)", v)
+		}
+	}
+	return nil
 }
 
 // checkTapClose checks tap close code=N [reason=TEXT]: a close code a peer may send (1000 to

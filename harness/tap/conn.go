@@ -26,6 +26,18 @@ type conn struct {
 	once  sync.Once
 	whyMu sync.Mutex
 	why   string // how it ended: the first close forwarded, or what ended it
+
+	// kept are the last messages of each direction a redelivery keeps (each written by its
+	// direction's pump only, read once both have stopped).
+	kept [2][]message // by dirIndex
+}
+
+// dirIndex numbers the directions: C>H 0, H>C 1.
+func dirIndex(dir Direction) int {
+	if dir == HostToClient {
+		return 1
+	}
+	return 0
 }
 
 // run pumps both ways until both pumps have stopped, then closes both sides. Each side has
@@ -78,7 +90,21 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 			<-fw.done
 		}
 	}()
+	// A redelivery: what the path's previous connection carried, again, after this one's
+	// first `after` messages.
+	again, after := p.redeliveries(c.path, dir)
+	var kept []message
+	defer func() { c.kept[dirIndex(dir)] = kept }()
+	sent := 0
 	for {
+		if len(again) > 0 && sent == after {
+			for _, m := range again {
+				if !c.deliver(p, dst, dir, from, to, m.mt, m.data, &fw) {
+					return
+				}
+			}
+			again = nil
+		}
 		mt, data, err := src.ReadMessage()
 		if err != nil {
 			var ce *websocket.CloseError
@@ -103,21 +129,33 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 				return
 			}
 		}
-		if d, fr := p.delayOf(dir), p.fragmentOf(dir); fw != nil || d.d > 0 || d.jitter > 0 || fr.size > 0 {
-			if fw == nil {
-				fw = c.forward(p, dst, dir, from, to)
-			}
-			if !fw.send(c, p, item{mt: mt, data: data, due: fw.due(d, time.Now()), fr: fr}) {
-				return
-			}
-			continue
+		if n := p.remember(dir); n > 0 {
+			kept = append(kept, message{mt, data})
+			kept = kept[max(0, len(kept)-n):]
 		}
-		data = p.message(c, dir, mt, data)
-		if err := dst.WriteMessage(mt, data); err != nil {
-			c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
+		if !c.deliver(p, dst, dir, from, to, mt, data, &fw) {
 			return
 		}
+		sent++
 	}
+}
+
+// deliver forwards one message to dst: at once, or through the direction's forwarder once
+// the journey delays or fragments it (*fw is started then). It reports whether the
+// connection goes on.
+func (c *conn) deliver(p *Proxy, dst *websocket.Conn, dir Direction, from, to string, mt int, data []byte, fw **forwarder) bool {
+	if d, fr := p.delayOf(dir), p.fragmentOf(dir); *fw != nil || d.d > 0 || d.jitter > 0 || fr.size > 0 {
+		if *fw == nil {
+			*fw = c.forward(p, dst, dir, from, to)
+		}
+		return (*fw).send(c, p, item{mt: mt, data: data, due: (*fw).due(d, time.Now()), fr: fr})
+	}
+	data = p.message(c, dir, mt, data)
+	if err := dst.WriteMessage(mt, data); err != nil {
+		c.end(fmt.Sprintf("write to %s: %v", to, err), nil)
+		return false
+	}
+	return true
 }
 
 // closeOn forwards a close frame from's side sent (in dir) to dst, and gives dst's answer

@@ -59,6 +59,7 @@ type Proxy struct {
 	held     map[Direction]chan struct{} // per direction, closed by Release
 	delays   map[Direction]delay         // per direction, set by Delay
 	frags    map[Direction]fragment      // per direction, set by Fragment
+	redo     map[Direction]*redelivery   // per direction, set by Redeliver until used
 	nextConn int
 	live     map[int]*conn
 	handlers sync.WaitGroup
@@ -220,6 +221,70 @@ func (p *Proxy) Fragment(dir Direction, size, split int) {
 	p.frags[dir] = fragment{max(size, 0), max(split, 0)}
 }
 
+// redelivery is a Redeliver under way in one direction: what each path's latest
+// connection carried last, and what the next connection on a path gets again.
+type redelivery struct {
+	n, after int
+	pending  map[string][]message // by path, once its connection ended
+	used     map[string]bool      // paths whose next connection got theirs
+}
+
+// message is a data message as the tap forwarded it.
+type message struct {
+	mt   int
+	data []byte
+}
+
+// Redeliver makes the next connection on a path get, in direction dir, the last n messages
+// its predecessor on the path carried that way (from now on) once more, after its own first
+// after messages: what an at-least-once resume does wrong, duplicate and out of order. It
+// applies once per path; the redelivered messages are recorded as they go on.
+func (p *Proxy) Redeliver(dir Direction, n, after int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.redo == nil {
+		p.redo = map[Direction]*redelivery{}
+	}
+	p.redo[dir] = &redelivery{n: max(n, 0), after: max(after, 0), pending: map[string][]message{}, used: map[string]bool{}}
+}
+
+// remember is what a connection keeps of direction dir for a redelivery: its last n
+// messages (0: nothing).
+func (p *Proxy) remember(dir Direction) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r := p.redo[dir]; r != nil {
+		return r.n
+	}
+	return 0
+}
+
+// ended hands what a connection kept to the next on its path.
+func (p *Proxy) ended(c *conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for dir, r := range p.redo {
+		if kept := c.kept[dirIndex(dir)]; len(kept) > 0 && !r.used[c.path] {
+			r.pending[c.path] = kept
+		}
+	}
+}
+
+// redeliveries takes what a new connection on path gets again in direction dir, and after
+// how many of its own messages.
+func (p *Proxy) redeliveries(path string, dir Direction) ([]message, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := p.redo[dir]
+	if r == nil || len(r.pending[path]) == 0 {
+		return nil, 0
+	}
+	msgs := r.pending[path]
+	delete(r.pending, path)
+	r.used[path] = true
+	return msgs, r.after
+}
+
 func (p *Proxy) fragmentOf(dir Direction) fragment {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -347,6 +412,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 
 	c.run(p)
+	p.ended(c)
 	p.event(c, EventClose, c.reason())
 
 	p.mu.Lock()

@@ -463,6 +463,47 @@ var _ = Describe("Proxy", func() {
 		Expect(got).To(Equal([]string{"H>C /echo", "C>H hello", "H>C hello"}), "the tap records each message whole")
 	}, NodeTimeout(20*time.Second))
 
+	It("redelivers what a path's previous connection carried last to the next one, after its first messages", func(ctx SpecContext) {
+		h := host()
+		p := startTap(ctx, h.URL, rec)
+		p.Redeliver(tap.HostToClient, 2, 1)
+		ws := dial(ctx, p.URL()+"/echo")
+		read(ws)
+		for _, m := range []string{"a", "b", "c"} {
+			Expect(ws.WriteMessage(websocket.TextMessage, []byte(m))).To(Succeed())
+			_, data := read(ws)
+			Expect(string(data)).To(Equal(m))
+		}
+		Expect(p.Drop()).To(Equal(1))
+
+		// The reconnect: its own first message, then b and c once more, then its own.
+		ws = dial(ctx, p.URL()+"/echo")
+		_, data := read(ws)
+		Expect(string(data)).To(Equal("/echo"))
+		for _, m := range []string{"b", "c"} {
+			_, data := read(ws)
+			Expect(string(data)).To(Equal(m), "redelivered")
+		}
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("d"))).To(Succeed())
+		_, data = read(ws)
+		Expect(string(data)).To(Equal("d"))
+		Expect(p.Drop()).To(Equal(1))
+
+		// Once per path: the next reconnect gets nothing again.
+		ws = dial(ctx, p.URL()+"/echo")
+		read(ws)
+		Expect(ws.WriteMessage(websocket.TextMessage, []byte("e"))).To(Succeed())
+		_, data = read(ws)
+		Expect(string(data)).To(Equal("e"))
+		var h2c []string
+		for _, f := range rec.Frames() {
+			if f.Dir == tap.HostToClient && f.Conn == 2 {
+				h2c = append(h2c, string(f.Data))
+			}
+		}
+		Expect(h2c).To(Equal([]string{"/echo", "b", "c", "d"}), "the transcript shows what the client got")
+	}, NodeTimeout(20*time.Second))
+
 	It("closes the client with 1011 when the host cannot be reached", func(ctx SpecContext) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
