@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,9 +25,13 @@ var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E
 	explore := func(ctx SpecContext, args ...string) (int, string, *results.Run, string) {
 		dir := GinkgoT().TempDir()
 		var stdout, stderr bytes.Buffer
-		args = append([]string{"explore", "--repo", sharedHistory(), "--cache-dir", sharedCache, "--report-dir", dir,
-			"--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--drawn-only", "--cases", "6", "--pack", "1",
-			"--seed", "1", "--shrink-tries", "12", "--exclude", others}, args...)
+		base := []string{"explore", "--repo", sharedHistory(), "--cache-dir", sharedCache, "--report-dir", dir,
+			"--host", "worktree", "--client", "v1.4.190", "--kind", "desktop", "--drawn-only", "--pack", "1",
+			"--seed", "1", "--shrink-tries", "12", "--exclude", others}
+		if !slices.Contains(args, "--budget") {
+			base = append(base, "--cases", "6")
+		}
+		args = append(base, args...)
 		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
 		out := stdout.String() + stderr.String()
 		GinkgoWriter.Printf("skewtest %s -> %d\n%s", strings.Join(args, " "), code, out)
@@ -59,6 +64,23 @@ var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E
 		j, err := journeys.Load(skew.Shrunk)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(len(j.StepNames())).To(BeNumerically("<=", 10))
+		Expect(skew.Repro).To(ContainSubstring("--journey " + skew.Shrunk))
+	})
+
+	It("stops shrinking at a quarter past its budget, keeping the case as found", func(ctx SpecContext) {
+		// A one-second budget: the first batch (the six cases above) ends past it.
+		code, out, run, _ := explore(ctx, "--env", `worktree:REMOTETERM_FEATURES={"chunkCutsCodePoints":true}`,
+			"--budget", "1s", "--batch", "6")
+		Expect(code).To(Equal(1), out)
+		Expect(out).To(ContainSubstring("fuzz: past the budget: shrinking"))
+		var skew *results.CampaignFinding
+		for i, f := range run.Campaign.Findings {
+			if f.Kind == results.DataLoss && f.Host == "worktree" && f.Client == "v1.4.190" {
+				skew = &run.Campaign.Findings[i]
+			}
+		}
+		Expect(skew).NotTo(BeNil(), out)
+		Expect(skew.ShrinkRuns).To(Equal(1), "no candidate ran: only the case's own run from its file")
 		Expect(skew.Repro).To(ContainSubstring("--journey " + skew.Shrunk))
 	})
 
