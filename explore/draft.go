@@ -159,20 +159,20 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 			}
 		}
 		// Fragmentation: one direction's messages in continuation frames, written a few
-		// bytes at a time, while an action and its markers cross.
-		for _, a := range acts {
+		// bytes at a time, while an action that feeds a stream and its markers cross.
+		for _, f := range feeding(acts, streams) {
 			for _, dir := range []string{"H>C", "C>H"} {
-				lines := append([]string{"tap fragment " + dir + " {one 1 7 1000} writes={one 0 1 5}"}, a.lines(ids, false)...)
+				lines := append([]string{"tap fragment " + dir + " {one 1 7 1000} writes={one 0 1 5}"}, f.lines(ids, false)...)
 				lines = append(append(lines, sync...), "tap fragment "+dir+" 0")
-				section("event fragmented-"+strings.ReplaceAll(dir, ">", "")+"-"+a.name+" weight=1", lines)
+				section("event fragmented-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", lines)
 			}
 		}
 		// Latency: one direction late, with jitter, while an action and its markers cross.
-		for _, a := range acts {
+		for _, f := range feeding(acts, streams) {
 			for _, dir := range []string{"H>C", "C>H"} {
-				lines := append([]string{"tap delay " + dir + " {one 5ms 50ms 250ms} jitter={one 0s 20ms 100ms}"}, a.lines(ids, false)...)
+				lines := append([]string{"tap delay " + dir + " {one 2ms 20ms 100ms} jitter={one 0s 10ms 50ms}"}, f.lines(ids, false)...)
 				lines = append(append(lines, sync...), "tap delay "+dir+" 0s")
-				section("event delayed-"+strings.ReplaceAll(dir, ">", "")+"-"+a.name+" weight=1", lines)
+				section("event delayed-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", lines)
 			}
 		}
 	}
