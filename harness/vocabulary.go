@@ -462,21 +462,32 @@ func checkTap(c journeys.Command) error {
 	return nil
 }
 
+// tapDirCommand checks the shape of tap VERB DIR VALUE [KEY=…]: a direction, one value, and
+// no key but the one keyArg names (usage is the error for a wrong shape).
+func tapDirCommand(c journeys.Command, keyArg, usage string) error {
+	pos := c.Positional()
+	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
+		return errors.New(usage)
+	}
+	key, _, _ := strings.Cut(keyArg, "=")
+	for _, a := range c.Args {
+		if a.Key != "" && a.Key != key {
+			return fmt.Errorf("tap %s takes %s, not %s", pos[0], keyArg, a.Key)
+		}
+	}
+	return nil
+}
+
 // maxTapDelay bounds tap delay's latency and jitter: longer belongs to idle and hold.
 const maxTapDelay = 10 * time.Second
 
 // checkTapDelay checks tap delay DIR D [jitter=J]: a direction and durations from 0 to
 // maxTapDelay.
 func checkTapDelay(c journeys.Command) error {
+	if err := tapDirCommand(c, "jitter=D", "tap delay takes a direction and a duration: tap delay H>C 50ms [jitter=20ms] (0 ends it)"); err != nil {
+		return err
+	}
 	pos := c.Positional()
-	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
-		return errors.New("tap delay takes a direction and a duration: tap delay H>C 50ms [jitter=20ms] (0 ends it)")
-	}
-	for _, a := range c.Args {
-		if a.Key != "" && a.Key != "jitter" {
-			return fmt.Errorf("tap delay takes jitter=D, not %s", a.Key)
-		}
-	}
 	durations := []string{pos[2]}
 	if j, ok := c.Get("jitter"); ok {
 		durations = append(durations, j)
@@ -501,15 +512,10 @@ func tapDelay(c journeys.Command) (d, jitter time.Duration) {
 // checkTapFragment checks tap fragment DIR N [writes=B]: a direction, a frame size and a
 // transport write size that are whole numbers from 0.
 func checkTapFragment(c journeys.Command) error {
+	if err := tapDirCommand(c, "writes=B", "tap fragment takes a direction and a frame size in bytes: tap fragment H>C 7 [writes=3] (0 ends it)"); err != nil {
+		return err
+	}
 	pos := c.Positional()
-	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
-		return errors.New("tap fragment takes a direction and a frame size in bytes: tap fragment H>C 7 [writes=3] (0 ends it)")
-	}
-	for _, a := range c.Args {
-		if a.Key != "" && a.Key != "writes" {
-			return fmt.Errorf("tap fragment takes writes=B, not %s", a.Key)
-		}
-	}
 	sizes := []string{pos[2]}
 	if w, ok := c.Get("writes"); ok {
 		sizes = append(sizes, w)
@@ -534,15 +540,10 @@ func tapFragment(c journeys.Command) (size, writes int) {
 // checkTapRedeliver checks tap redeliver DIR N [after=K]: a direction and counts from 1 (N)
 // and 0 (K).
 func checkTapRedeliver(c journeys.Command) error {
+	if err := tapDirCommand(c, "after=K", "tap redeliver takes a direction and how many messages: tap redeliver H>C 2 [after=1]"); err != nil {
+		return err
+	}
 	pos := c.Positional()
-	if len(pos) != 3 || (pos[1] != string(tap.ClientToHost) && pos[1] != string(tap.HostToClient)) {
-		return errors.New("tap redeliver takes a direction and how many messages: tap redeliver H>C 2 [after=1]")
-	}
-	for _, a := range c.Args {
-		if a.Key != "" && a.Key != "after" {
-			return fmt.Errorf("tap redeliver takes after=K, not %s", a.Key)
-		}
-	}
 	if n, err := strconv.Atoi(pos[2]); err != nil || n < 1 {
 		return fmt.Errorf("tap redeliver %s is not a count of messages (1 or more)", pos[2])
 	}
