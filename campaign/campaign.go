@@ -151,7 +151,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
 		unique: map[string]int{}, seen: map[string]bool{}, tally: coverage.New(), drawn: map[string]bool{}}
 	cp.tally.Attribute(fuzz.EventOfStep)
-	cp.mem = &memory{seen: map[string]int{}, by: map[string]map[string]int{}, pairs: map[string]bool{}}
+	cp.mem = newMemory()
 	if o.Corpus != "" {
 		if cp.mem, err = loadMemory(filepath.Join(o.Corpus, MemoryDir)); err != nil {
 			return nil, err

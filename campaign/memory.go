@@ -50,10 +50,15 @@ type memory struct {
 	pairs map[string]bool
 }
 
+// newMemory returns an empty coverage memory.
+func newMemory() *memory {
+	return &memory{seen: map[string]int{}, by: map[string]map[string]int{}, pairs: map[string]bool{}}
+}
+
 // loadMemory reads every campaign file of a coverage memory directory (none there: an empty
 // memory). A file that is not one is a usage error naming it.
 func loadMemory(dir string) (*memory, error) {
-	m := &memory{seen: map[string]int{}, by: map[string]map[string]int{}, pairs: map[string]bool{}}
+	m := newMemory()
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, p := range paths {
 		data, err := os.ReadFile(p)

@@ -91,9 +91,6 @@ var _ = Describe("guided draws", func() {
 		Expect(err).NotTo(HaveOccurred())
 		return []*fuzz.Generator{g}
 	}
-	empty := func() *memory {
-		return &memory{seen: map[string]int{}, by: map[string]map[string]int{}, pairs: map[string]bool{}}
-	}
 	pairsOf := func(cs []*fuzz.Case) map[string]bool {
 		out := map[string]bool{}
 		for _, c := range cs {
@@ -107,7 +104,7 @@ var _ = Describe("guided draws", func() {
 	It("draws the same cases for the same seed and memory, and reaches more event pairs than uniform draws", func() {
 		gs := gens()
 		guided := func() []*fuzz.Case {
-			g := newGuide(empty())
+			g := newGuide(newMemory())
 			var out []*fuzz.Case
 			for slot := 1; slot <= 12; slot++ {
 				c, err := g.pick(gs, 7, slot, fuzz.Options{})
@@ -131,7 +128,7 @@ var _ = Describe("guided draws", func() {
 	})
 
 	It("prefers the events the memory says reached rarely reached parts", func() {
-		m := empty()
+		m := newMemory()
 		// Every pair was drawn before; only event f ever reached the rare part.
 		for _, x := range []string{"^", "a", "b", "c", "d", "e", "f"} {
 			for _, y := range []string{"a", "b", "c", "d", "e", "f"} {
