@@ -123,6 +123,11 @@ func (d *differ) channel(i int) {
 			d.add(RulePathRemoved, child(op+"/paths", k), "%s: path %s is served by no channel any more: older builds still connect to it", oc.Name, p)
 		}
 	}
+	if oq, nq := oc.QuietFor(), c.nc.QuietFor(); oq > 0 && nq == 0 {
+		d.add(RuleQuietShortened, c.np, "%s: quiet was %s and is no longer declared: older peers may leave a connection quiet that long", oc.Name, oc.Quiet)
+	} else if oq > 0 && nq < oq {
+		d.add(RuleQuietShortened, c.np+"/quiet", "%s: quiet %s is shorter than the older %s: older peers may leave a connection quiet that long", oc.Name, c.nc.Quiet, oc.Quiet)
+	}
 	c.framing()
 	for fi := range oc.Frames {
 		c.frame(fi)

@@ -17,7 +17,7 @@ const baseDoc = `{
   "contractVersion": 2, "product": "p", "version": "v1",
   "protocol": {"version": 2, "minCompatible": 1},
   "channels": [{
-    "name": "term", "paths": ["/a", "/b"],
+    "name": "term", "paths": ["/a", "/b"], "quiet": "3s",
     "binary": {"header": {"length": 4, "fields": [
       {"name": "magic", "offset": 0, "encoding": "u8", "value": 116},
       {"name": "type", "offset": 1, "encoding": "u8"},
@@ -152,6 +152,10 @@ var ruleCases = []ruleCase{
 		[]string{"command-version-undocumented@/channels/0/commands/1/versions/1"}, `"close"`},
 	{"command versions with a gap", []edit{e(`"versions": [1, 2], "migration": {"2": "send mode"}`, `"versions": [1, 2, 4], "migration": {"2": "send mode", "4": "send a path"}`)},
 		[]string{"command-versions-gap@/channels/0/commands/0/versions"}, `"open"`},
+	{"a quiet period shortened", []edit{e(`"quiet": "3s"`, `"quiet": "1s"`)},
+		[]string{"quiet-shortened@/channels/0/quiet"}, `"quiet": "1s"`},
+	{"a quiet period no longer declared", []edit{e(`, "quiet": "3s"`, "")},
+		[]string{"quiet-shortened@/channels/0"}, ""},
 	{"the protocol cut", []edit{e(`{"version": 2, "minCompatible": 1}`, `{"version": 3, "minCompatible": 3}`), e(`"name": "Input"`, `"name": "Keys"`)},
 		[]string{"protocol-cut@/protocol/minCompatible"}, `"protocol"`},
 	{"the protocol version lowered", []edit{e(`{"version": 2, "minCompatible": 1}`, `{"version": 1, "minCompatible": 1}`)},
@@ -180,6 +184,7 @@ var compatible = []struct {
 	edits []edit
 }{
 	{"nothing", nil},
+	{"a quiet period lengthened", []edit{e(`"quiet": "3s"`, `"quiet": "5s"`)}},
 	{"a new optional field", []edit{e(`        "cwd": {"type": "string"},`, `        "cwd": {"type": "string"}, "rows": {"type": "integer"},`)}},
 	{"a new optional nested field", []edit{e(`{"w": {"type": "integer"}}`, `{"w": {"type": "integer"}, "h": {"type": "integer"}}`)}},
 	{"a new gated frame", []edit{e(`      {"type": "ready"`, `      {"opcode": 17, "name": "Busy", "direction": "H>C", "payload": "empty", "gates": {"*": "extra"}},`+"\n"+`      {"type": "ready"`)}},

@@ -37,6 +37,7 @@ const (
 	// older one says, across a protocol cut too.
 	RuleCommandVersionsGap         = "command-versions-gap"
 	RuleCommandVersionUndocumented = "command-version-undocumented"
+	RuleQuietShortened             = "quiet-shortened"
 )
 
 // Rule describes one evolution rule: its id, which contract a violation's pointer is in,
@@ -77,6 +78,7 @@ var Rules = []Rule{
 	{RuleFeatureRemoved, SideOld, "a feature is gone"},
 	{RuleCommandVersionDropped, SideOld, "a command version is gone (a command removed drops every version)"},
 	{RuleCommandVersionUndocumented, SideNew, "a command version above 1 that the older contract does not list has no migration text"},
+	{RuleQuietShortened, SideNew, "a channel's quiet period is shorter, or no longer declared: a newer peer may close as idle a connection an older peer leaves quiet for as long as it was promised"},
 	{RuleCommandVersionsGap, SideNew, "a command of the newer contract lists versions with a gap (1, 2, 4): versions are contiguous. Checked on the newer contract alone, across a protocol cut too"},
 }
 

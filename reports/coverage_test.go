@@ -3,6 +3,8 @@ package reports_test
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -38,6 +40,30 @@ var _ = Describe("contract coverage in the reports", func() {
 		back, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.Coverage).To(Equal(withCoverage().Coverage))
+	})
+
+	It("shows a campaign's coverage over time: what no campaign reached first, then each campaign, then the timeline", func() {
+		run := withCoverage()
+		t0 := time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
+		run.Campaign = &results.Campaign{
+			NeverReached: []results.CoverageItem{{Category: results.CoverFrame, Item: "H>C WriteUnavailable (desktop)"}},
+			History: []results.CoverageNight{{Name: "explore", Seed: 1, Started: t0, Cases: 500, Reached: 40, New: 40, Ever: 40},
+				{Name: "explore", Seed: 2, Started: t0.Add(24 * time.Hour), Cases: 480, Reached: 41, New: 2, Ever: 42}},
+		}
+		for i := range 30 {
+			run.Campaign.Timeline = append(run.Campaign.Timeline, results.CoveragePoint{After: time.Duration(i+1) * time.Minute, Cases: 10 * (i + 1), Covered: i, Total: 50})
+		}
+		md := reports.Markdown(run)
+		Expect(md).To(ContainSubstring("## Coverage over time\n\n1 part never reached by this campaign or any before it:\n\n- frame `H>C WriteUnavailable (desktop)`\n"))
+		Expect(md).To(ContainSubstring("| explore | 2026-12-02 02:00 | 2 | 480 | 41 | 2 | 42 |\n"))
+		Expect(md).To(ContainSubstring("| 1m0s | 10 | 0 of 50 |\n"))
+		Expect(md).To(ContainSubstring("| 30m0s | 300 | 29 of 50 |\n"), "the last point is always shown")
+		Expect(strings.Count(md, " of 50 |")).To(Equal(12), "twelve points of thirty")
+		page, _ := renderHTML(run)
+		Expect(page).To(ContainSubstring(`<details class="coverage" id="coverage-time" open>`))
+		Expect(page).To(ContainSubstring(`<li><code>frame H&gt;C WriteUnavailable (desktop)</code></li>`))
+		Expect(page).To(ContainSubstring(`<td>2026-12-02 02:00</td><td>2</td><td>480</td><td>41</td><td>2</td><td>42</td>`))
+		Expect(strings.Count(page, " of 50</td>")).To(Equal(12))
 	})
 
 	It("shows no coverage for a run that has none (results.json written before coverage)", func() {

@@ -211,7 +211,11 @@ func staticCount(fs []results.Finding) string {
 // campaignCoverage writes a campaign's coverage over time: first what no campaign of its
 // memory ever reached, then each campaign, then this one's timeline.
 func campaignCoverage(b *strings.Builder, c *results.Campaign) {
-	fmt.Fprintf(b, "\n## Coverage over time\n\n%d parts never reached by this campaign or any before it", len(c.NeverReached))
+	parts := "parts"
+	if len(c.NeverReached) == 1 {
+		parts = "part"
+	}
+	fmt.Fprintf(b, "\n## Coverage over time\n\n%d %s never reached by this campaign or any before it", len(c.NeverReached), parts)
 	if len(c.NeverReached) > 0 {
 		b.WriteString(":\n\n")
 		for _, it := range c.NeverReached {
