@@ -285,6 +285,20 @@ var _ = Describe("Run", func() {
 		Expect(output).To(Equal([]string{"released"}), "the held Output crossed the tap when the journey released it")
 	}, NodeTimeout(60*time.Second))
 
+	It("waits at the journey's end for what a declared stream still carries (tap delay)", func(ctx SpecContext) {
+		// The last step has no barrier, and its Output is late by more than the settle
+		// period: ended at once, the journey would call it lost (how late depends on how
+		// busy the machine is, so the verdict would too).
+		t := passes(ctx, "step late\ntap delay H>C 400ms jitter=100ms\nhost emit-output text=\"late\\r\\n\"\n")
+		var late []string
+		for _, f := range t.Frames {
+			if f.Dir == "H>C" && strings.Contains(string(f.Data), "late") {
+				late = append(late, f.Step)
+			}
+		}
+		Expect(late).To(Equal([]string{"late"}), "the delayed Output arrived before the journey ended")
+	}, NodeTimeout(60*time.Second))
+
 	It("does not wait for an action's result while a direction is held, and collects it at the release", func(ctx SpecContext) {
 		// wait-screen's result waits for the Output the tap holds: waited for at once, the
 		// journey would hang until the action's timeout.

@@ -135,17 +135,19 @@ func (j *journey) collect() error {
 // settleStep waits, once a step's commands are done, until the step's exchange has settled,
 // so that what the step caused is counted in it: every request of the step that the
 // contracts correlate with a reply has its reply (on a connection still open), a skew
-// pairing has sent the frames both builds' references send in the step (checks.Owing), and
-// no frame has crossed the tap for the settle period (0: no quiet period). It waits at most
+// pairing has sent the frames both builds' references send in the step (checks.Owing), in
+// the journey's last step every declared stream has delivered what it sent (waited for
+// while anything happens, up to the barrier timeout), and no frame has crossed the tap for
+// the settle period (0: no quiet period). It waits at most
 // DefaultSettleBound (or the barrier timeout, if shorter); a step that does not settle by
 // then goes on, and what it lacks is the checks' business. Frames that arrive later are
 // counted in the next step, which the checks tolerate (and replies are taken back to their
 // request's step whenever they come).
 func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	period := j.settlePeriod()
-	var bound, long, quiet *time.Timer
+	var bound, long, quiet, still *time.Timer
 	defer func() {
-		for _, t := range []*time.Timer{bound, long, quiet} {
+		for _, t := range []*time.Timer{bound, long, quiet, still} {
 			if t != nil {
 				t.Stop()
 			}
@@ -155,7 +157,7 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	owedKnown := false
 	last := len(j.p.Journey.Steps) > 0 && j.p.Journey.Steps[len(j.p.Journey.Steps)-1].Name == s.Name
 	for {
-		settled, left := false, time.Duration(0)
+		settled, left, lagging := false, time.Duration(0), false
 		var pending []checks.Request
 		changed := j.rec.view(func(t *transcript.Transcript) {
 			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
@@ -177,6 +179,13 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 					}
 				}
 			}
+			// The journey's end: what the declared streams sent has arrived (a value still
+			// on its way at the end would be data loss that depends on how busy the machine
+			// is).
+			if last && len(checks.DataLoss(in)) > 0 {
+				lagging = true
+				return
+			}
 			if left = period - time.Since(j.rec.lastFrame); left <= 0 {
 				settled = true
 			}
@@ -192,11 +201,22 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		// must not depend on how busy the machine is.
 		boundC := bound.C
 		answerOwed := slices.ContainsFunc(pending, func(r checks.Request) bool { return r.Once })
-		if answerOwed {
+		if answerOwed || lagging {
 			if long == nil {
 				long = time.NewTimer(j.timeout())
 			}
 			boundC = long.C
+		}
+		// A stream still behind at the end is waited for while anything still happens; once
+		// nothing has for the quiet period (fast stalls), what it lacks is lost.
+		var stillC <-chan time.Time
+		if lagging && j.quiet() > 0 {
+			if still == nil {
+				still = time.NewTimer(j.quiet())
+			} else {
+				still.Reset(j.quiet())
+			}
+			stillC = still.C
 		}
 		var hushed <-chan time.Time
 		if left > 0 {
@@ -210,6 +230,8 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		select {
 		case <-changed:
 		case <-hushed:
+		case <-stillC:
+			return nil
 		case <-boundC:
 			if answerOwed {
 				if j.gaveUp == nil {
