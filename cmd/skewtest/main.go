@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 
@@ -52,7 +53,24 @@ func main() {
 // for the people who make skewtest faster (docs/fuzz.md, Throughput).
 const profileEnv = "SKEWTEST_CPUPROFILE"
 
+// heapProfileEnv names a file to write a heap profile of skewtest to when it ends (what is
+// still in use then: how a long campaign's memory is spent).
+const heapProfileEnv = "SKEWTEST_HEAPPROFILE"
+
 func profiled(f func() int) int {
+	if path := os.Getenv(heapProfileEnv); path != "" {
+		defer func() {
+			out, err := os.Create(path)
+			if err == nil {
+				runtime.GC()
+				err = pprof.WriteHeapProfile(out)
+				out.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "skewtest: %s: %v\n", heapProfileEnv, err)
+			}
+		}()
+	}
 	path := os.Getenv(profileEnv)
 	if path == "" {
 		return f()
