@@ -160,7 +160,8 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		settled, left, lagging := false, time.Duration(0), false
 		var pending []checks.Request
 		changed := j.rec.view(func(t *transcript.Transcript) {
-			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
+			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract,
+				Streams: &j.streams} // the data-loss check below continues the journey's folds
 			named := j.named(t)
 			if pending = j.unanswered(in, t, named, s.Name, last); len(pending) > 0 {
 				return
