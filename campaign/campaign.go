@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/skewtest/skewtest/builds"
@@ -53,6 +54,36 @@ type campaign struct {
 	mem   *memory
 	guide *guide
 	drawn map[string]bool
+	// ended counts the pairings ended, and reported when the last progress line was
+	// printed (unix nanoseconds): a batch that takes long is told of while it runs.
+	ended, reported atomic.Int64
+}
+
+// heartbeat is how long a campaign stays silent at most while a batch runs.
+const heartbeat = 30 * time.Second
+
+// beat prints, every period without a progress line until ctx ends, how many pairings the
+// batch under way has ended: a batch whose cases stall (each action waiting for its
+// timeout) can take minutes.
+func (cp *campaign) beat(ctx context.Context, period time.Duration) {
+	tick := time.NewTicker(period / 3)
+	defer tick.Stop()
+	last := cp.ended.Load()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if now.Sub(time.Unix(0, cp.reported.Load())) < period {
+				continue
+			}
+			n := cp.ended.Load()
+			fmt.Fprintf(cp.progress, "fuzz: a batch under way: %s ended since the last line, %s\n",
+				matrix.Plural(int(n-last), "pairing"), time.Since(cp.started).Round(time.Second))
+			cp.reported.Store(now.UnixNano())
+			last = n
+		}
+	}
 }
 
 // keepPassing bounds how many passing cases one campaign adds to the corpus.
@@ -190,6 +221,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		Repro:    func(p harness.Pairing) string { return o.ReproLine(p) },
 		Parallel: o.Parallel,
 		Coverage: cp.tally,
+		Ended:    func() { cp.ended.Add(1) },
 	}
 	if o.Verbose {
 		cp.opts.Progress, cp.opts.Verbose = stderr, true
@@ -212,6 +244,10 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		cp.pooled.Pairing.Settle = -1
 	}
 	cp.started = time.Now()
+	cp.reported.Store(cp.started.UnixNano())
+	beatCtx, stopBeat := context.WithCancel(ctx)
+	defer stopBeat()
+	go cp.beat(beatCtx, heartbeat)
 	if o.Budget > 0 {
 		cp.overtime = cp.started.Add(o.Budget + o.Budget/4)
 	}

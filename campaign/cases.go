@@ -175,6 +175,7 @@ func (cp *campaign) report() {
 	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
 	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
 		matrix.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+	cp.reported.Store(time.Now().UnixNano())
 }
 
 // caseJourney is one case to run: its journey and, for a generated case, the case.

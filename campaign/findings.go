@@ -178,12 +178,13 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		sctx, cancel = context.WithDeadline(ctx, cp.overtime)
 	}
 	small, runs, err := fuzz.Shrink(sctx, c, fails, cp.o.ShrinkTries)
+	late := sctx.Err() != nil && ctx.Err() == nil // before cancel, which ends sctx too
 	cancel()
 	runs++
-	if err != nil && sctx.Err() == nil {
+	if err != nil && !late && ctx.Err() == nil {
 		return "", nil, runs, "", err
 	}
-	if sctx.Err() != nil && ctx.Err() == nil {
+	if late {
 		fmt.Fprintf(cp.progress, "fuzz: past the budget: shrinking %s stopped at %s\n", c.Name, strings.Join(small.EventNames(), " "))
 	}
 	small.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label))

@@ -45,6 +45,9 @@ type ExecuteOptions struct {
 	// OnUsage, if not nil, is told of the first mistake of the user's a pairing finds (see
 	// Options.OnUsage); Execute then stops starting pairings, as when ctx ends.
 	OnUsage func(error)
+	// Ended, if not nil, is called as each pairing ends, from the pairing's goroutine (how a
+	// campaign tells of a long batch under way).
+	Ended func()
 }
 
 // DefaultParallel is how many pairings run at once by default: two per core. A pairing
@@ -121,10 +124,40 @@ func Shard(plan []Pairing, k, n int) []Pairing {
 	return out
 }
 
-// reference is a reference pairing's transcript, published once it has run.
+// reference is a reference pairing's transcript, published once it has run, and kept
+// only while a pairing checked against it has yet to start: a campaign's plan holds many
+// references, each as large as its journey's traffic.
 type reference struct {
 	done chan struct{}
-	t    *transcript.Transcript // nil when the reference was an error
+
+	mu    sync.Mutex
+	t     *transcript.Transcript // nil when the reference was an error, or no longer needed
+	users int                    // the pairings of the plan that have yet to take t
+}
+
+// publish keeps t for the pairings still to take it.
+func (r *reference) publish(t *transcript.Transcript) {
+	r.mu.Lock()
+	if r.users > 0 {
+		r.t = t
+	}
+	r.mu.Unlock()
+	close(r.done)
+}
+
+// take returns the transcript (nil, when r is nil or its pairing was an error) and counts
+// one user less; the last one lets it go. Every user takes once, run or not.
+func (r *reference) take() *transcript.Transcript {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.t
+	if r.users--; r.users <= 0 {
+		r.t = nil
+	}
+	return t
 }
 
 // Execute runs every pairing of the plan, opts.Parallel at a time, and records each in run
@@ -170,6 +203,15 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			refs[keyOf(p.Host, p)] = &reference{done: make(chan struct{})}
 		}
 	}
+	for _, p := range plan {
+		if p.Host != p.Client {
+			for _, r := range []*reference{refs[keyOf(p.Client, p)], refs[keyOf(p.Host, p)]} {
+				if r != nil {
+					r.users++
+				}
+			}
+		}
+	}
 	// A reference that never runs (interrupted) must not block the pairings that wait on it.
 	defer func() {
 		for _, r := range refs {
@@ -209,6 +251,16 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var taken bool // the references are taken, or given up when the pairing never runs
+			takeRefs := func() (*transcript.Transcript, *transcript.Transcript) {
+				taken = true
+				return ref.take(), hostRef.take()
+			}
+			defer func() {
+				if !taken {
+					takeRefs()
+				}
+			}()
 			if granted == nil {
 				for _, r := range []*reference{ref, hostRef} {
 					if r == nil {
@@ -241,12 +293,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			if opts.Repro != nil {
 				po.Repro = opts.Repro(p)
 			}
-			if ref != nil {
-				po.Reference = ref.t
-			}
-			if hostRef != nil {
-				po.HostReference = hostRef.t
-			}
+			po.Reference, po.HostReference = takeRefs()
 			if opts.Verbose {
 				mu.Lock()
 				fmt.Fprintf(progress, "[start] %s\n", p.Label())
@@ -255,11 +302,11 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			start := time.Now()
 			res, t := runWithRetries(ctx, p, po, opts.Retries)
 			if p.Host == p.Client {
-				r := refs[keyOf(p.Host, p)]
+				var pub *transcript.Transcript
 				if res.Status != results.StatusError {
-					r.t = t
+					pub = t
 				}
-				close(r.done)
+				refs[keyOf(p.Host, p)].publish(pub)
 			}
 			if res.Transcript != "" {
 				res.Transcript = relTo(opts.ReportDir, po.Dir, res.Transcript)
@@ -295,6 +342,9 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 				res = nil // another shard records it
 			}
 			out[i], finished[i] = res, true
+			if opts.Ended != nil {
+				opts.Ended()
+			}
 			mu.Lock()
 			ended++
 			fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", ended, len(plan), status, p.Label(), time.Since(start).Round(time.Millisecond))

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/journeys"
 )
 
@@ -124,5 +125,22 @@ var _ = Describe("Plan", func() {
 		for i, n := range owners {
 			Expect(n).To(Equal(1), "pairing %d is owned once", i)
 		}
+	})
+})
+
+var _ = Describe("A reference's transcript", func() {
+	It("goes to every pairing checked against it, and is let go after the last takes it", func() {
+		t := &transcript.Transcript{}
+		r := harness.NewReference(2)
+		r.Publish(t)
+		Expect(r.Take()).To(BeIdenticalTo(t))
+		Expect(r.Take()).To(BeIdenticalTo(t))
+		Expect(r.Take()).To(BeNil(), "kept after its last user took it")
+	})
+
+	It("is not kept when no pairing is checked against it", func() {
+		r := harness.NewReference(0)
+		r.Publish(&transcript.Transcript{})
+		Expect(r.Take()).To(BeNil())
 	})
 })

@@ -53,22 +53,25 @@ func main() {
 // for the people who make skewtest faster (docs/fuzz.md, Throughput).
 const profileEnv = "SKEWTEST_CPUPROFILE"
 
-// heapProfileEnv names a file to write a heap profile of skewtest to when it ends (what is
-// still in use then: how a long campaign's memory is spent).
+// heapProfileEnv names a file to write a heap profile of skewtest to when it ends, and a
+// file beside it (FILE.1, FILE.2, …) each time it gets SIGUSR1: what is in use then, how a
+// long campaign's memory is spent.
 const heapProfileEnv = "SKEWTEST_HEAPPROFILE"
 
 func profiled(f func() int) int {
 	if path := os.Getenv(heapProfileEnv); path != "" {
+		usr1 := make(chan os.Signal, 1)
+		signal.Notify(usr1, syscall.SIGUSR1)
+		go func() {
+			n := 0
+			for range usr1 {
+				n++
+				writeHeapProfile(fmt.Sprintf("%s.%d", path, n))
+			}
+		}()
 		defer func() {
-			out, err := os.Create(path)
-			if err == nil {
-				runtime.GC()
-				err = pprof.WriteHeapProfile(out)
-				out.Close()
-			}
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "skewtest: %s: %v\n", heapProfileEnv, err)
-			}
+			signal.Stop(usr1)
+			writeHeapProfile(path)
 		}()
 	}
 	path := os.Getenv(profileEnv)
@@ -86,6 +89,22 @@ func profiled(f func() int) int {
 	defer out.Close()
 	defer pprof.StopCPUProfile()
 	return f()
+}
+
+// writeHeapProfile writes the heap in use to path, after a collection; it says on stderr
+// why when it cannot.
+func writeHeapProfile(path string) {
+	out, err := os.Create(path)
+	if err == nil {
+		runtime.GC()
+		err = pprof.WriteHeapProfile(out)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "skewtest: %s: %v\n", heapProfileEnv, err)
+	}
 }
 
 // interruptible returns a context cancelled by the first Ctrl-C (SIGINT) or SIGTERM: every

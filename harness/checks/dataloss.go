@@ -22,7 +22,14 @@ func DataLoss(in *Input) []results.Finding {
 	t := in.Transcript
 	var out []results.Finding
 	for _, s := range Streams(in) {
-		sent := Values(t, s.sent)
+		var sent []Item
+		var sentBytes []byte // joined, for the streams that compare bytes
+		if in.Streams != nil {
+			sent, sentBytes = in.Streams.sentOf(t, s) // read on from the last look
+		} else {
+			sent = Values(t, s.sent)
+			sentBytes = join(sent)
+		}
 		var delivered []Item
 		if s.compare != contract.CompareCumulative { // a cumulative stream is folded below
 			delivered = Values(t, s.delivered)
@@ -40,7 +47,7 @@ func DataLoss(in *Input) []results.Finding {
 		}
 		switch s.compare {
 		case contract.CompareBytes:
-			a, b := join(sent), join(delivered)
+			a, b := sentBytes, join(delivered)
 			if !bytes.Equal(a, b) {
 				add(divergingStep(t, firstStep(sent, delivered)),
 					fmt.Sprintf("what was delivered differs from what was sent (%d bytes sent, %d delivered)", len(a), len(b)),
@@ -57,7 +64,7 @@ func DataLoss(in *Input) []results.Finding {
 			if len(sent) == 0 || !last.any {
 				continue
 			}
-			if a := join(sent); !bytes.Equal(last.value, a) {
+			if a := sentBytes; !bytes.Equal(last.value, a) {
 				add(divergingStep(t, last.step),
 					fmt.Sprintf("the last delivered value differs from everything sent (%d bytes sent, %d delivered)", len(a), len(last.value)),
 					firstDifference(a, last.value))

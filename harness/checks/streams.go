@@ -244,6 +244,36 @@ func StreamText(in *Input, role transcript.Role, what string) []byte {
 // transcript decodes only what arrived since.
 type StreamReader struct {
 	folds map[string]*fold
+	sent  map[string]*sentSoFar
+}
+
+// sentSoFar is what a stream's sending end has carried so far, read as it grows.
+type sentSoFar struct {
+	next   int // the next observation (or action) to read
+	items  []Item
+	joined []byte
+}
+
+// sentOf is what stream s has sent in t so far: its items and their values joined. It
+// reads only what t has gained since the last call (the transcript only grows); callers
+// must not modify what it returns.
+func (r *StreamReader) sentOf(t *transcript.Transcript, s stream) ([]Item, []byte) {
+	ss := r.sent[s.name]
+	if ss == nil {
+		if r.sent == nil {
+			r.sent = map[string]*sentSoFar{}
+		}
+		ss = &sentSoFar{}
+		r.sent[s.name] = ss
+	}
+	forEachValue(t, s.sent, ss.next, func(next int, items []Item) {
+		ss.next = next
+		ss.items = append(ss.items, items...)
+		for _, it := range items {
+			ss.joined = append(ss.joined, it.Value...)
+		}
+	})
+	return ss.items, ss.joined
 }
 
 // Text is StreamText(in, role, what), reading only what in.Transcript has gained since the

@@ -99,7 +99,7 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 	for {
 		if len(again) > 0 && sent == after {
 			for _, m := range again {
-				if !c.deliver(p, dst, dir, from, to, m.mt, m.data, &fw) {
+				if !c.deliver(p, dst, dir, from, to, m.mt, m.data, p.routeOf(c.path, dir), &fw) {
 					return
 				}
 			}
@@ -129,11 +129,12 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 				return
 			}
 		}
-		if n := p.remember(dir); n > 0 {
+		rt := p.routeOf(c.path, dir)
+		if rt.keep > 0 {
 			kept = append(kept, message{mt, data})
-			kept = kept[max(0, len(kept)-n):]
+			kept = kept[max(0, len(kept)-rt.keep):]
 		}
-		if !c.deliver(p, dst, dir, from, to, mt, data, &fw) {
+		if !c.deliver(p, dst, dir, from, to, mt, data, rt, &fw) {
 			return
 		}
 		sent++
@@ -143,8 +144,8 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 // deliver forwards one message to dst: at once, or through the direction's forwarder once
 // the journey delays or fragments it (*fw is started then). It reports whether the
 // connection goes on.
-func (c *conn) deliver(p *Proxy, dst *websocket.Conn, dir Direction, from, to string, mt int, data []byte, fw **forwarder) bool {
-	if d, fr := p.delayOf(dir), p.fragmentOf(dir); *fw != nil || d.d > 0 || d.jitter > 0 || fr.size > 0 {
+func (c *conn) deliver(p *Proxy, dst *websocket.Conn, dir Direction, from, to string, mt int, data []byte, rt route, fw **forwarder) bool {
+	if d, fr := rt.delay, rt.frag; *fw != nil || d.d > 0 || d.jitter > 0 || fr.size > 0 {
 		if *fw == nil {
 			*fw = c.forward(p, dst, dir, from, to)
 		}

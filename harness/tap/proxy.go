@@ -201,11 +201,6 @@ func (p *Proxy) Delay(dir Direction, d, jitter time.Duration) {
 	p.delays[dir] = delay{max(d, 0), max(jitter, 0)}
 }
 
-func (p *Proxy) delayOf(dir Direction) delay {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.delays[dir]
-}
 
 // Fragment makes every message in direction dir travel as WebSocket frames of at most size
 // payload bytes (the first with the message's opcode, then continuation frames), each frame
@@ -248,15 +243,24 @@ func (p *Proxy) Redeliver(dir Direction, n, after int) {
 	p.redo[dir] = &redelivery{n: max(n, 0), after: max(after, 0), pending: map[string][]message{}, used: map[string]bool{}}
 }
 
-// remember is what a connection keeps of direction dir for a redelivery: its last n
-// messages (0: nothing).
-func (p *Proxy) remember(dir Direction) int {
+// route is how the journey has the next message of a connection's direction go: how many
+// of the last messages to keep for a redelivery, and how to delay and fragment it.
+type route struct {
+	keep  int
+	delay delay
+	frag  fragment
+}
+
+// routeOf is the route of the next message in direction dir on a connection of path. A
+// path whose redelivery has been used keeps nothing for another.
+func (p *Proxy) routeOf(path string, dir Direction) route {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if r := p.redo[dir]; r != nil {
-		return r.n
+	rt := route{delay: p.delays[dir], frag: p.frags[dir]}
+	if r := p.redo[dir]; r != nil && !r.used[path] {
+		rt.keep = r.n
 	}
-	return 0
+	return rt
 }
 
 // ended hands what a connection kept to the next on its path.
@@ -285,11 +289,6 @@ func (p *Proxy) redeliveries(path string, dir Direction) ([]message, int) {
 	return msgs, r.after
 }
 
-func (p *Proxy) fragmentOf(dir Direction) fragment {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.frags[dir]
-}
 
 // hold returns the channel Release closes while dir is held, else nil.
 func (p *Proxy) hold(dir Direction) chan struct{} {
