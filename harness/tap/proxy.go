@@ -201,7 +201,6 @@ func (p *Proxy) Delay(dir Direction, d, jitter time.Duration) {
 	p.delays[dir] = delay{max(d, 0), max(jitter, 0)}
 }
 
-
 // Fragment makes every message in direction dir travel as WebSocket frames of at most size
 // payload bytes (the first with the message's opcode, then continuation frames), each frame
 // in transport writes of at most split bytes (0: one write), from the message it reads next
@@ -288,7 +287,6 @@ func (p *Proxy) redeliveries(path string, dir Direction) ([]message, int) {
 	r.used[path] = true
 	return msgs, r.after
 }
-
 
 // hold returns the channel Release closes while dir is held, else nil.
 func (p *Proxy) hold(dir Direction) chan struct{} {
