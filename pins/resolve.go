@@ -215,6 +215,11 @@ func checkLock(repo *git.Repository, lock *Lock, sel *Selection) error {
 	return nil
 }
 
+// ResolveCommit is resolveRef: the commit ref names in repo (opened from repoDir).
+func ResolveCommit(repo *git.Repository, repoDir, ref string) (plumbing.Hash, error) {
+	return resolveRef(repo, repoDir, ref)
+}
+
 // resolveRef resolves a tag, branch, other ref or hex commit prefix to a commit, peeling
 // annotated tags. Any failure wraps ErrUnknownRef.
 func resolveRef(repo *git.Repository, repoDir, ref string) (plumbing.Hash, error) {

@@ -25,6 +25,7 @@ var (
 )
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
+	"inc": func(i int) int { return i + 1 },
 	"short": func(s string) string {
 		if len(s) > 12 {
 			return s[:12]

@@ -143,6 +143,9 @@ func Markdown(run *results.Run) string {
 	if s := incomplete(run); s != "" {
 		fmt.Fprintf(&b, "> **%s**\n\n", s)
 	}
+	if run.Bisect != nil {
+		bisectSection(&b, run.Bisect)
+	}
 	if len(run.Findings) > 0 {
 		fmt.Fprintf(&b, "## Contract check\n\n%s, found from the contracts before anything was built:\n\n", staticCount(run.Findings))
 		for _, f := range run.Findings {
@@ -196,6 +199,38 @@ func Markdown(run *results.Run) string {
 		fmt.Fprintf(&b, "\nRepro: `%s`\n", p.Repro)
 	}
 	return b.String()
+}
+
+// bisectSection writes a bisection's answer and every candidate it tested.
+func bisectSection(b *strings.Builder, o *results.Bisect) {
+	fmt.Fprintf(b, "## Bisect\n\nThe %s side moved from `%s` to `%s`, %s `%s` fixed (%s client, journey %s).\n\n",
+		o.Side, o.Good, o.Bad, otherSide(o.Side), o.Fixed, o.Kind, o.Journey)
+	fmt.Fprintf(b, "- First bad release: **%s** (last good: %s)\n", o.FirstBadTag, o.LastGoodTag)
+	if c := o.FirstBad; c != nil {
+		if o.Exact {
+			fmt.Fprintf(b, "- First bad commit: **`%.12s`** %s (%s, %s)\n", c.Commit, c.Subject, c.Author, c.Date.Format("2006-01-02"))
+		} else {
+			fmt.Fprintf(b, "- First bad commit: one of `%s` (the others could not be judged)\n", strings.Join(o.Suspects, "`, `"))
+		}
+	}
+	for _, f := range o.Brought {
+		fmt.Fprintf(b, "- brought: %s\n", FindingLine(f))
+	}
+	if o.Repro != "" {
+		fmt.Fprintf(b, "- Repro: `%s`\n", o.Repro)
+	}
+	b.WriteString("\n| # | build | commit | subject | verdict | why |\n|---|---|---|---|---|---|\n")
+	for i, c := range o.Candidates {
+		fmt.Fprintf(b, "| %d | %s | `%.12s` | %s | %s | %s |\n", i+1, c.Ref, c.Commit, c.Subject, c.Verdict, c.Why)
+	}
+	b.WriteString("\n")
+}
+
+func otherSide(side string) string {
+	if side == "host" {
+		return "client"
+	}
+	return "host"
 }
 
 // staticCount says how many static findings there are, and how many of them were reviewed

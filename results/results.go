@@ -108,7 +108,67 @@ type Run struct {
 	Coverage *Coverage `json:"coverage,omitempty"`
 	// Campaign holds a fuzz campaign's figures (skewtest fuzz); nil for run and repro.
 	Campaign *Campaign `json:"campaign,omitempty"`
+	// Bisect holds a bisection's walk and answer (skewtest bisect); nil otherwise.
+	Bisect *Bisect `json:"bisect,omitempty"`
 }
+
+// Bisect is a bisection: which change of one side's history made a pairing fail. The
+// moving side walks from a good ref to a bad one, first over the release tags between them,
+// then over the commits between the last good tag and the first bad one; the other side
+// stays fixed.
+type Bisect struct {
+	Side    string `json:"side"`  // the side that moved: host or client
+	Fixed   string `json:"fixed"` // the other side's build
+	Kind    string `json:"clientKind"`
+	Journey string `json:"journey"`
+	Good    string `json:"good"` // the moving side's refs the walk started from
+	Bad     string `json:"bad"`
+	// Kinds are the finding kinds that make a candidate bad: those of the bad end.
+	Kinds []Kind `json:"kinds"`
+	// LastGoodTag and FirstBadTag bound the release where the pairing first breaks (the
+	// good or bad ref itself when no tag lies between).
+	LastGoodTag string `json:"lastGoodTag"`
+	FirstBadTag string `json:"firstBadTag"`
+	// LastGood and FirstBad are the candidates the walk ended between: FirstBad is the
+	// change that did it, when Exact.
+	LastGood *Candidate `json:"lastGood,omitempty"`
+	FirstBad *Candidate `json:"firstBad,omitempty"`
+	// Exact is false when candidates that could not be judged (skipped, flaky) lie between
+	// LastGood and FirstBad: Suspects then lists every one that may be first bad.
+	Exact    bool     `json:"exact"`
+	Suspects []string `json:"suspects,omitempty"`
+	// Brought are FirstBad's failing findings that LastGood does not have.
+	Brought []Finding `json:"brought,omitempty"`
+	// Candidates are every candidate tested, in the order they were.
+	Candidates []Candidate `json:"candidates"`
+	// Repro reruns the first bad pairing.
+	Repro string `json:"repro,omitempty"`
+}
+
+// Candidate is one build of the moving side that a bisection tested.
+type Candidate struct {
+	Ref     string    `json:"ref"` // a tag, a commit's short hash, or worktree
+	Commit  string    `json:"commit,omitempty"`
+	Tag     bool      `json:"tag,omitempty"` // a release tag
+	Subject string    `json:"subject,omitempty"`
+	Author  string    `json:"author,omitempty"`
+	Date    time.Time `json:"date,omitzero"`
+	// Verdict is good, bad, skipped (it does not build, or the harness could not run it)
+	// or flaky (its attempts disagreed: never taken as good or bad).
+	Verdict  string    `json:"verdict"`
+	Why      string    `json:"why,omitempty"`
+	Findings []Finding `json:"findings,omitempty"`
+	// Report is the candidate's own report directory, relative to the bisection's.
+	Report string `json:"report,omitempty"`
+}
+
+// Candidate verdicts.
+const (
+	VerdictGood    = "good"
+	VerdictBad     = "bad"
+	VerdictSkipped = "skipped"
+	VerdictFlaky   = "flaky"
+)
 
 // Campaign is what a fuzz campaign did: its seed and mode, how many cases ran and how
 // fast, the unique findings (one per kind and pairing, with the shrunk case that shows

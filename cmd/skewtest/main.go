@@ -175,6 +175,8 @@ Usage:
   skewtest run     --repo DIR [PIN RULES] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D] [--runner local|container]
   skewtest plan    (the flags of run) print the numbered plan and each pairing's repro line; run nothing
   skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D] [--runner local|container]
+  skewtest bisect  --repo DIR --host REF --client REF --kind K --journey J [--side host|client] [--good REF] [--bad REF]
+                   the release, then the commit, where one side's change made the pairing fail (docs/bisect.md)
   skewtest fuzz    --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [--seed S] [--corpus DIR] [--generator G,...] [--exclude EVENT,...]
   skewtest explore (the flags of fuzz) [--drawn-only]   fuzz with journeys drawn from the drivers' described vocabulary (docs/explore.md)
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
@@ -216,6 +218,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"run":           cmdRun,
 		"plan":          cmdPlan,
 		"repro":         cmdRepro,
+		"bisect":        cmdBisect,
 		"fuzz":          cmdFuzz,
 		"explore":       cmdExplore,
 		"pins":          cmdPins,
