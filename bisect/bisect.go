@@ -30,6 +30,8 @@ import (
 const (
 	Host   = "host"
 	Client = "client"
+	// Contract is a static bisection's: the contract moves, diffed against a fixed one.
+	Contract = "contract"
 )
 
 // Config is one bisection.
@@ -86,6 +88,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	}
 	b := &bisection{c: &c, pts: pts, fixed: fixed, tested: map[int]*tested{},
 		out: &results.Bisect{Side: c.Side, Fixed: fixed, Kind: c.Kind, Journey: c.Journey, Good: c.Good, Bad: c.Bad}}
+	b.try = b.runPairing
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: c.Seed, Repo: c.Repo, Started: time.Now(), Bisect: b.out}
 	fmt.Fprintf(c.Stderr, "bisect: the %s side moves from %s to %s (%s), %s %s fixed; seed %d\n",
 		c.Side, c.Good, c.Bad, matrix.Plural(len(pts), "build"), otherSide(c.Side), fixed, c.Seed)
@@ -188,6 +191,9 @@ type bisection struct {
 	kinds  []results.Kind // what makes a candidate bad: the bad end's failing kinds
 	tested map[int]*tested
 	out    *results.Bisect
+	// try judges the candidate at a point, setting t's verdict (runs the pairing, or
+	// diffs the contracts); its error ends the walk.
+	try func(ctx context.Context, p point, t *tested, end bool) error
 }
 
 // tested is a candidate's verdict and the run that gave it.
@@ -204,14 +210,12 @@ func (b *bisection) walk(ctx context.Context) error {
 	if v, err := b.test(ctx, last); err != nil {
 		return err
 	} else if v != results.VerdictBad {
-		return subject.Usagef("the pairing does not fail with the %s side at bad %s (%s): nothing to look for",
-			b.c.Side, b.c.Bad, b.why(last))
+		return subject.Usagef("%s does not fail at bad %s (%s): nothing to look for", b.what(), b.c.Bad, b.why(last))
 	}
 	if v, err := b.test(ctx, 0); err != nil {
 		return err
 	} else if v != results.VerdictGood {
-		return subject.Usagef("the pairing is not good with the %s side at good %s (%s): give a good ref where it passes",
-			b.c.Side, b.c.Good, b.why(0))
+		return subject.Usagef("%s is not good at good %s (%s): give a good ref where it passes", b.what(), b.c.Good, b.why(0))
 	}
 	test := func(i int) (string, error) { return b.test(ctx, i) }
 	lg, fb, _, err := search(tagged(b.pts), test)
@@ -237,6 +241,14 @@ func (b *bisection) walk(ctx context.Context) error {
 	return nil
 }
 
+// what names what the walk judges, for its errors.
+func (b *bisection) what() string {
+	if b.c.Side == Contract {
+		return "the contract, diffed against " + b.fixed + "'s,"
+	}
+	return fmt.Sprintf("the pairing, with the %s side moving,", b.c.Side)
+}
+
 // why is a tested candidate's verdict and reason, for an error about an end.
 func (b *bisection) why(i int) string {
 	t := b.tested[i]
@@ -252,29 +264,10 @@ func (b *bisection) test(ctx context.Context, i int) (string, error) {
 		return t.cand.Verdict, nil
 	}
 	p := b.pts[i]
-	host, client := p.ref, b.fixed
-	if b.c.Side == Client {
-		host, client = b.fixed, p.ref
-	}
-	dir := fmt.Sprintf("%02d-%s", len(b.tested)+1, p.ref)
 	t := &tested{cand: p.candidate()}
-	t.cand.Report = filepath.Join(CandidatesDir, dir)
 	start := time.Now()
-	run, err := matrix.Run(ctx, matrix.Config{
-		Repo: b.c.Repo, ReportDir: filepath.Join(b.c.ReportDir, t.cand.Report), CacheDir: b.c.CacheDir,
-		Seed: b.c.Seed, Retries: b.c.Retries, Env: b.c.Env, Timeout: b.c.Timeout, Quiet: b.c.Quiet, Settle: b.c.Settle,
-		Parallel: b.c.Parallel, Runner: b.c.Runner, Command: []string{"bisect"},
-		Pairings: []matrix.Pair{{Host: host, Client: client, Kind: b.c.Kind, Journey: b.c.Journey}},
-	})
-	switch {
-	case ctx.Err() != nil:
-		return "", ctx.Err()
-	case err != nil && (i == 0 || i == len(b.pts)-1):
-		return "", fmt.Errorf("%s %s: %w", b.c.Side, p.ref, err) // an end that cannot run ends the walk
-	case err != nil:
-		t.cand.Verdict, t.cand.Why = results.VerdictSkipped, firstLine(err.Error())
-	default:
-		b.judge(t, run, host, client, p.ref)
+	if err := b.try(ctx, p, t, i == 0 || i == len(b.pts)-1); err != nil {
+		return "", err
 	}
 	b.tested[i] = t
 	b.out.Candidates = append(b.out.Candidates, t.cand)
@@ -291,6 +284,33 @@ func (b *bisection) test(ctx context.Context, i int) (string, error) {
 	}
 	fmt.Fprintf(b.c.Stderr, "%s (%s)\n", line, time.Since(start).Round(time.Millisecond))
 	return t.cand.Verdict, nil
+}
+
+// runPairing runs the pairing with the moving side at p, in a report directory of its own,
+// and judges it. A candidate that cannot run is skipped, except an end: that ends the walk.
+func (b *bisection) runPairing(ctx context.Context, p point, t *tested, end bool) error {
+	host, client := p.ref, b.fixed
+	if b.c.Side == Client {
+		host, client = b.fixed, p.ref
+	}
+	t.cand.Report = filepath.Join(CandidatesDir, fmt.Sprintf("%02d-%s", len(b.tested)+1, p.ref))
+	run, err := matrix.Run(ctx, matrix.Config{
+		Repo: b.c.Repo, ReportDir: filepath.Join(b.c.ReportDir, t.cand.Report), CacheDir: b.c.CacheDir,
+		Seed: b.c.Seed, Retries: b.c.Retries, Env: b.c.Env, Timeout: b.c.Timeout, Quiet: b.c.Quiet, Settle: b.c.Settle,
+		Parallel: b.c.Parallel, Runner: b.c.Runner, Command: []string{"bisect"},
+		Pairings: []matrix.Pair{{Host: host, Client: client, Kind: b.c.Kind, Journey: b.c.Journey}},
+	})
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil && end:
+		return fmt.Errorf("%s %s: %w", b.c.Side, p.ref, err)
+	case err != nil:
+		t.cand.Verdict, t.cand.Why = results.VerdictSkipped, firstLine(err.Error())
+	default:
+		b.judge(t, run, host, client, p.ref)
+	}
+	return nil
 }
 
 // judge sets a candidate's verdict from its run: skipped when the moving build failed or
@@ -368,10 +388,12 @@ func (b *bisection) finish(run *results.Run) {
 			run.Pairings = append(run.Pairings, rebased(t.pairing, t.cand.Report))
 		}
 	}
-	if bad == nil || bad.pairing == nil {
+	if bad == nil {
 		return
 	}
-	b.out.Repro = bad.pairing.Repro
+	if bad.pairing != nil {
+		b.out.Repro = bad.pairing.Repro
+	}
 	var had []string
 	if good != nil {
 		for _, f := range good.cand.Findings {
@@ -388,7 +410,11 @@ func (b *bisection) finish(run *results.Run) {
 // print writes the answer.
 func (b *bisection) print(w io.Writer) {
 	o := b.out
-	fmt.Fprintf(w, "\nbisect: the %s side moved (%s %s fixed)\n", o.Side, otherSide(o.Side), o.Fixed)
+	if o.Side == Contract {
+		fmt.Fprintf(w, "\nbisect: the contract moved (diffed against %s's)\n", o.Fixed)
+	} else {
+		fmt.Fprintf(w, "\nbisect: the %s side moved (%s %s fixed)\n", o.Side, otherSide(o.Side), o.Fixed)
+	}
 	fmt.Fprintf(w, "first bad release: %s (last good: %s)\n", o.FirstBadTag, o.LastGoodTag)
 	if fb := o.FirstBad; fb != nil {
 		if o.Exact {

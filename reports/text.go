@@ -203,8 +203,12 @@ func Markdown(run *results.Run) string {
 
 // bisectSection writes a bisection's answer and every candidate it tested.
 func bisectSection(b *strings.Builder, o *results.Bisect) {
-	fmt.Fprintf(b, "## Bisect\n\nThe %s side moved from `%s` to `%s`, %s `%s` fixed (%s client, journey %s).\n\n",
-		o.Side, o.Good, o.Bad, otherSide(o.Side), o.Fixed, o.Kind, o.Journey)
+	if o.Side == "contract" {
+		fmt.Fprintf(b, "## Bisect\n\nThe contract moved from `%s` to `%s`, diffed against `%s`'s.\n\n", o.Good, o.Bad, o.Fixed)
+	} else {
+		fmt.Fprintf(b, "## Bisect\n\nThe %s side moved from `%s` to `%s`, %s `%s` fixed (%s client, journey %s).\n\n",
+			o.Side, o.Good, o.Bad, otherSide(o.Side), o.Fixed, o.Kind, o.Journey)
+	}
 	fmt.Fprintf(b, "- First bad release: **%s** (last good: %s)\n", o.FirstBadTag, o.LastGoodTag)
 	if c := o.FirstBad; c != nil {
 		if o.Exact {

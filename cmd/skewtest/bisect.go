@@ -12,11 +12,14 @@ type bisectOptions struct {
 	runOptions
 	Kind, Journey   string
 	Side, Good, Bad string
+	// Contract is --contract: bisect the contract files alone, diffed against Against.
+	Contract bool
+	Against  string
 }
 
 func parseBisect(args []string, stderr io.Writer) (*bisectOptions, error) {
 	o := &bisectOptions{}
-	fs := newFlagSet("bisect", stderr, "bisect --repo DIR --host REF --client REF --kind K --journey J [--side host|client] [--good REF] [--bad REF] [flags]")
+	fs := newFlagSet("bisect", stderr, "bisect --repo DIR --host REF --client REF --kind K --journey J [--side host|client] [--good REF] [--bad REF] [flags]\n       skewtest bisect --repo DIR --contract --good REF --bad REF [--against REF]")
 	o.register(fs)
 	fs.StringVar(&o.Host, "host", "", `the failing pairing's host build: a ref, or "worktree" (required)`)
 	fs.StringVar(&o.Client, "client", "", `the failing pairing's client build: a ref, or "worktree" (required)`)
@@ -25,6 +28,8 @@ func parseBisect(args []string, stderr io.Writer) (*bisectOptions, error) {
 	fs.StringVar(&o.Side, "side", "", "the side that moves, host or client (default: the working tree's, else the newer release's)")
 	fs.StringVar(&o.Good, "good", "", "the moving side's ref where the pairing passes (default: the fixed side's ref: a build paired with itself)")
 	fs.StringVar(&o.Bad, "bad", "", "the moving side's ref where it fails (default: its ref in the pairing)")
+	fs.BoolVar(&o.Contract, "contract", false, "bisect the contract files alone, from --good to --bad: the commit whose contract first breaks the evolution rules against --against's (no build, no run)")
+	fs.StringVar(&o.Against, "against", "", "with --contract: the older build whose contract each one is diffed against (default: --good)")
 	fs.Var(countFlag{&o.Retries, 0, "how many times to rerun a failing candidate"}, "retries", "rerun a candidate that failed up to `N` times; one whose attempts disagree is flaky, never good or bad")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
@@ -37,6 +42,13 @@ func parseBisect(args []string, stderr io.Writer) (*bisectOptions, error) {
 	}
 	o.Seed = seed
 	switch {
+	case o.Contract && (o.Good == "" || o.Bad == ""):
+		return nil, usagef("bisect --contract needs --good and --bad: the refs to walk between")
+	case o.Contract && (o.Host != "" || o.Client != "" || o.Kind != "" || o.Journey != ""):
+		return nil, usagef("bisect --contract walks the contract alone: it takes no pairing (--host, --client, --kind, --journey)")
+	case o.Contract:
+	case o.Against != "":
+		return nil, usagef("--against goes with --contract")
 	case o.Host == "" || o.Client == "":
 		return nil, usagef("bisect needs --host and --client: the failing pairing (a repro line's flags)")
 	case o.Kind == "" || o.Journey == "":
@@ -51,6 +63,14 @@ func cmdBisect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	o, err := parseBisect(args, stderr)
 	if err != nil {
 		return err
+	}
+	if o.Contract {
+		run, err := bisect.RunContract(ctx, bisect.ContractConfig{Repo: o.Repo, ReportDir: o.ReportDir,
+			Good: o.Good, Bad: o.Bad, Against: o.Against, Stdout: stdout, Stderr: stderr})
+		if err != nil {
+			return err
+		}
+		return &exitError{run.ExitCode()}
 	}
 	run, err := bisect.Run(ctx, bisect.Config{
 		Repo: o.Repo, ReportDir: o.ReportDir, CacheDir: o.CacheDir,

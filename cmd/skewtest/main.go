@@ -177,6 +177,7 @@ Usage:
   skewtest repro   --repo DIR --host REF --client REF [--kind K] [--journey J] [--report-dir D] [--runner local|container]
   skewtest bisect  --repo DIR --host REF --client REF --kind K --journey J [--side host|client] [--good REF] [--bad REF]
                    the release, then the commit, where one side's change made the pairing fail (docs/bisect.md)
+  skewtest bisect  --repo DIR --contract --good REF --bad REF [--against REF]   the commit whose contract first breaks the rules
   skewtest fuzz    --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [--seed S] [--corpus DIR] [--generator G,...] [--exclude EVENT,...]
   skewtest explore (the flags of fuzz) [--drawn-only]   fuzz with journeys drawn from the drivers' described vocabulary (docs/explore.md)
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
