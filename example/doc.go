@@ -1,12 +1,18 @@
 // Package example writes an example subject — the bundled reference subject, remoteterm,
 // or another listed in the subjects table (internal/bundle) — as a real git repository:
-// one commit and tag per release of its history, extra tags that pin selection must
-// ignore, and the working tree's uncommitted changes.
+// one commit and tag per release of its history, with the release's untagged intermediate
+// commits before it, extra tags that pin selection must ignore, and the working tree's
+// uncommitted changes.
 //
 // A subject's history is data, its directory's history.yaml. Every release is the
 // subject's directory with, from that release on, the files of history/<tag>/ laid over
 // it; optionally a file holding the release's feature table (featuresFile) and a contract
-// derived from a template for those features (contract). The working tree is the last
+// derived from a template for those features (contract). A release's commits are made
+// before its own, after the previous release's, each dated between the two: ordinary work
+// whose set carries over as a release's does (a release that re-applies its commits' sets
+// keeps the tree it had without them), and whose tree says it is version <tag>-dev.<n>. A
+// commit marked broken also gets brokenFile, a Go file that does not compile, which the
+// next commit drops: a ref of the history whose build fails. The working tree is the last
 // release plus worktree.set and history/worktree/. Its knownBugs are the release-skew bugs
 // the history ships on purpose (Written.KnownBugs): pairings that skewtest must find red,
 // with the kinds of finding each must report, which `skewtest demo` runs after the default

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,71 @@ func head(dir string) plumbing.Hash {
 	ref, err := repo.Head()
 	Expect(err).NotTo(HaveOccurred())
 	return ref.Hash()
+}
+
+// withCommits is history with a brokenFile and intermediate commits before v1.1.0 (the
+// change of span not the last of them, its set re-applied by the release) and before
+// v1.2.0 (a broken commit, then one that fixes it and sets a feature of its own).
+var withCommits = strings.NewReplacer(
+	"featuresFile: release/release.json\n", "featuresFile: release/release.json\nbrokenFile: wip.go\n",
+	"    set: {span: true}\n", `    set: {span: true}
+    commits:
+      - {date: 2026-01-10T00:00:00Z, message: "wire: define span"}
+      - {date: 2026-01-20T00:00:00Z, message: "host: send spans", set: {span: true}}
+      - {date: 2026-01-25T00:00:00Z, message: "docs: spans"}
+`,
+	"    message: third\n", `    message: third
+    commits:
+      - {date: 2026-02-10T00:00:00Z, message: "wip (does not build)", broken: true}
+      - {date: 2026-02-20T00:00:00Z, message: "fix the build", set: {gate: true}}
+`).Replace(history)
+
+// logged is one commit of a written repository's history.
+type logged struct {
+	Hash    plumbing.Hash
+	Message string
+	Date    time.Time
+}
+
+// firstParents lists the commits from the root to ref, oldest first, following first
+// parents.
+func firstParents(dir, ref string) []logged {
+	GinkgoHelper()
+	repo, err := git.PlainOpen(dir)
+	Expect(err).NotTo(HaveOccurred())
+	h, err := repo.ResolveRevision(plumbing.Revision(ref + "^{commit}"))
+	Expect(err).NotTo(HaveOccurred())
+	c, err := repo.CommitObject(*h)
+	Expect(err).NotTo(HaveOccurred())
+	var out []logged
+	for {
+		Expect(c.Committer.When.Equal(c.Author.When)).To(BeTrue(), c.Message)
+		out = append([]logged{{Hash: c.Hash, Message: c.Message, Date: c.Author.When.UTC()}}, out...)
+		if c.NumParents() == 0 {
+			return out
+		}
+		c, err = c.Parent(0)
+		Expect(err).NotTo(HaveOccurred())
+	}
+}
+
+// treeOf returns the hash of ref's tree.
+func treeOf(dir, ref string) plumbing.Hash {
+	GinkgoHelper()
+	repo, err := git.PlainOpen(dir)
+	Expect(err).NotTo(HaveOccurred())
+	h, err := repo.ResolveRevision(plumbing.Revision(ref + "^{commit}"))
+	Expect(err).NotTo(HaveOccurred())
+	c, err := repo.CommitObject(*h)
+	Expect(err).NotTo(HaveOccurred())
+	return c.TreeHash
+}
+
+func date(s string) time.Time {
+	GinkgoHelper()
+	t, err := time.Parse(time.RFC3339, s)
+	Expect(err).NotTo(HaveOccurred())
+	return t
 }
 
 var _ = Describe("Write", func() {
@@ -222,6 +288,132 @@ var _ = Describe("Write", func() {
 		})
 	})
 
+	Describe("a release with intermediate commits", func() {
+		BeforeEach(func() {
+			write(src, "history.yaml", withCommits)
+			write(src, "history/v1.1.0/extra.go", "package main\n")
+		})
+
+		It("writes them in order between the tags, untagged, dated as listed", func() {
+			w, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(w.Tags).To(Equal([]string{"v1.0.0", "v1.1.0", "v1.2.0", "mobile-v9.0.0"}))
+			log := firstParents(dest, "v1.2.0")
+			var got []string
+			for _, c := range log {
+				got = append(got, c.Date.Format(time.RFC3339)+" "+c.Message)
+			}
+			Expect(got).To(Equal([]string{
+				"2026-01-01T00:00:00Z first",
+				"2026-01-10T00:00:00Z wire: define span",
+				"2026-01-20T00:00:00Z host: send spans",
+				"2026-01-25T00:00:00Z docs: spans",
+				"2026-02-01T00:00:00Z second",
+				"2026-02-10T00:00:00Z wip (does not build)",
+				"2026-02-20T00:00:00Z fix the build",
+				"2026-03-01T00:00:00Z third",
+			}))
+			Expect(firstParents(dest, "v1.0.0")).To(Equal(log[:1]))
+			Expect(firstParents(dest, "v1.1.0")).To(Equal(log[:5]))
+			Expect(firstParents(dest, "mobile-v9.0.0")).To(Equal(log[:1]))
+			Expect(head(dest)).To(Equal(log[7].Hash))
+		})
+
+		It("carries a commit's set forward to later commits and the release", func() {
+			_, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			log, read := firstParents(dest, "v1.2.0"), reader(dest)
+			features := func(ref string) map[string]any {
+				GinkgoHelper()
+				var f map[string]any
+				Expect(json.Unmarshal([]byte(read(ref, "release/release.json")), &f)).To(Succeed())
+				return f
+			}
+			Expect(features(log[1].Hash.String())).To(HaveKeyWithValue("span", false))
+			Expect(features(log[1].Hash.String())).To(HaveKeyWithValue("version", "v1.1.0-dev.1"))
+			Expect(features(log[2].Hash.String())).To(HaveKeyWithValue("span", true))
+			Expect(features(log[2].Hash.String())).To(HaveKeyWithValue("version", "v1.1.0-dev.2"))
+			Expect(read(log[2].Hash.String(), "skewtest-contract.json")).To(ContainSubstring("OutputSpan"))
+			Expect(features(log[3].Hash.String())).To(HaveKeyWithValue("span", true))
+			Expect(features(log[5].Hash.String())).NotTo(HaveKey("gate"))
+			Expect(features(log[6].Hash.String())).To(HaveKeyWithValue("gate", true))
+			Expect(features("v1.2.0")).To(Equal(map[string]any{"version": "v1.2.0", "span": true, "gate": true, "proto": 1.0, "protoMin": 1.0}))
+			Expect(read(log[1].Hash.String(), "NEWS")).To(BeEmpty(), "history/v1.1.0/ is laid from the release on")
+			Expect(read(log[5].Hash.String(), "NEWS")).To(Equal("1.1\n"))
+		})
+
+		It("gives a broken commit's tree, and no other, the broken file", func() {
+			_, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			log, read := firstParents(dest, "v1.2.0"), reader(dest)
+			Expect(read(log[5].Hash.String(), "wip.go")).To(Equal("package main\n\n// work in progress\nfunc broken() { undefined_symbol() }\n"))
+			for i, c := range log {
+				if i != 5 {
+					Expect(read(c.Hash.String(), "wip.go")).To(BeEmpty(), c.Message)
+				}
+			}
+			for _, tag := range []string{"v1.0.0", "v1.1.0", "v1.2.0"} {
+				Expect(read(tag, "wip.go")).To(BeEmpty(), tag)
+			}
+			Expect(filepath.Join(dest, "wip.go")).NotTo(BeAnExistingFile())
+		})
+
+		It("leaves every tag's tree as it is without the commits, when the release re-applies their sets", func() {
+			write(src, "history.yaml", strings.Replace(withCommits, "    message: third\n", "    message: third\n    set: {gate: true}\n", 1))
+			_, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			without := filepath.Join(GinkgoT().TempDir(), "without")
+			write(src, "history.yaml", strings.Replace(history, "    message: third\n", "    message: third\n    set: {gate: true}\n", 1))
+			_, err = example.Write(source(), without)
+			Expect(err).NotTo(HaveOccurred())
+			for _, tag := range []string{"v1.0.0", "v1.1.0", "v1.2.0", "mobile-v9.0.0"} {
+				Expect(treeOf(dest, tag)).To(Equal(treeOf(without, tag)), tag)
+			}
+			Expect(firstParents(dest, "v1.2.0")).To(HaveLen(8))
+			Expect(firstParents(without, "v1.2.0")).To(HaveLen(3))
+		})
+
+		It("writes the same commits every time", func() {
+			_, err := example.Write(source(), dest)
+			Expect(err).NotTo(HaveOccurred())
+			again := filepath.Join(GinkgoT().TempDir(), "again")
+			_, err = example.Write(source(), again)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(firstParents(again, "v1.2.0")).To(Equal(firstParents(dest, "v1.2.0")))
+		})
+
+		DescribeTable("refuses commits it cannot write",
+			func(old, new, want string) {
+				Expect(withCommits).To(ContainSubstring(old))
+				write(src, "history.yaml", strings.Replace(withCommits, old, new, 1))
+				_, err := example.Write(source(), dest)
+				Expect(err).To(MatchError(ContainSubstring(want)))
+			},
+			Entry("a commit dated after its release", "2026-01-25T00:00:00Z", "2026-02-02T00:00:00Z",
+				"history.yaml: releases[1] (v1.1.0): commits[2]: date 2026-02-02T00:00:00Z is not before the release's (2026-02-01T00:00:00Z): a release's commits come before it"),
+			Entry("a commit dated on its release's date", "2026-01-25T00:00:00Z", "2026-02-01T00:00:00Z",
+				"releases[1] (v1.1.0): commits[2]: date 2026-02-01T00:00:00Z is not before the release's"),
+			Entry("a commit dated before the previous commit", "2026-01-25T00:00:00Z", "2026-01-15T00:00:00Z",
+				"releases[1] (v1.1.0): commits[2]: date 2026-01-15T00:00:00Z is not after the previous commit's (2026-01-20T00:00:00Z): list commits oldest first"),
+			Entry("a first commit dated before the previous release", "2026-02-10T00:00:00Z", "2026-01-31T00:00:00Z",
+				"releases[2] (v1.2.0): commits[0]: date 2026-01-31T00:00:00Z is not after the previous commit's (2026-02-01T00:00:00Z)"),
+			Entry("a commit without a date", "date: 2026-01-10T00:00:00Z, ", "",
+				"releases[1] (v1.1.0): commits[0]: a commit needs a date"),
+			Entry("a commit without a message", `message: "docs: spans"`, `message: ""`,
+				"releases[1] (v1.1.0): commits[2]: a commit needs a message"),
+			Entry("a broken commit without brokenFile", "brokenFile: wip.go\n", "",
+				"a commit is broken: true, but brokenFile does not say where"),
+			Entry("a brokenFile the subject has", "brokenFile: wip.go", "brokenFile: main.go",
+				"brokenFile main.go: the subject has main.go; pick a name no tree has"),
+			Entry("a brokenFile an overlay has", "brokenFile: wip.go", "brokenFile: extra.go",
+				"brokenFile extra.go: the subject has history/v1.1.0/extra.go"),
+			Entry("a brokenFile that is not Go", "brokenFile: wip.go", "brokenFile: wip.txt",
+				`brokenFile "wip.txt": give a clean relative path of a Go file that is not a test`),
+			Entry("a brokenFile where no Go package is", "brokenFile: wip.go", "brokenFile: release/wip.go",
+				"brokenFile release/wip.go: release holds no Go package to break"),
+		)
+	})
+
 	DescribeTable("refuses a history it cannot write",
 		func(edit func(), want string) {
 			edit()
@@ -309,6 +501,50 @@ var _ = Describe("sources", func() {
 		status, err := wt.Status()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(status.IsClean()).To(BeTrue(), status.String())
+	}, NodeTimeout(10*time.Minute))
+})
+
+var _ = Describe("remoteterm's planted commit that does not build", Label(testlabels.Slow), func() {
+	// build runs the recipe of skewtest.yaml in dir at ref, with read-only modules.
+	build := func(ctx SpecContext, dir string, clone *git.Repository, ref plumbing.Hash) (string, error) {
+		GinkgoHelper()
+		wt, err := clone.Worktree()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(wt.Checkout(&git.CheckoutOptions{Hash: ref})).To(Succeed())
+		cfg, err := builds.LoadConfig(filepath.Join(dir, builds.ConfigFile))
+		Expect(err).NotTo(HaveOccurred())
+		var out []byte
+		for _, step := range cfg.Build.Steps {
+			cmd := exec.CommandContext(ctx, "sh", "-c", step)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "SKEWTEST_OUT="+GinkgoT().TempDir(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+			if out, err = cmd.CombinedOutput(); err != nil {
+				return string(out), err
+			}
+		}
+		return string(out), nil
+	}
+
+	It("fails the build recipe, and the commit after it builds", func(ctx SpecContext) {
+		s, err := example.Embedded("remoteterm")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(s, repo)
+		Expect(err).NotTo(HaveOccurred())
+		log := firstParents(repo, "v1.4.190")
+		i := slices.IndexFunc(log, func(c logged) bool { return c.Message == "wip: transformedRuns option (does not build)" })
+		Expect(i).To(BeNumerically(">", 0))
+		Expect(log[i+1].Message).To(Equal("transformedRuns: span | downgrade-to-text"))
+
+		checkout := filepath.Join(GinkgoT().TempDir(), "checkout")
+		clone, err := git.PlainClone(checkout, false, &git.CloneOptions{URL: repo})
+		Expect(err).NotTo(HaveOccurred())
+		out, err := build(ctx, checkout, clone, log[i].Hash)
+		Expect(err).To(HaveOccurred())
+		Expect(out).To(ContainSubstring("cmd/remoteterm-driver/wip.go"))
+		Expect(out).To(ContainSubstring("undefined: undefined_symbol"))
+		out, err = build(ctx, checkout, clone, log[i+1].Hash)
+		Expect(err).NotTo(HaveOccurred(), out)
 	}, NodeTimeout(10*time.Minute))
 })
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -16,8 +17,13 @@ import (
 type history struct {
 	Author signature `yaml:"author"`
 	// FeaturesFile, when set, is where every tree gets its release's feature table: the
-	// releases' `set` maps so far, merged, plus "version" (the tag, or "worktree"), as JSON.
+	// `set` maps of the releases and commits so far, merged, plus "version" (the tag,
+	// "worktree", or an intermediate commit's label, see commitVersion), as JSON.
 	FeaturesFile string `yaml:"featuresFile"`
+	// BrokenFile is where a commit marked broken gets a Go file that does not compile: a
+	// path in a package directory of the subject that its build compiles (the host's main
+	// package, say), where the subject has no file. Needed when a commit is broken.
+	BrokenFile string `yaml:"brokenFile"`
 	// Contract, when set, derives every tree's wire contract from a template.
 	Contract *contractSettings `yaml:"contract"`
 	Releases []release         `yaml:"releases"`
@@ -54,6 +60,23 @@ type release struct {
 	Date    time.Time      `yaml:"date"`
 	Message string         `yaml:"message"`
 	Set     map[string]any `yaml:"set"`
+	// Commits are the untagged commits made before the release's own, after the previous
+	// release's, oldest first (optional). Their trees have the overlays of the releases
+	// before, not the release's own history/<tag>/.
+	Commits []commit `yaml:"commits"`
+}
+
+// commit is an intermediate commit: ordinary work between two releases, not tagged.
+type commit struct {
+	// Date must fall strictly after the previous commit's and before its release's.
+	Date    time.Time `yaml:"date"`
+	Message string    `yaml:"message"`
+	// Set is merged into the features carried forward, as a release's set is: later
+	// commits and the release itself see it.
+	Set map[string]any `yaml:"set"`
+	// Broken gives this commit's tree, and no other, the history's BrokenFile: a Go file
+	// that does not compile.
+	Broken bool `yaml:"broken"`
 }
 
 // otherTag is a tag on a release's commit that is not itself a release.
@@ -102,6 +125,12 @@ func (h *history) check(subject fs.FS) error {
 			return fmt.Errorf("releases[%d] (%s): a release needs a date, so the repository is the same every time", i, r.Tag)
 		}
 		tags[r.Tag] = true
+		if err := h.checkCommits(i); err != nil {
+			return err
+		}
+	}
+	if err := h.checkBrokenFile(subject); err != nil {
+		return err
 	}
 	for _, o := range h.Other {
 		if !tags[o.At] {
@@ -138,6 +167,75 @@ func (h *history) check(subject fs.FS) error {
 		}
 	}
 	return nil
+}
+
+// checkCommits checks the intermediate commits of releases[i]: each has a message and a
+// date strictly after the previous commit's (the previous release's, for the first) and
+// before the release's.
+func (h *history) checkCommits(i int) error {
+	r := h.Releases[i]
+	var prev time.Time
+	if i > 0 {
+		prev = h.Releases[i-1].Date
+	}
+	for j, c := range r.Commits {
+		at := fmt.Sprintf("releases[%d] (%s): commits[%d]", i, r.Tag, j)
+		switch {
+		case c.Date.IsZero():
+			return fmt.Errorf("%s: a commit needs a date, so the repository is the same every time", at)
+		case strings.TrimSpace(c.Message) == "":
+			return fmt.Errorf("%s: a commit needs a message", at)
+		case !c.Date.Before(r.Date):
+			return fmt.Errorf("%s: date %s is not before the release's (%s): a release's commits come before it",
+				at, c.Date.Format(time.RFC3339), r.Date.Format(time.RFC3339))
+		case !prev.IsZero() && !c.Date.After(prev):
+			return fmt.Errorf("%s: date %s is not after the previous commit's (%s): list commits oldest first",
+				at, c.Date.Format(time.RFC3339), prev.Format(time.RFC3339))
+		}
+		prev = c.Date
+	}
+	return nil
+}
+
+// broken reports whether a commit of the history is marked broken.
+func (h *history) broken() bool {
+	for _, r := range h.Releases {
+		for _, c := range r.Commits {
+			if c.Broken {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkBrokenFile checks brokenFile: given when a commit is broken, a clean path of a Go
+// file that neither the subject nor an overlay has (the commit after a broken one drops it).
+func (h *history) checkBrokenFile(subject fs.FS) error {
+	p := h.BrokenFile
+	switch {
+	case p == "" && h.broken():
+		return fmt.Errorf("a commit is broken: true, but brokenFile does not say where its Go file that does not compile goes")
+	case p == "":
+		return nil
+	case !fs.ValidPath(p) || path.Ext(p) != ".go" || strings.HasSuffix(p, "_test.go"):
+		return fmt.Errorf("brokenFile %q: give a clean relative path of a Go file that is not a test", p)
+	}
+	for _, f := range append([]string{p}, h.overlayPaths(p)...) {
+		if _, err := fs.Stat(subject, f); err == nil {
+			return fmt.Errorf("brokenFile %s: the subject has %s; pick a name no tree has", p, f)
+		}
+	}
+	return nil
+}
+
+// overlayPaths returns where every overlay would hold the file p.
+func (h *history) overlayPaths(p string) []string {
+	var out []string
+	for _, r := range h.Releases {
+		out = append(out, path.Join(overlayDir, r.Tag, p))
+	}
+	return append(out, path.Join(overlayDir, worktreeLabel, p))
 }
 
 // refs lists what a build of the written repository can be named by: every tag, and

@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -32,7 +36,8 @@ type Written struct {
 }
 
 // Write writes the subject's history as a git repository in dest, which must not exist or
-// be empty (ErrNotEmpty).
+// be empty (ErrNotEmpty): for each release, its intermediate commits and then its own
+// commit, which it tags.
 func Write(src *Source, dest string) (*Written, error) {
 	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s %w", dest, ErrNotEmpty)
@@ -54,25 +59,12 @@ func Write(src *Source, dest string) (*Written, error) {
 		return nil, err
 	}
 	out := &Written{Dir: dest, KnownBugs: h.KnownBugs}
-	features := map[string]any{}
-	var overlays []string
+	c := &committer{dest: dest, repo: repo, wt: wt, t: t, author: h.Author, features: map[string]any{}}
 	commits := map[string]plumbing.Hash{}
 	for _, r := range h.Releases {
-		maps.Copy(features, r.Set)
-		overlays = append(overlays, r.Tag)
-		if err := t.write(dest, r.Tag, features, overlays); err != nil {
-			return nil, fmt.Errorf("release %s: %w", r.Tag, err)
-		}
-		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			return nil, fmt.Errorf("release %s: add: %w", r.Tag, err)
-		}
-		sig := &object.Signature{Name: h.Author.Name, Email: h.Author.Email, When: r.Date}
-		hash, err := wt.Commit(r.Message, &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
+		hash, err := c.release(r)
 		if err != nil {
-			return nil, fmt.Errorf("release %s: commit: %w", r.Tag, err)
-		}
-		if _, err := repo.CreateTag(r.Tag, hash, &git.CreateTagOptions{Tagger: sig, Message: r.Message}); err != nil {
-			return nil, fmt.Errorf("tag %s: %w", r.Tag, err)
+			return nil, fmt.Errorf("release %s: %w", r.Tag, err)
 		}
 		commits[r.Tag] = hash
 		out.Tags = append(out.Tags, r.Tag)
@@ -83,8 +75,8 @@ func Write(src *Source, dest string) (*Written, error) {
 		}
 		out.Tags = append(out.Tags, o.Tag)
 	}
-	maps.Copy(features, h.Worktree.Set)
-	if err := t.write(dest, worktreeLabel, features, append(overlays, worktreeLabel)); err != nil {
+	maps.Copy(c.features, h.Worktree.Set)
+	if err := t.write(dest, worktreeLabel, c.features, append(c.overlays, worktreeLabel)); err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
 	status, err := wt.Status()
@@ -95,12 +87,78 @@ func Write(src *Source, dest string) (*Written, error) {
 	return out, nil
 }
 
+// committer commits the history's trees, oldest first, carrying its features and
+// overlays forward from one commit to the next.
+type committer struct {
+	dest     string
+	repo     *git.Repository
+	wt       *git.Worktree
+	t        *treeWriter
+	author   signature
+	features map[string]any // the sets so far, merged
+	overlays []string       // the releases so far, whose overlays every tree gets
+}
+
+// release commits r's intermediate commits, then r's own commit, which it tags; it returns
+// the tagged commit.
+func (c *committer) release(r release) (plumbing.Hash, error) {
+	for j, ic := range r.Commits {
+		maps.Copy(c.features, ic.Set)
+		if _, err := c.commit(commitVersion(r.Tag, j), ic.Date, ic.Message, ic.Broken); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("commits[%d]: %w", j, err)
+		}
+	}
+	maps.Copy(c.features, r.Set)
+	c.overlays = append(c.overlays, r.Tag)
+	hash, err := c.commit(r.Tag, r.Date, r.Message, false)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	opts := &git.CreateTagOptions{Tagger: c.signature(r.Date), Message: r.Message}
+	if _, err := c.repo.CreateTag(r.Tag, hash, opts); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("tag: %w", err)
+	}
+	return hash, nil
+}
+
+// commit lays version's tree into the directory, with the broken file when broken and
+// without it otherwise, and commits everything, authored and committed at when.
+func (c *committer) commit(version string, when time.Time, message string, broken bool) (plumbing.Hash, error) {
+	if err := c.t.write(c.dest, version, c.features, c.overlays); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := c.t.writeBroken(c.dest, broken); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := c.wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("add: %w", err)
+	}
+	sig := c.signature(when)
+	hash, err := c.wt.Commit(message, &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("commit: %w", err)
+	}
+	return hash, nil
+}
+
+func (c *committer) signature(when time.Time) *object.Signature {
+	return &object.Signature{Name: c.author.Name, Email: c.author.Email, When: when}
+}
+
+// commitVersion is the version an intermediate commit's tree says it is: a pre-release of
+// the release it leads to (the first commit before v1.4.147 is v1.4.147-dev.1). j counts
+// the release's commits from 0.
+func commitVersion(tag string, j int) string {
+	return fmt.Sprintf("%s-dev.%d", tag, j+1)
+}
+
 // treeWriter lays one version's tree into the repository's directory.
 type treeWriter struct {
 	src      *Source
 	h        *history
 	base     []string // the subject's files that every tree gets as they are
 	template []byte   // the contract template, when the history derives contracts
+	broken   []byte   // the broken file, when a commit is broken
 	kit      kit
 }
 
@@ -125,7 +183,54 @@ func newTreeWriter(src *Source, h *history) (*treeWriter, error) {
 	if t.kit, err = loadKit(src.kit); err != nil {
 		return nil, err
 	}
+	if h.broken() {
+		if t.broken, err = brokenSource(src.subject, h.BrokenFile); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
+}
+
+// brokenSource is the broken file's text: a Go file of the package in its directory
+// that calls a function nobody declares, so the package does not compile.
+func brokenSource(subject fs.FS, file string) ([]byte, error) {
+	dir := path.Dir(file)
+	entries, err := fs.ReadDir(subject, dir)
+	if err != nil {
+		return nil, fmt.Errorf("brokenFile %s: %w", file, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || path.Ext(name) != ".go" || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		data, err := fs.ReadFile(subject, path.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, data, parser.PackageClauseOnly)
+		if err != nil {
+			return nil, fmt.Errorf("brokenFile %s: %w", file, err)
+		}
+		return fmt.Appendf(nil, "package %s\n\n// work in progress\nfunc broken() { undefined_symbol() }\n", f.Name.Name), nil
+	}
+	return nil, fmt.Errorf("brokenFile %s: %s holds no Go package to break; put it in a package the build compiles", file, dir)
+}
+
+// writeBroken writes the broken file into dest when on, and removes it otherwise (the
+// commit after a broken one does not have it).
+func (t *treeWriter) writeBroken(dest string, on bool) error {
+	if t.h.BrokenFile == "" {
+		return nil
+	}
+	p := filepath.Join(dest, filepath.FromSlash(t.h.BrokenFile))
+	if on {
+		return writeFile(p, t.broken)
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // write lays version's tree into dest: the subject's files, then the overlays named (in
