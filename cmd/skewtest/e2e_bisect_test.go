@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/results"
+)
+
+// commitNamed is the short hash of the commit of repo whose subject line starts with prefix.
+func commitNamed(repo, prefix string) string {
+	GinkgoHelper()
+	r, err := git.PlainOpen(repo)
+	Expect(err).NotTo(HaveOccurred())
+	iter, err := r.Log(&git.LogOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	var found string
+	Expect(iter.ForEach(func(c *object.Commit) error {
+		if strings.HasPrefix(c.Message, prefix) {
+			found = c.Hash.String()[:12]
+		}
+		return nil
+	})).To(Succeed())
+	Expect(found).NotTo(BeEmpty(), "no commit %q", prefix)
+	return found
+}
+
+var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
+	var repo string
+	BeforeAll(func() { repo = referenceHistory() })
+
+	bisect := func(ctx SpecContext, args ...string) (int, string, *results.Run) {
+		dir := GinkgoT().TempDir()
+		args = append([]string{"bisect", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir}, args...)
+		var stdout, stderr bytes.Buffer
+		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
+		out := stdout.String() + stderr.String()
+		GinkgoWriter.Printf("skewtest %s -> %d\n%s", strings.Join(args, " "), code, out)
+		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		if err != nil {
+			return code, out, nil
+		}
+		var run results.Run
+		Expect(json.Unmarshal(data, &run)).To(Succeed())
+		Expect(filepath.Join(dir, "report.html")).To(BeAnExistingFile())
+		return code, out, &run
+	}
+
+	It("finds the release and the commit of a host's bug, not the last commit before its tag", func(ctx SpecContext) {
+		code, out, run := bisect(ctx, "--host", "v1.4.147", "--client", "v1.4.146", "--kind", "mobile", "--journey", "terminal-mobile")
+		Expect(code).To(Equal(exitFindings), out)
+		b := run.Bisect
+		Expect(b.Side).To(Equal("host"))
+		Expect(b.FirstBadTag).To(Equal("v1.4.147"))
+		Expect(b.LastGoodTag).To(Equal("v1.4.146"))
+		Expect(b.Exact).To(BeTrue())
+		Expect(b.FirstBad.Subject).To(Equal("host: frame transformed runs as OutputSpan"))
+		Expect(b.FirstBad.Ref).To(Equal(commitNamed(repo, "host: frame transformed runs as OutputSpan")))
+		Expect(b.LastGood.Subject).To(Equal("wire: define OutputSpan (15)"))
+		Expect(b.Brought).To(ContainElement(HaveField("Kind", results.DecoderRefusal)))
+		Expect(b.Repro).To(ContainSubstring("--host " + b.FirstBad.Ref + " --client v1.4.146"))
+		Expect(out).To(ContainSubstring(`first bad commit: ` + b.FirstBad.Ref + ` "host: frame transformed runs as OutputSpan" (2026-07-15`))
+	})
+
+	It("finds a client's bug from the client side", func(ctx SpecContext) {
+		code, out, run := bisect(ctx, "--host", "v1.4.120", "--client", "v1.4.165", "--kind", "session", "--journey", "session")
+		Expect(code).To(Equal(exitFindings), out)
+		Expect(run.Bisect.Side).To(Equal("client"))
+		Expect(run.Bisect.FirstBadTag).To(Equal("v1.4.165"))
+		Expect(run.Bisect.FirstBad.Subject).To(Equal("session client: report presence"))
+	})
+
+	It("skips a commit that does not build, and names it", func(ctx SpecContext) {
+		good := commitNamed(repo, "chunker: name the transformed-run paths")
+		broken := commitNamed(repo, "wip: transformedRuns option")
+		code, out, run := bisect(ctx, "--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal", "--good", good)
+		Expect(code).To(Equal(exitFindings), out)
+		Expect(run.Bisect.FirstBad.Subject).To(Equal("host: multiplex always frames transformed runs as OutputSpan"))
+		Expect(run.Bisect.Candidates).To(ContainElement(And(HaveField("Ref", broken), HaveField("Verdict", results.VerdictSkipped),
+			HaveField("Why", HavePrefix("does not build:")))))
+		Expect(out).To(ContainSubstring("skipped: " + broken + ": does not build"))
+	})
+
+	It("refuses a good end where the pairing already fails", func(ctx SpecContext) {
+		code, out, _ := bisect(ctx, "--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal", "--good", "v1.4.150")
+		Expect(code).To(Equal(exitUsage), out)
+		Expect(out).To(ContainSubstring("is not good at good v1.4.150"))
+	})
+
+	It("finds the commit whose contract first breaks the rules, from the contract files alone", func(ctx SpecContext) {
+		code, out, run := bisect(ctx, "--contract", "--good", "v1.4.146", "--bad", "v1.4.180", "--against", "v1.4.173")
+		Expect(code).To(Equal(exitFindings), out)
+		Expect(run.Bisect.Side).To(Equal("contract"))
+		Expect(run.Bisect.FirstBadTag).To(Equal("v1.4.180"))
+		Expect(run.Bisect.FirstBad.Subject).To(HavePrefix("host: gate OutputSpan on terminal.multiplex too"))
+		Expect(run.Bisect.Brought).To(ContainElement(HaveField("Message", ContainSubstring("gate-added"))))
+		Expect(run.Builds).To(BeEmpty(), "nothing was built")
+	})
+})
