@@ -73,7 +73,23 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if err := c.defaults(); err != nil {
 		return nil, err
 	}
-	release, err := matrix.ClaimReportDir(c.ReportDir, []string{"bisect"})
+	fixed := c.Client
+	if c.Side == Client {
+		fixed = c.Host
+	}
+	return execute(ctx, &c, []string{"bisect"}, func(pts []point) (*bisection, error) {
+		b := newBisection(&c, pts, fixed, &results.Bisect{Side: c.Side, Fixed: fixed, Kind: c.Kind, Journey: c.Journey, Good: c.Good, Bad: c.Bad})
+		b.try = b.runPairing
+		fmt.Fprintf(c.Stderr, "bisect: the %s side moves from %s to %s (%s), %s %s fixed; seed %d\n",
+			c.Side, c.Good, c.Bad, matrix.Plural(len(pts), "build"), otherSide(c.Side), fixed, c.Seed)
+		return b, nil
+	})
+}
+
+// execute claims the report directory, lays the line from good to bad, walks it with the
+// bisection prepare makes, and writes the reports.
+func execute(ctx context.Context, c *Config, command []string, prepare func([]point) (*bisection, error)) (*results.Run, error) {
+	release, err := matrix.ClaimReportDir(c.ReportDir, command)
 	if err != nil {
 		return nil, err
 	}
@@ -82,16 +98,11 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	fixed := c.Client
-	if c.Side == Client {
-		fixed = c.Host
+	b, err := prepare(pts)
+	if err != nil {
+		return nil, err
 	}
-	b := &bisection{c: &c, pts: pts, fixed: fixed, tested: map[int]*tested{},
-		out: &results.Bisect{Side: c.Side, Fixed: fixed, Kind: c.Kind, Journey: c.Journey, Good: c.Good, Bad: c.Bad}}
-	b.try = b.runPairing
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: c.Seed, Repo: c.Repo, Started: time.Now(), Bisect: b.out}
-	fmt.Fprintf(c.Stderr, "bisect: the %s side moves from %s to %s (%s), %s %s fixed; seed %d\n",
-		c.Side, c.Good, c.Bad, matrix.Plural(len(pts), "build"), otherSide(c.Side), fixed, c.Seed)
 	if err := b.walk(ctx); err != nil {
 		return nil, err
 	}
@@ -104,18 +115,27 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	return run, nil
 }
 
-func (c *Config) defaults() error {
+func newBisection(c *Config, pts []point, fixed string, out *results.Bisect) *bisection {
+	return &bisection{c: c, pts: pts, fixed: fixed, tested: map[int]*tested{}, out: out}
+}
+
+// outputs makes nil writers discard, and fills the report directory.
+func (c *Config) outputs() {
 	if c.Stdout == nil {
 		c.Stdout = io.Discard
 	}
 	if c.Stderr == nil {
 		c.Stderr = io.Discard
 	}
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
 	if c.ReportDir == "" {
 		c.ReportDir = "skewtest-report"
+	}
+}
+
+func (c *Config) defaults() error {
+	c.outputs()
+	if c.Seed == 0 {
+		c.Seed = 1
 	}
 	switch {
 	case c.Repo == "":
@@ -393,6 +413,9 @@ func (b *bisection) finish(run *results.Run) {
 	}
 	if bad.pairing != nil {
 		b.out.Repro = bad.pairing.Repro
+	}
+	if b.c.Side == Contract {
+		run.Findings = bad.cand.Findings // the static tier's place for contract findings
 	}
 	var had []string
 	if good != nil {

@@ -6,14 +6,12 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
-	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/subject"
 )
@@ -38,15 +36,7 @@ type ContractConfig struct {
 func RunContract(ctx context.Context, cc ContractConfig) (*results.Run, error) {
 	c := Config{Repo: cc.Repo, ReportDir: cc.ReportDir, Good: cc.Good, Bad: cc.Bad, Side: Contract,
 		Stdout: cc.Stdout, Stderr: cc.Stderr, Seed: 1}
-	if c.Stdout == nil {
-		c.Stdout = io.Discard
-	}
-	if c.Stderr == nil {
-		c.Stderr = io.Discard
-	}
-	if c.ReportDir == "" {
-		c.ReportDir = "skewtest-report"
-	}
+	c.outputs()
 	switch {
 	case c.Repo == "":
 		return nil, subject.Usagef("bisect needs the subject's repository")
@@ -63,40 +53,19 @@ func RunContract(ctx context.Context, cc ContractConfig) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	release, err := matrix.ClaimReportDir(c.ReportDir, []string{"bisect", "--contract"})
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	pts, err := line(ctx, c.Repo, c.Good, c.Bad)
-	if err != nil {
-		return nil, err
-	}
-	d, err := newDiffer(ctx, subj, against)
-	if err != nil {
-		return nil, err
-	}
-	b := &bisection{c: &c, pts: pts, fixed: against, tested: map[int]*tested{},
-		out: &results.Bisect{Side: Contract, Fixed: against, Good: c.Good, Bad: c.Bad, Kinds: []results.Kind{results.ContractViolation}}}
-	b.try = d.try
-	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: c.Seed, Repo: c.Repo, Started: time.Now(), Bisect: b.out}
-	fmt.Fprintf(c.Stderr, "bisect: the contract moves from %s to %s (%s), diffed against %s's\n",
-		c.Good, c.Bad, matrix.Plural(len(pts), "build"), against)
-	if err := b.walk(ctx); err != nil {
-		return nil, err
-	}
-	b.finish(run)
-	for _, t := range b.tested {
-		if b.out.FirstBad != nil && t.cand.Ref == b.out.FirstBad.Ref {
-			run.Findings = t.cand.Findings // the static tier's place for contract findings
+	run, err := execute(ctx, &c, []string{"bisect", "--contract"}, func(pts []point) (*bisection, error) {
+		d, err := newDiffer(ctx, subj, against)
+		if err != nil {
+			return nil, err
 		}
-	}
-	run.Finished = time.Now()
-	if err := reports.Write(c.ReportDir, run); err != nil {
-		return nil, fmt.Errorf("write reports: %w", err)
-	}
-	b.print(c.Stdout)
-	return run, nil
+		b := newBisection(&c, pts, against, &results.Bisect{Side: Contract, Fixed: against, Good: c.Good, Bad: c.Bad,
+			Kinds: []results.Kind{results.ContractViolation}})
+		b.try = d.try
+		fmt.Fprintf(c.Stderr, "bisect: the contract moves from %s to %s (%s), diffed against %s's\n",
+			c.Good, c.Bad, matrix.Plural(len(pts), "build"), against)
+		return b, nil
+	})
+	return run, err
 }
 
 // differ diffs each candidate's contract against the fixed older one's.
