@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -198,36 +199,59 @@ func (d *decoder) send(ctx context.Context, role transcript.Role, drv *driver.Dr
 		}
 		return
 	}
-	for len(indexes) > 0 {
-		var batch []decodeFrame
-		size := 0
-		d.rec.view(func(t *transcript.Transcript) {
-			for _, i := range indexes {
-				f := t.Frames[i-1]
-				if len(batch) == decodeBatchFrames || (len(batch) > 0 && size+len(f.Data) > decodeBatchBytes) {
-					break
-				}
-				batch = append(batch, decodeFrame{ID: f.Index, Dir: f.Dir, Path: f.Path, Binary: f.Binary, Data: f.Data})
-				size += len(f.Data)
+	var frames []decodeFrame
+	d.rec.view(func(t *transcript.Transcript) {
+		for _, i := range indexes {
+			f := t.Frames[i-1]
+			frames = append(frames, decodeFrame{ID: f.Index, Dir: f.Dir, Path: f.Path, Binary: f.Binary, Data: f.Data})
+		}
+	})
+	err := askDecode(ctx, drv, frames, d.record)
+	var bad *badDecodeAnswer
+	switch {
+	case errors.As(err, &bad):
+		d.rec.problem(role, bad.Error(), bad.data)
+	case err != nil && ctx.Err() == nil:
+		d.rec.problem(role, fmt.Sprintf("action %q failed: %v", DecodeAction, err), "")
+	}
+}
+
+// askDecode asks drv to name frames, in batches (decodeBatchFrames, decodeBatchBytes), and
+// hands each batch's answers to got as they come.
+func askDecode(ctx context.Context, drv *driver.Driver, frames []decodeFrame, got func([]decodeAnswer)) error {
+	for len(frames) > 0 {
+		n, size := 0, 0
+		for _, f := range frames {
+			if n == decodeBatchFrames || (n > 0 && size+len(f.Data) > decodeBatchBytes) {
+				break
 			}
-		})
-		indexes = indexes[len(batch):]
+			n, size = n+1, size+len(f.Data)
+		}
+		batch := frames[:n]
+		frames = frames[n:]
 		m, err := drv.Do(ctx, DecodeAction, map[string]any{"frames": batch})
 		if err != nil {
-			if ctx.Err() == nil {
-				d.rec.problem(role, fmt.Sprintf("action %q failed: %v", DecodeAction, err), "")
-			}
-			return
+			return err
 		}
 		var res struct {
 			Frames []decodeAnswer `json:"frames"`
 		}
 		if err := json.Unmarshal(m.Data, &res); err != nil {
-			d.rec.problem(role, fmt.Sprintf("answered %q with data that is not {\"frames\": […]}: %v", DecodeAction, err), string(m.Data))
-			return
+			return &badDecodeAnswer{err: err, data: string(m.Data)}
 		}
-		d.record(res.Frames)
+		got(res.Frames)
 	}
+	return nil
+}
+
+// badDecodeAnswer is a decode result that is not {"frames": […]}.
+type badDecodeAnswer struct {
+	err  error
+	data string
+}
+
+func (e *badDecodeAnswer) Error() string {
+	return fmt.Sprintf("answered %q with data that is not {\"frames\": […]}: %v", DecodeAction, e.err)
 }
 
 // record writes the driver's answers into the transcript; a frame it did not answer stays

@@ -279,14 +279,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 			Step: step, Arrived: n.Arrived, Size: len(n.Data), Payload: new(payloadSize(n)), AtNs: n.At.Sub(start).Nanoseconds(),
 			Control: n.Control != "", Fields: transcript.ShortLimits.Fields(h, n.Decoded.Value, text)})
 	}
-	switch {
-	case len(res.Findings) > 0:
-		res.Status = results.StatusFail
-	case t.End != nil && t.End.Reason == "expected-refusal":
-		res.Status = results.StatusExpectedRefusal
-	default:
-		res.Status = results.StatusPass
-	}
+	res.Status = Verdict(res.Findings, t)
 	if opts.DiscardPassing && (res.Status == results.StatusPass || res.Status == results.StatusExpectedRefusal) {
 		// Nothing of a passing pairing is kept: a campaign runs thousands.
 		res.Logs = nil
@@ -302,6 +295,19 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	}
 	res.Transcript = filepath.Base(transcriptFile)
 	return res, t
+}
+
+// Verdict is the status of a pairing that ran to its end, from its findings and its
+// transcript: fail with findings, expected-refusal when the product refused the pairing
+// on purpose, else pass.
+func Verdict(findings []results.Finding, t *transcript.Transcript) results.Status {
+	switch {
+	case len(findings) > 0:
+		return results.StatusFail
+	case t.End != nil && t.End.Reason == "expected-refusal":
+		return results.StatusExpectedRefusal
+	}
+	return results.StatusPass
 }
 
 // transcriptFile is the transcript's name in a pairing's directory. It is gzipped: a

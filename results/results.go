@@ -303,6 +303,17 @@ type Pairing struct {
 	// with the frames bound for the working tree rewritten as a later release may send
 	// them, compared with its unmodified run; its findings are intolerant-decoder findings.
 	Future bool `json:"future,omitempty"`
+	// Replay marks a replayed decoder cell (skewtest replay): no pairing ran; one direction
+	// of a recorded pairing's frames went to the receiving build's decoder.
+	Replay *Replay `json:"replay,omitempty"`
+}
+
+// Replay is where a replayed cell's frames came from: the recorded pairing, the direction
+// replayed (H>C into the client build, C>H into the host build) and how many frames.
+type Replay struct {
+	From      string `json:"from"`
+	Direction string `json:"direction"`
+	Frames    int    `json:"frames"`
 }
 
 // FrameEvent is one tapped frame as the report shows it. A WebSocket message that carries

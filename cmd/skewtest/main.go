@@ -178,6 +178,8 @@ Usage:
   skewtest bisect  --repo DIR --host REF --client REF --kind K --journey J [--side host|client] [--good REF] [--bad REF]
                    the release, then the commit, where one side's change made the pairing fail (docs/bisect.md)
   skewtest bisect  --repo DIR --contract --good REF --bad REF [--against REF]   the commit whose contract first breaks the rules
+  skewtest recheck [--repo DIR] [--report-dir D] REPORT_DIR   re-judge a saved run's transcripts with today's checks
+  skewtest replay  [--repo DIR] [PIN RULES] [--report-dir D] REPORT_DIR   a saved run's frames into every build's decoders, no peer
   skewtest fuzz    --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [--seed S] [--corpus DIR] [--generator G,...] [--exclude EVENT,...]
   skewtest explore (the flags of fuzz) [--drawn-only]   fuzz with journeys drawn from the drivers' described vocabulary (docs/explore.md)
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
@@ -220,6 +222,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"plan":          cmdPlan,
 		"repro":         cmdRepro,
 		"bisect":        cmdBisect,
+		"recheck":       cmdRecheck,
+		"replay":        cmdReplay,
 		"fuzz":          cmdFuzz,
 		"explore":       cmdExplore,
 		"pins":          cmdPins,

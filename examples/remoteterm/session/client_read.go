@@ -19,30 +19,14 @@ func (c *Client) read() {
 			c.transportClosed(err)
 			return
 		}
-		if mt != websocket.TextMessage {
-			c.refuse(len(b), "", "binary message on the session channel")
-			continue
-		}
-		decode := Decode
-		if c.rel.StrictSessionDecoder {
-			decode = DecodeStrict
-		}
-		f, err := decode(b)
+		f, err := ReadFromHost(c.rel, mt != websocket.TextMessage, b)
 		if err != nil {
-			var de *DecodeError
-			errors.As(err, &de)
-			c.refuse(len(b), de.Type, err.Error())
+			var r *RefusalError
+			errors.As(err, &r)
+			c.refuse(len(b), r.Type, r.Reason)
 			continue
 		}
 		spec, _ := lookupFrame(f.FrameType())
-		if spec.Direction != HostToClient {
-			c.refuse(len(b), spec.Type, fmt.Sprintf("frame type %q is sent by a client, not accepted from the host", spec.Type))
-			continue
-		}
-		if spec.Feature == FeatureAttention && !c.rel.Attention && !c.rel.PresenceUngated {
-			c.refuse(len(b), spec.Type, fmt.Sprintf("unknown frame type %q: this build predates feature %s", spec.Type, spec.Feature))
-			continue
-		}
 		if spec.Feature != "" {
 			if info, ok := c.ServerInfo(); !ok || !info.Features.Has(spec.Feature) {
 				c.refuse(len(b), spec.Type, fmt.Sprintf("frame type %q needs feature %s, which the daemon did not advertise", spec.Type, spec.Feature))

@@ -39,30 +39,11 @@ func (c *daemonConn) serve(ctx context.Context) {
 		if err != nil {
 			return
 		}
-		if mt != websocket.TextMessage {
-			c.refuse(ctx, len(b), "", "", CodeInvalidInput, "binary message on the session channel")
-			continue
-		}
-		f, err := Decode(b)
+		f, err := readFromClient(c.d.features, mt != websocket.TextMessage, b)
 		if err != nil {
-			var de *DecodeError
-			errors.As(err, &de)
-			code := CodeInvalidInput
-			if errors.Is(err, ErrUnknownFrame) {
-				code = CodeUnknownFrame
-			}
-			c.refuse(ctx, len(b), de.Type, de.RequestID, code, err.Error())
-			continue
-		}
-		spec, _ := lookupFrame(f.FrameType())
-		if spec.Direction != ClientToHost {
-			c.refuse(ctx, len(b), spec.Type, "", CodeUnknownFrame,
-				fmt.Sprintf("frame type %q is sent by the host, not accepted from a client", spec.Type))
-			continue
-		}
-		if spec.Feature != "" && !c.d.features.Has(spec.Feature) {
-			c.refuse(ctx, len(b), spec.Type, "", CodeUnknownFrame,
-				fmt.Sprintf("unknown frame type %q: feature %s is not composed in this daemon", spec.Type, spec.Feature))
+			var r *RefusalError
+			errors.As(err, &r)
+			c.refuse(ctx, len(b), r.Type, r.RequestID, r.Code, r.Reason)
 			continue
 		}
 		c.d.mu.Lock()

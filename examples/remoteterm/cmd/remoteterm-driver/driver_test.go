@@ -130,7 +130,7 @@ var _ = Describe("remoteterm-driver", func() {
 
 		c := start([]string{"SKEWTEST_HOST_URL=" + url}, "client", "desktop")
 		Eventually(func() int { return len(c.all()) }).Should(BeNumerically(">=", 2))
-		Expect(c.all()[0]["actions"]).To(Equal([]any{"close-lane", "input", "open-lane", "pause", "request-snapshot", "resize", "resubscribe", "stop", "subscribe", "unsubscribe"}))
+		Expect(c.all()[0]["actions"]).To(Equal([]any{"close-lane", "decode", "input", "open-lane", "pause", "request-snapshot", "resize", "resubscribe", "stop", "subscribe", "unsubscribe"}))
 		Expect(c.all()[1]).To(Equal(line{"type": "ready"}))
 
 		Expect(c.result(c.send("subscribe", line{"path": "terminal.multiplex", "terminal": "t1", "cols": 120, "rows": 40}))).To(HaveKeyWithValue("ok", true))

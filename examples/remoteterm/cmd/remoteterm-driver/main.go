@@ -135,6 +135,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	d.kit, d.out = kit, kitSink{kit}
 	own := build(d)
 	describe(kit, role, kind)
+	// decode names frames as this build's receiving side reads them; it belongs to no lane
+	// (every lane is the same build and role).
+	kit.Decode(newFrameDecoder(d).decode)
 	// Each lane is a fresh instance built the same way: a host lane a host, session daemon
 	// and server of its own on its own port; a client lane a client of the lane's host.
 	kit.Lanes(func(ctx context.Context, l *driverkit.Lane) (string, error) {

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/skewtest/skewtest/replay"
+)
+
+// cmdReplay replays a saved report's transcripts into the decoders of the working tree and
+// the pins (replay.Run).
+func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		c  common
+		pf pinFlags
+	)
+	fs := newFlagSet("replay", stderr, "replay [--repo DIR] [PIN RULES] [--report-dir D] REPORT_DIR")
+	fs.StringVar(&c.Repo, "repo", "", "the subject's repository (default: the one the report's results.json names)")
+	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
+	fs.StringVar(&c.ReportDir, "report-dir", "", "where the replay's reports go (default: REPORT_DIR/replay)")
+	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local or container")
+	pf.registerPins(fs)
+	if err := parse(fs, args, 1); err != nil {
+		return err
+	}
+	if c.Runner != runnerLocal && c.Runner != runnerContainer {
+		return usagef("--runner %q: want local or container", c.Runner)
+	}
+	run, err := replay.Run(ctx, replay.Config{Saved: fs.Arg(0), Repo: c.Repo, ReportDir: c.ReportDir, CacheDir: c.CacheDir,
+		Pins: pf.options(), Runner: runnerOf(c.Runner), Stdout: stdout, Stderr: stderr})
+	if err != nil {
+		return err
+	}
+	return &exitError{run.ExitCode()}
+}
