@@ -233,7 +233,9 @@ func (j *judge) journey(name string) (*journeys.Journey, error) {
 // compare says how p's verdict changed in q.
 func compare(p, q *results.Pairing) (Change, bool) {
 	ch := Change{Pairing: p.Label(), Was: p.Status, Now: q.Status}
-	key := func(f results.Finding) string { return string(f.Kind) + "\x00" + f.Step + "\x00" + f.Direction + "\x00" + f.Message }
+	key := func(f results.Finding) string {
+		return string(f.Kind) + "\x00" + f.Step + "\x00" + f.Direction + "\x00" + f.Message
+	}
 	had, has := map[string]bool{}, map[string]bool{}
 	for _, f := range p.Findings {
 		had[key(f)] = true
