@@ -12,7 +12,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -104,5 +106,23 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 		Expect(run.Bisect.FirstBad.Subject).To(HavePrefix("host: gate OutputSpan on terminal.multiplex too"))
 		Expect(run.Bisect.Brought).To(ContainElement(HaveField("Message", ContainSubstring("gate-added"))))
 		Expect(run.Builds).To(BeEmpty(), "nothing was built")
+	})
+
+	It("finds notesd's documented bug at its release, on a product built on a third-party protocol library", func(ctx SpecContext) {
+		src, err := example.FindSource("notesd")
+		Expect(err).NotTo(HaveOccurred())
+		notesd := filepath.Join(GinkgoT().TempDir(), "notesd")
+		_, err = example.Write(src, notesd)
+		Expect(err).NotTo(HaveOccurred())
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		code := exitCode(dispatch(ctx, []string{"bisect", "--repo", notesd, "--cache-dir", sharedCache, "--report-dir", dir,
+			"--host", "v0.3.0", "--client", "v0.2.0", "--kind", "sync", "--journey", "sync"}, &stdout, &stderr), &stderr)
+		Expect(code).To(Equal(exitFindings), stdout.String()+stderr.String())
+		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run.Bisect.FirstBadTag).To(Equal("v0.3.0"))
+		Expect(run.Bisect.LastGoodTag).To(Equal("v0.2.0"))
+		Expect(run.Bisect.Brought).To(ContainElement(HaveField("Kind", results.PublishedFieldRemoved)))
 	})
 })
