@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/driver"
 	"github.com/skewtest/skewtest/harness/transcript"
@@ -236,7 +238,9 @@ func askDecode(ctx context.Context, drv *driver.Driver, frames []decodeFrame, go
 		var res struct {
 			Frames []decodeAnswer `json:"frames"`
 		}
-		if err := json.Unmarshal(m.Data, &res); err != nil {
+		// The v1 package of encoding/json/v2: the same results, several times faster on a
+		// decoder's many fields (replay asks about every frame of a whole matrix).
+		if err := jsonv1.Unmarshal(m.Data, &res); err != nil {
 			return &badDecodeAnswer{err: err, data: string(m.Data)}
 		}
 		got(res.Frames)

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/skewtest/skewtest/builds"
@@ -42,6 +43,8 @@ type Config struct {
 	Pins pins.Options
 	// Runner makes where recipes run (matrix.Config.Runner).
 	Runner func(ctx context.Context, log io.Writer) (builds.Runner, func(), error)
+	// Parallel is how many cells are asked at once (default: harness.DefaultParallel).
+	Parallel int
 	// Stdout gets the matrix and the totals; Stderr progress. Nil discards.
 	Stdout, Stderr io.Writer
 }
@@ -85,7 +88,10 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if err := os.MkdirAll(filepath.Join(c.ReportDir, reports.DriversDir), 0o755); err != nil {
 		return nil, err
 	}
-	r := &replayer{dir: c.ReportDir, drivers: map[string]*harness.DecodeDriver{}, failed: map[string]error{}}
+	r := &replayer{dir: c.ReportDir, parallel: c.Parallel, drivers: map[string]*started{}}
+	if r.parallel < 1 {
+		r.parallel = harness.DefaultParallel()
+	}
 	defer r.stop(ctx)
 	for _, p := range saved.Pairings {
 		if p.Future || p.Transcript == "" {
@@ -95,13 +101,13 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		if err != nil {
 			return nil, subject.Usagef("%s: %v", c.Saved, err)
 		}
+		var cells []cell
 		for _, b := range built {
-			for _, cell := range r.cells(p, t, b) {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-				run.Pairings = append(run.Pairings, r.replay(ctx, cell))
-			}
+			cells = append(cells, r.cells(p, t, b)...)
+		}
+		run.Pairings = append(run.Pairings, r.replayAll(ctx, cells)...)
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 	}
 	run.Finished = time.Now()
@@ -148,27 +154,102 @@ func (r *replayer) cells(p *results.Pairing, t *transcript.Transcript, b *harnes
 
 // replayer keeps one decode driver per build, role and kind across the cells.
 type replayer struct {
-	dir     string
-	drivers map[string]*harness.DecodeDriver
-	failed  map[string]error // a driver that could not start, once
+	dir      string
+	parallel int
+	mu       sync.Mutex
+	drivers  map[string]*started
 }
 
-func (r *replayer) driver(ctx context.Context, c cell) (*harness.DecodeDriver, error) {
-	key := c.into.Label + "/" + string(c.role) + "/" + c.kind
-	if d, ok := r.drivers[key]; ok {
-		return d, nil
+// started is a decode driver started once, or why it could not be, and what it answered
+// so far: decode is pure (docs/driver-protocol.md), so the same frame gets the same answer
+// and is asked once (a matrix's transcripts repeat most of their frames).
+type started struct {
+	once sync.Once
+	d    *harness.DecodeDriver
+	err  error
+
+	mu      sync.Mutex
+	answers map[frameKey]transcript.DriverDecode
+}
+
+// frameKey is what a decoder is asked about a frame.
+type frameKey struct {
+	dir, path, data string
+	binary          bool
+}
+
+func keyOf(f transcript.Frame) frameKey {
+	return frameKey{dir: f.Dir, path: f.Path, data: string(f.Data), binary: f.Binary}
+}
+
+// decode answers frames from what the driver answered before, and asks it about the rest.
+func (s *started) decode(ctx context.Context, frames []transcript.Frame) (map[int]transcript.DriverDecode, error) {
+	out := map[int]transcript.DriverDecode{}
+	var ask []transcript.Frame
+	s.mu.Lock()
+	for _, f := range frames {
+		if a, ok := s.answers[keyOf(f)]; ok {
+			out[f.Index] = a
+		} else {
+			ask = append(ask, f)
+		}
 	}
-	if err, ok := r.failed[key]; ok {
-		return nil, err
+	s.mu.Unlock()
+	if len(ask) == 0 {
+		return out, nil
 	}
-	log := filepath.Join(r.dir, reports.DriversDir, fmt.Sprintf("%s-%s%s.log", c.into.Label, c.role, suffix(c.kind)))
-	d, err := harness.StartDecodeDriver(ctx, c.into, c.role, c.kind, log)
+	got, err := s.d.Decode(ctx, ask)
 	if err != nil {
-		r.failed[key] = err
 		return nil, err
 	}
-	r.drivers[key] = d
-	return d, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.answers == nil {
+		s.answers = map[frameKey]transcript.DriverDecode{}
+	}
+	for _, f := range ask {
+		if a, ok := got[f.Index]; ok {
+			out[f.Index] = a
+			s.answers[keyOf(f)] = a
+		}
+	}
+	return out, nil
+}
+
+// replayAll replays cells, parallel at a time, and returns their results in cells' order.
+func (r *replayer) replayAll(ctx context.Context, cells []cell) []*results.Pairing {
+	out := make([]*results.Pairing, len(cells))
+	sem := make(chan struct{}, r.parallel)
+	var wg sync.WaitGroup
+	for i, c := range cells {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = r.replay(ctx, c)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *replayer) driver(ctx context.Context, c cell) (*started, error) {
+	key := c.into.Label + "/" + string(c.role) + "/" + c.kind
+	r.mu.Lock()
+	s := r.drivers[key]
+	if s == nil {
+		s = &started{}
+		r.drivers[key] = s
+	}
+	r.mu.Unlock()
+	s.once.Do(func() {
+		log := filepath.Join(r.dir, reports.DriversDir, fmt.Sprintf("%s-%s%s.log", c.into.Label, c.role, suffix(c.kind)))
+		s.d, s.err = harness.StartDecodeDriver(ctx, c.into, c.role, c.kind, log)
+	})
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s, nil
 }
 
 func suffix(kind string) string {
@@ -179,8 +260,10 @@ func suffix(kind string) string {
 }
 
 func (r *replayer) stop(ctx context.Context) {
-	for _, d := range r.drivers {
-		d.Stop(ctx)
+	for _, s := range r.drivers {
+		if s.d != nil {
+			s.d.Stop(ctx)
+		}
 	}
 }
 
@@ -199,7 +282,7 @@ func (r *replayer) replay(ctx context.Context, c cell) *results.Pairing {
 		p.Status, p.Error = results.StatusError, err.Error()
 		return p
 	}
-	answers, err := d.Decode(ctx, c.frames)
+	answers, err := d.decode(ctx, c.frames)
 	if err != nil {
 		p.Status, p.Error = results.StatusError, err.Error()
 		return p

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/replay"
 )
 
@@ -11,8 +12,9 @@ import (
 // the pins (replay.Run).
 func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var (
-		c  common
-		pf pinFlags
+		c        common
+		pf       pinFlags
+		parallel int
 	)
 	fs := newFlagSet("replay", stderr, "replay [--repo DIR] [PIN RULES] [--report-dir D] REPORT_DIR")
 	fs.StringVar(&c.Repo, "repo", "", "the subject's repository (default: the one the report's results.json names)")
@@ -20,6 +22,8 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&c.ReportDir, "report-dir", "", "where the replay's reports go (default: REPORT_DIR/replay)")
 	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local or container")
 	pf.registerPins(fs)
+	parallel = harness.DefaultParallel()
+	fs.Var(countFlag{&parallel, 1, "how many decoder cells are asked at once"}, "j", "ask `N` decoder cells at once (default: two per core)")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -27,7 +31,7 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--runner %q: want local or container", c.Runner)
 	}
 	run, err := replay.Run(ctx, replay.Config{Saved: fs.Arg(0), Repo: c.Repo, ReportDir: c.ReportDir, CacheDir: c.CacheDir,
-		Pins: pf.options(), Runner: runnerOf(c.Runner), Stdout: stdout, Stderr: stderr})
+		Pins: pf.options(), Parallel: parallel, Runner: runnerOf(c.Runner), Stdout: stdout, Stderr: stderr})
 	if err != nil {
 		return err
 	}
