@@ -181,3 +181,51 @@ func referenceRepo(b *testing.B) string {
 	}
 	return repo
 }
+
+// BenchmarkReplayFullMatrix measures `skewtest replay` of the reference history's full
+// matrix (675 recorded transcripts) into every build's decoders (the working tree and 14
+// tags, both directions: 20250 cells) with warm builds, at the default parallelism and at
+// -j 1. The matrix is recorded once, before the timer. The issue's target is 30 s on a
+// 2-core machine.
+func BenchmarkReplayFullMatrix(b *testing.B) {
+	repo := referenceRepo(b)
+	cache, saved := b.TempDir(), b.TempDir()
+	args := []string{"run", "--repo", repo, "--cache-dir", cache, "--last", "14", "--matrix", "full", "--seed", "1", "--report-dir", saved}
+	if code := exitCode(dispatch(context.Background(), args, io.Discard, io.Discard), io.Discard); code > 1 {
+		b.Fatalf("skewtest run exited %d", code)
+	}
+	for _, j := range []string{"default", "1"} {
+		b.Run("j="+j, func(b *testing.B) {
+			for b.Loop() {
+				args := []string{"replay", "--cache-dir", cache, "--last", "14", "--report-dir", b.TempDir()}
+				if j != "default" {
+					args = append(args, "-j", j)
+				}
+				args = append(args, saved) // after the flags: replay's one argument
+				if code := exitCode(dispatch(context.Background(), args, io.Discard, io.Discard), io.Discard); code > 1 {
+					b.Fatalf("skewtest replay exited %d", code)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkBisectWarm measures `skewtest bisect` of a documented history bug across the
+// history (host v1.4.190 × desktop client v1.4.120: the tags from v1.4.120 to v1.4.190,
+// then the commits before the first bad one) with warm builds. The
+// issue's target is 2 minutes; the first, cold bisection is outside the timer.
+func BenchmarkBisectWarm(b *testing.B) {
+	repo := referenceRepo(b)
+	cache := b.TempDir()
+	bisect := func() {
+		args := []string{"bisect", "--repo", repo, "--cache-dir", cache, "--report-dir", b.TempDir(),
+			"--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal"}
+		if code := exitCode(dispatch(context.Background(), args, io.Discard, io.Discard), io.Discard); code != 1 {
+			b.Fatalf("skewtest bisect exited %d", code)
+		}
+	}
+	bisect()
+	for b.Loop() {
+		bisect()
+	}
+}

@@ -186,7 +186,7 @@ func (c *Client) catchUp(ctx context.Context, conn *connection) error {
 	}
 	applied := 0
 	for _, n := range res.Changes {
-		if c.apply(ctx, n, "pull") {
+		if c.apply(ctx, readNote(c.features, n), "pull") {
 			applied++
 		}
 	}
@@ -215,33 +215,26 @@ func (c *Client) flush(ctx context.Context, conn *connection) error {
 	return err
 }
 
-// onNotify is the client's handler for notifications from the host (jrpc2's server push).
-// A method this build does not know is dropped, as every release of the client does; the
-// drop is reported.
+// onNotify is the client's handler for notifications from the host (jrpc2's server push),
+// read by readNotification. A method this build does not know is dropped, as every release
+// of the client does; the drop is reported.
 func (c *Client) onNotify(req *jrpc2.Request) {
-	if req.Method() == api.Notice {
-		// Every release takes the host's notice, and does nothing with it but acknowledge
-		// it where the DoubleAck switch is on.
-		var p api.NoticeParams
-		_ = req.UnmarshalParams(&p)
-		c.ack(api.Notice, p.Seq)
-		return
-	}
-	if req.Method() != api.Changed || !c.features.Push || c.kind != KindSync {
-		c.obs.Observe(ObsRefused, map[string]any{"direction": "H>C", "type": req.Method(),
-			"reason": "no handler for notification " + req.Method(), "silent": true})
-		return
-	}
-	var p api.ChangedParams
-	if err := req.UnmarshalParams(&p); err != nil {
+	params, err := readNotification(c.features, c.kind, req)
+	if err != nil {
 		c.obs.Observe(ObsRefused, map[string]any{"direction": "H>C", "type": req.Method(),
 			"reason": err.Error(), "silent": true})
 		return
 	}
-	ctx := context.Background()
-	c.apply(ctx, p.Note, "push")
-	c.advance(p.Cursor)
-	c.ack(api.Changed, p.Cursor)
+	switch p := params.(type) {
+	case api.NoticeParams:
+		// Every release takes the host's notice, and does nothing with it but acknowledge
+		// it where the DoubleAck switch is on.
+		c.ack(api.Notice, p.Seq)
+	case api.ChangedParams:
+		c.apply(context.Background(), p.Note, "push")
+		c.advance(p.Cursor)
+		c.ack(api.Changed, p.Cursor)
+	}
 }
 
 // ack acknowledges a notification twice, in two messages, where the DoubleAck switch is on
@@ -262,8 +255,8 @@ func (c *Client) ack(of string, seq int64) {
 	}
 }
 
-// apply takes someone else's revision of a note into the replica, unless the replica has it
-// already; it reports whether it did.
+// apply takes someone else's revision of a note, as this release reads it (readNote), into
+// the replica, unless the replica has it already; it reports whether it did.
 func (c *Client) apply(ctx context.Context, n api.Note, via string) bool {
 	rev := int64(0)
 	if n.Rev != nil {
@@ -276,23 +269,18 @@ func (c *Client) apply(ctx context.Context, n api.Note, via string) bool {
 		return false
 	}
 	if n.Text == nil {
-		if c.features.SlimPush {
-			// A slim notification: fetch the text.
-			var full api.Note
-			conn, err := c.current()
-			if err == nil {
-				err = conn.rpc.CallResult(ctx, api.Get, api.GetParams{ID: n.ID}, &full)
-			}
-			if err != nil {
-				c.rpcError(api.Get, err)
-				return false
-			}
-			n.Text, n.Tags, via = full.Text, full.Tags, via+"+fetch"
-		} else {
-			// Releases before slim push read the text as a plain string: a missing one is
-			// an empty note (the v0.3.0 skew bug).
-			n.Text = api.Ptr("")
+		// A slim notification (readNote leaves the text out only from slim push on): fetch
+		// the text.
+		var full api.Note
+		conn, err := c.current()
+		if err == nil {
+			err = conn.rpc.CallResult(ctx, api.Get, api.GetParams{ID: n.ID}, &full)
 		}
+		if err != nil {
+			c.rpcError(api.Get, err)
+			return false
+		}
+		n.Text, n.Tags, via = full.Text, full.Tags, via+"+fetch"
 	}
 	c.remember(n)
 	data := noteData(n)

@@ -35,21 +35,9 @@ func newConn(h *Host, ws *websocket.Conn, n int) *conn {
 	if h.features.NoticeAfterReply {
 		c.ch = &noticeChannel{Channel: wsrpc.New(ws)}
 	}
-	c.methods = handler.Map{
-		api.Open:    handler.New(c.openSession),
-		api.Put:     handler.New(c.put),
-		api.Get:     handler.New(c.get),
-		api.List:    handler.New(c.list),
-		api.Changes: handler.New(c.changes),
-		// Every release takes a client's acknowledgement of a notification and reports it
-		// (only builds with the DoubleAck switch send one).
-		api.Ack: handler.New(func(ctx context.Context, p api.AckParams) error {
-			c.h.obs.Observe(ObsAcked, map[string]any{"session": c.id, "of": p.Of, "seq": p.Seq})
-			return nil
-		}),
-	}
-	if h.features.Search {
-		c.methods[api.Search] = handler.New(c.search)
+	c.methods = handler.Map{}
+	for name, m := range methods(h.features) {
+		c.methods[name] = m.serve(c)
 	}
 	f := h.features
 	c.srv = jrpc2.NewServer(c, &jrpc2.ServerOptions{
@@ -86,12 +74,8 @@ func (c *conn) Assign(ctx context.Context, method string) jrpc2.Handler {
 	}
 	req := jrpc2.InboundRequest(ctx)
 	silent := req != nil && req.IsNotification()
-	reason := "method not found"
-	if silent {
-		reason = "method not found (a notification: dropped without a reply)"
-	}
 	c.h.obs.Observe(ObsRefused, map[string]any{
-		"direction": "C>H", "type": method, "reason": reason, "silent": silent, "session": c.id,
+		"direction": "C>H", "type": method, "reason": notServed(method, silent).Reason, "silent": silent, "session": c.id,
 	})
 	return nil
 }
@@ -157,12 +141,14 @@ func (c *conn) put(ctx context.Context, p api.PutParams) (api.PutResult, error) 
 	if _, ok := c.session(); !ok {
 		return api.PutResult{}, errNoSession
 	}
-	tags := p.Tags
-	if !c.h.features.Tags {
-		tags = nil // this release has no tags: they are read and ignored, as unknown fields are
-	}
-	n := c.h.write(p.ID, p.Text, tags, c)
+	n := c.h.write(p.ID, p.Text, p.Tags, c) // p as this release reads it (readPut)
 	return api.PutResult{ID: n.ID, Rev: n.Rev, Cursor: n.Cursor}, nil
+}
+
+// ack takes a client's acknowledgement of a notification.
+func (c *conn) ack(ctx context.Context, p api.AckParams) error {
+	c.h.obs.Observe(ObsAcked, map[string]any{"session": c.id, "of": p.Of, "seq": p.Seq})
+	return nil
 }
 
 func (c *conn) get(ctx context.Context, p api.GetParams) (api.Note, error) {

@@ -4,7 +4,6 @@ package wsrpc
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -47,21 +46,18 @@ func (c *Channel) Send(record []byte) error {
 	return c.conn.WriteMessage(websocket.TextMessage, record)
 }
 
-// Recv reads the next record. A close by the peer or the network ends the channel with
-// io.EOF, which jrpc2 takes as an orderly end.
+// Recv reads the next record (Record). A close by the peer or the network ends the channel
+// with io.EOF, which jrpc2 takes as an orderly end.
 func (c *Channel) Recv() ([]byte, error) {
 	typ, data, err := c.conn.ReadMessage()
-	switch {
-	case err != nil:
+	if err != nil {
 		var ce *websocket.CloseError
 		if errors.As(err, &ce) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, io.EOF
 		}
 		return nil, err
-	case typ != websocket.TextMessage:
-		return nil, fmt.Errorf("%w (%d bytes)", ErrBinary, len(data))
 	}
-	return data, nil
+	return Record(typ != websocket.TextMessage, data)
 }
 
 // Close says goodbye with a normal close message and closes the connection. It is safe to

@@ -170,10 +170,10 @@ var _ = Describe("notesd-driver", func() {
 		Expect(p.host.first("hello")).To(SatisfyAll(
 			HaveKeyWithValue("role", "host"),
 			HaveKeyWithValue("build", line{"product": "notesd", "version": "worktree"}),
-			HaveKeyWithValue("actions", ConsistOf("edit", "stop"))))
+			HaveKeyWithValue("actions", ConsistOf("decode", "edit", "stop"))))
 		Expect(p.client.first("hello")).To(SatisfyAll(
 			HaveKeyWithValue("role", "client"), HaveKeyWithValue("kind", "cli"),
-			HaveKeyWithValue("actions", ConsistOf("close", "get", "import", "list", "open", "pull", "put", "reconnect", "search", "stop"))))
+			HaveKeyWithValue("actions", ConsistOf("close", "decode", "get", "import", "list", "open", "pull", "put", "reconnect", "search", "stop"))))
 		p.client.stop()
 		p.host.stop()
 	})

@@ -74,6 +74,8 @@ func run(args []string, in io.Reader, out, stderr io.Writer) int {
 		logger.Printf("%s=%s: release %+v", featuresEnv, v, features)
 	}
 	r.register(d)
+	// decode names frames as this build's receiving side reads them (decode.go).
+	d.Decode(frameDecoder{role: hello.Role, kind: hello.Kind, features: features}.decode)
 	err = d.Run(context.Background(), r.start)
 	r.close()
 	if err != nil {
