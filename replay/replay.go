@@ -269,12 +269,12 @@ func (r *replayer) stop(ctx context.Context) {
 
 // replay sends the cell's frames to its driver and judges its answers.
 func (r *replayer) replay(ctx context.Context, c cell) *results.Pairing {
-	host, client := c.into.Label, c.from.Client
+	host, client, recorded := c.into.Label, c.from.Client, c.from.Host
 	if c.dir == "H>C" {
-		host, client = c.from.Host, c.into.Label
+		host, client, recorded = c.from.Host, c.into.Label, c.from.Client
 	}
 	p := &results.Pairing{Host: host, Client: client, ClientKind: c.from.ClientKind, Journey: c.from.Journey,
-		Replay: &results.Replay{From: c.from.Label(), Direction: c.dir, Frames: len(c.frames)}}
+		Replay: &results.Replay{From: c.from.Label(), Direction: c.dir, Frames: len(c.frames), Recorded: recorded}}
 	start := time.Now()
 	defer func() { p.Duration = time.Since(start) }()
 	d, err := r.driver(ctx, c)

@@ -314,6 +314,9 @@ type Replay struct {
 	From      string `json:"from"`
 	Direction string `json:"direction"`
 	Frames    int    `json:"frames"`
+	// Recorded is the build that received the frames in the recording: the cell whose
+	// receiving build is it replays the traffic into its own decoder.
+	Recorded string `json:"recorded"`
 }
 
 // FrameEvent is one tapped frame as the report shows it. A WebSocket message that carries

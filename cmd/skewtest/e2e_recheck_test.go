@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/example"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
@@ -125,5 +126,36 @@ var _ = Describe("replay of a saved report into other builds' decoders", Ordered
 		for _, p := range run.Pairings {
 			Expect(p.Error).To(BeEmpty(), "no driver had to be a peer: %s", p.Label())
 		}
+	})
+})
+
+var _ = Describe("replay into the builds that recorded the traffic", Label(testlabels.E2E, testlabels.Slow), func() {
+	It("refuses nothing on notesd, a product on a third-party protocol library", func(ctx SpecContext) {
+		src, err := example.FindSource("notesd")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "notesd")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		saved, dir := GinkgoT().TempDir(), GinkgoT().TempDir()
+		var out bytes.Buffer
+		code := exitCode(dispatch(ctx, []string{"run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", saved, "--seed", "3"}, &out, &out), &out)
+		Expect(code).To(BeNumerically("<=", exitFindings), out.String())
+		code = exitCode(dispatch(ctx, []string{"replay", "--cache-dir", sharedCache, "--report-dir", dir, saved}, &out, &out), &out)
+		Expect(code).To(BeNumerically("<=", exitFindings), out.String())
+		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		Expect(err).NotTo(HaveOccurred())
+		own := 0
+		for _, p := range run.Pairings {
+			Expect(p.Error).To(BeEmpty(), p.Label())
+			receiver := p.Client
+			if p.Replay.Direction == "C>H" {
+				receiver = p.Host
+			}
+			if receiver == p.Replay.Recorded {
+				own++
+				Expect(p.Status).To(Equal(results.StatusPass), "%s from %s", p.Label(), p.Replay.From)
+			}
+		}
+		Expect(own).To(BeNumerically(">", 0))
 	})
 })
