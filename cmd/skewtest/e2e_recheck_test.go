@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -19,13 +18,6 @@ import (
 var _ = Describe("recheck of a saved report", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
 	var repo, saved string
 	var original *results.Run
-
-	cli := func(ctx SpecContext, args ...string) (int, string) {
-		var stdout, stderr bytes.Buffer
-		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
-		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-		return code, stdout.String() + stderr.String()
-	}
 
 	BeforeAll(func(ctx SpecContext) {
 		repo = referenceHistory()
@@ -87,13 +79,6 @@ var _ = Describe("recheck of a saved report", Ordered, Label(testlabels.E2E, tes
 
 var _ = Describe("replay of a saved report into other builds' decoders", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {
 	var repo, saved string
-
-	cli := func(ctx SpecContext, args ...string) (int, string) {
-		var stdout, stderr bytes.Buffer
-		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
-		GinkgoWriter.Printf("skewtest %s -> %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
-		return code, stdout.String() + stderr.String()
-	}
 
 	BeforeAll(func(ctx SpecContext) {
 		repo = referenceHistory()
