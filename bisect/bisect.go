@@ -60,6 +60,9 @@ type Config struct {
 	Runner                 func(ctx context.Context, log io.Writer) (builds.Runner, func(), error)
 	// Stdout gets the answer; Stderr a line per candidate. Nil discards.
 	Stdout, Stderr io.Writer
+	// Progress, when set, gets each candidate's run as it goes: its builds and its
+	// pairings, as run prints them (-v). Nil: a line per candidate only.
+	Progress io.Writer
 }
 
 // CandidatesDir holds each candidate's report directory, under the bisection's.
@@ -317,7 +320,7 @@ func (b *bisection) runPairing(ctx context.Context, p point, t *tested, end bool
 	run, err := matrix.Run(ctx, matrix.Config{
 		Repo: b.c.Repo, ReportDir: filepath.Join(b.c.ReportDir, t.cand.Report), CacheDir: b.c.CacheDir,
 		Seed: b.c.Seed, Retries: b.c.Retries, Env: b.c.Env, Timeout: b.c.Timeout, Quiet: b.c.Quiet, Settle: b.c.Settle,
-		Parallel: b.c.Parallel, Runner: b.c.Runner, Command: []string{"bisect"},
+		Parallel: b.c.Parallel, Runner: b.c.Runner, Command: []string{"bisect"}, Stderr: b.c.Progress,
 		Pairings: []matrix.Pair{{Host: host, Client: client, Kind: b.c.Kind, Journey: b.c.Journey}},
 	})
 	switch {

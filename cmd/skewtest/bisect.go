@@ -77,10 +77,18 @@ func cmdBisect(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		Host: o.Host, Client: o.Client, Kind: o.Kind, Journey: o.Journey,
 		Side: o.Side, Good: o.Good, Bad: o.Bad, Seed: o.Seed, Retries: o.Retries,
 		Env: o.Env, Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Parallel: o.Parallel,
-		Runner: runnerOf(o.Runner), Stdout: stdout, Stderr: stderr,
+		Runner: runnerOf(o.Runner), Stdout: stdout, Stderr: stderr, Progress: progressIf(o.Verbose, stderr),
 	})
 	if err != nil {
 		return err
 	}
 	return &exitError{run.ExitCode()}
+}
+
+// progressIf is w when on, else nil.
+func progressIf(on bool, w io.Writer) io.Writer {
+	if on {
+		return w
+	}
+	return nil
 }

@@ -74,8 +74,10 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 	})
 
 	It("finds a client's bug from the client side", func(ctx SpecContext) {
-		code, out, run := bisect(ctx, "--host", "v1.4.120", "--client", "v1.4.165", "--kind", "session", "--journey", "session")
+		code, out, run := bisect(ctx, "-v", "--host", "v1.4.120", "--client", "v1.4.165", "--kind", "session", "--journey", "session")
 		Expect(code).To(Equal(exitFindings), out)
+		Expect(out).To(ContainSubstring("build v1.4.165: "), "-v shows each candidate's builds")
+		Expect(out).To(MatchRegexp(`\[3/3\] (fail|pass) +host v1\.4\.120 × session client v1\.4\.165 · session`), "and its pairings")
 		Expect(run.Bisect.Side).To(Equal("client"))
 		Expect(run.Bisect.FirstBadTag).To(Equal("v1.4.165"))
 		Expect(run.Bisect.FirstBad.Subject).To(Equal("session client: report presence"))
