@@ -84,7 +84,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		b := newBisection(&c, pts, fixed, &results.Bisect{Side: c.Side, Fixed: fixed, Kind: c.Kind, Journey: c.Journey, Good: c.Good, Bad: c.Bad})
 		b.try = b.runPairing
 		fmt.Fprintf(c.Stderr, "bisect: the %s side moves from %s to %s (%s), %s %s fixed; seed %d\n",
-			c.Side, c.Good, c.Bad, matrix.Plural(len(pts), "build"), otherSide(c.Side), fixed, c.Seed)
+			c.Side, c.Good, c.Bad, matrix.Plural(len(pts), "build"), results.OtherSide(c.Side), fixed, c.Seed)
 		return b, nil
 	})
 }
@@ -197,13 +197,6 @@ func movingSide(host, client string) (string, error) {
 		return Client, nil
 	}
 	return "", subject.Usagef("cannot tell which side moved between host %s and client %s: give the side", host, client)
-}
-
-func otherSide(side string) string {
-	if side == Host {
-		return Client
-	}
-	return Host
 }
 
 // bisection is one walk under way.
@@ -423,11 +416,11 @@ func (b *bisection) finish(run *results.Run) {
 	var had []string
 	if good != nil {
 		for _, f := range good.cand.Findings {
-			had = append(had, findingKey(f))
+			had = append(had, f.Key())
 		}
 	}
 	for _, f := range bad.cand.Findings {
-		if !slices.Contains(had, findingKey(f)) {
+		if !slices.Contains(had, f.Key()) {
 			b.out.Brought = append(b.out.Brought, f)
 		}
 	}
@@ -439,7 +432,7 @@ func (b *bisection) print(w io.Writer) {
 	if o.Side == Contract {
 		fmt.Fprintf(w, "\nbisect: the contract moved (diffed against %s's)\n", o.Fixed)
 	} else {
-		fmt.Fprintf(w, "\nbisect: the %s side moved (%s %s fixed)\n", o.Side, otherSide(o.Side), o.Fixed)
+		fmt.Fprintf(w, "\nbisect: the %s side moved (%s %s fixed)\n", o.Side, results.OtherSide(o.Side), o.Fixed)
 	}
 	fmt.Fprintf(w, "first bad release: %s (last good: %s)\n", o.FirstBadTag, o.LastGoodTag)
 	if fb := o.FirstBad; fb != nil {
@@ -500,10 +493,6 @@ func appendBuilds(out, bs []results.Build) []results.Build {
 		}
 	}
 	return out
-}
-
-func findingKey(f results.Finding) string {
-	return string(f.Kind) + "\x00" + f.Step + "\x00" + f.Direction + "\x00" + f.Message
 }
 
 func kindsOf(fs []results.Finding) string {

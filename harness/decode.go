@@ -179,6 +179,11 @@ type decodeFrame struct {
 	Data   []byte `json:"data"`
 }
 
+// askAbout is frame f as a decode action asks about it.
+func askAbout(f transcript.Frame) decodeFrame {
+	return decodeFrame{ID: f.Index, Dir: f.Dir, Path: f.Path, Binary: f.Binary, Data: f.Data}
+}
+
 type decodeAnswer struct {
 	ID      int             `json:"id"`
 	Type    string          `json:"type"`
@@ -204,8 +209,7 @@ func (d *decoder) send(ctx context.Context, role transcript.Role, drv *driver.Dr
 	var frames []decodeFrame
 	d.rec.view(func(t *transcript.Transcript) {
 		for _, i := range indexes {
-			f := t.Frames[i-1]
-			frames = append(frames, decodeFrame{ID: f.Index, Dir: f.Dir, Path: f.Path, Binary: f.Binary, Data: f.Data})
+			frames = append(frames, askAbout(t.Frames[i-1]))
 		}
 	})
 	err := askDecode(ctx, drv, frames, d.record)

@@ -50,7 +50,7 @@ func StartDecodeDriver(ctx context.Context, b *Build, role transcript.Role, kind
 func (dd *DecodeDriver) Decode(ctx context.Context, frames []transcript.Frame) (map[int]transcript.DriverDecode, error) {
 	asked := make([]decodeFrame, 0, len(frames))
 	for _, f := range frames {
-		asked = append(asked, decodeFrame{ID: f.Index, Dir: f.Dir, Path: f.Path, Binary: f.Binary, Data: f.Data})
+		asked = append(asked, askAbout(f))
 	}
 	out := map[int]transcript.DriverDecode{}
 	err := askDecode(ctx, dd.d, asked, func(answers []decodeAnswer) {

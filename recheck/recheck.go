@@ -101,7 +101,7 @@ func Run(ctx context.Context, c Config) (*results.Run, []Change, error) {
 	if err := reports.Write(c.ReportDir, &out); err != nil {
 		return nil, nil, fmt.Errorf("write reports: %w", err)
 	}
-	print(c.Stdout, changes, rechecked, len(saved.Pairings), c.ReportDir)
+	summarize(c.Stdout, changes, rechecked, len(saved.Pairings), c.ReportDir)
 	return &out, changes, nil
 }
 
@@ -123,14 +123,13 @@ func (j *judge) describe(ctx context.Context) error {
 	for _, b := range j.saved.Builds {
 		src := builds.Worktree()
 		if b.Label != builds.WorktreeLabel {
-			h, ok := hash(b.Revision)
-			if !ok {
+			if plumbing.IsHash(b.Revision) {
+				src = builds.AtCommit(b.Label, plumbing.NewHash(b.Revision))
+			} else {
 				var err error
 				if src, err = j.s.Source(ctx, b.Label); err != nil {
 					return err
 				}
-			} else {
-				src = builds.AtCommit(b.Label, h)
 			}
 		}
 		srcs = append(srcs, src)
@@ -144,14 +143,6 @@ func (j *judge) describe(ctx context.Context) error {
 		j.builds[b.Label] = b
 	}
 	return nil
-}
-
-func hash(rev string) (plumbing.Hash, bool) {
-	if len(rev) != 40 {
-		return plumbing.ZeroHash, false
-	}
-	h := plumbing.NewHash(rev)
-	return h, !h.IsZero()
 }
 
 // pairing re-judges p, or returns it as it was (false) when it cannot be.
@@ -233,21 +224,18 @@ func (j *judge) journey(name string) (*journeys.Journey, error) {
 // compare says how p's verdict changed in q.
 func compare(p, q *results.Pairing) (Change, bool) {
 	ch := Change{Pairing: p.Label(), Was: p.Status, Now: q.Status}
-	key := func(f results.Finding) string {
-		return string(f.Kind) + "\x00" + f.Step + "\x00" + f.Direction + "\x00" + f.Message
-	}
 	had, has := map[string]bool{}, map[string]bool{}
 	for _, f := range p.Findings {
-		had[key(f)] = true
+		had[f.Key()] = true
 	}
 	for _, f := range q.Findings {
-		has[key(f)] = true
-		if !had[key(f)] {
+		has[f.Key()] = true
+		if !had[f.Key()] {
 			ch.Gained = append(ch.Gained, f)
 		}
 	}
 	for _, f := range p.Findings {
-		if !has[key(f)] {
+		if !has[f.Key()] {
 			ch.Lost = append(ch.Lost, f)
 		}
 	}
@@ -259,7 +247,7 @@ func compare(p, q *results.Pairing) (Change, bool) {
 	return ch, was != q.Status || len(ch.Gained) > 0 || len(ch.Lost) > 0
 }
 
-func print(w io.Writer, changes []Change, rechecked, total int, dir string) {
+func summarize(w io.Writer, changes []Change, rechecked, total int, dir string) {
 	for _, ch := range changes {
 		fmt.Fprintf(w, "changed: %s: %s → %s\n", ch.Pairing, ch.Was, ch.Now)
 		for _, f := range ch.Gained {

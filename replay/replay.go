@@ -114,7 +114,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if err := reports.Write(c.ReportDir, run); err != nil {
 		return nil, fmt.Errorf("write reports: %w", err)
 	}
-	print(c.Stdout, run)
+	summarize(c.Stdout, run)
 	return run, nil
 }
 
@@ -323,8 +323,8 @@ func refusal(f transcript.Frame, c cell, who, reason string) results.Finding {
 		Message: fmt.Sprintf("%s refused %s %s (message %d of %s): %s", who, f.Dir, name, f.Index, c.from.Label(), reason)}
 }
 
-// print writes a line per cell that refused something, and the totals.
-func print(w io.Writer, run *results.Run) {
+// summarize writes a line per cell that refused something, and the totals.
+func summarize(w io.Writer, run *results.Run) {
 	refused, cells := 0, len(run.Pairings)
 	var lines []string
 	for _, p := range run.Pairings {

@@ -207,7 +207,7 @@ func bisectSection(b *strings.Builder, o *results.Bisect) {
 		fmt.Fprintf(b, "## Bisect\n\nThe contract moved from `%s` to `%s`, diffed against `%s`'s.\n\n", o.Good, o.Bad, o.Fixed)
 	} else {
 		fmt.Fprintf(b, "## Bisect\n\nThe %s side moved from `%s` to `%s`, %s `%s` fixed (%s client, journey %s).\n\n",
-			o.Side, o.Good, o.Bad, otherSide(o.Side), o.Fixed, o.Kind, o.Journey)
+			o.Side, o.Good, o.Bad, results.OtherSide(o.Side), o.Fixed, o.Kind, o.Journey)
 	}
 	fmt.Fprintf(b, "- First bad release: **%s** (last good: %s)\n", o.FirstBadTag, o.LastGoodTag)
 	if c := o.FirstBad; c != nil {
@@ -228,13 +228,6 @@ func bisectSection(b *strings.Builder, o *results.Bisect) {
 		fmt.Fprintf(b, "| %d | %s | `%.12s` | %s | %s | %s |\n", i+1, c.Ref, c.Commit, c.Subject, c.Verdict, c.Why)
 	}
 	b.WriteString("\n")
-}
-
-func otherSide(side string) string {
-	if side == "host" {
-		return "client"
-	}
-	return "host"
 }
 
 // staticCount says how many static findings there are, and how many of them were reviewed

@@ -375,6 +375,21 @@ type Finding struct {
 	Allowed string `json:"allowed,omitempty"`
 }
 
+// Key identifies a finding among a pairing's: its kind, step, direction and message. Two
+// runs that found the same thing give the same key (bisect's "what it brought", recheck's
+// gained and lost findings).
+func (f Finding) Key() string {
+	return string(f.Kind) + "\x00" + f.Step + "\x00" + f.Direction + "\x00" + f.Message
+}
+
+// OtherSide is the side of a pairing that is not side (host or client).
+func OtherSide(side string) string {
+	if side == "host" {
+		return "client"
+	}
+	return "host"
+}
+
 // Failing lists the findings that fail: every one but those allowed.
 func Failing(fs []Finding) []Finding {
 	var out []Finding

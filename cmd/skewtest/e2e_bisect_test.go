@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,19 +39,13 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 
 	bisect := func(ctx SpecContext, args ...string) (int, string, *results.Run) {
 		dir := GinkgoT().TempDir()
-		args = append([]string{"bisect", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir}, args...)
-		var stdout, stderr bytes.Buffer
-		code := exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
-		out := stdout.String() + stderr.String()
-		GinkgoWriter.Printf("skewtest %s -> %d\n%s", strings.Join(args, " "), code, out)
-		data, err := os.ReadFile(filepath.Join(dir, "results.json"))
+		code, out := cli(ctx, append([]string{"bisect", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir}, args...)...)
+		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
 		if err != nil {
 			return code, out, nil
 		}
-		var run results.Run
-		Expect(json.Unmarshal(data, &run)).To(Succeed())
 		Expect(filepath.Join(dir, "report.html")).To(BeAnExistingFile())
-		return code, out, &run
+		return code, out, run
 	}
 
 	It("finds the release and the commit of a host's bug, not the last commit before its tag", func(ctx SpecContext) {
@@ -117,10 +108,9 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 		_, err = example.Write(src, notesd)
 		Expect(err).NotTo(HaveOccurred())
 		dir := GinkgoT().TempDir()
-		var stdout, stderr bytes.Buffer
-		code := exitCode(dispatch(ctx, []string{"bisect", "--repo", notesd, "--cache-dir", sharedCache, "--report-dir", dir,
-			"--host", "v0.3.0", "--client", "v0.2.0", "--kind", "sync", "--journey", "sync"}, &stdout, &stderr), &stderr)
-		Expect(code).To(Equal(exitFindings), stdout.String()+stderr.String())
+		code, out := cli(ctx, "bisect", "--repo", notesd, "--cache-dir", sharedCache, "--report-dir", dir,
+			"--host", "v0.3.0", "--client", "v0.2.0", "--kind", "sync", "--journey", "sync")
+		Expect(code).To(Equal(exitFindings), out)
 		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(run.Bisect.FirstBadTag).To(Equal("v0.3.0"))
