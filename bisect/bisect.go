@@ -84,7 +84,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		b := newBisection(&c, pts, fixed, &results.Bisect{Side: c.Side, Fixed: fixed, Kind: c.Kind, Journey: c.Journey, Good: c.Good, Bad: c.Bad})
 		b.try = b.runPairing
 		fmt.Fprintf(c.Stderr, "bisect: the %s side moves from %s to %s (%s), %s %s fixed; seed %d\n",
-			c.Side, c.Good, c.Bad, matrix.Plural(len(pts), "build"), results.OtherSide(c.Side), fixed, c.Seed)
+			c.Side, c.Good, c.Bad, results.Plural(len(pts), "build"), results.OtherSide(c.Side), fixed, c.Seed)
 		return b, nil
 	})
 }

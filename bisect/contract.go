@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/subject"
@@ -62,7 +61,7 @@ func RunContract(ctx context.Context, cc ContractConfig) (*results.Run, error) {
 			Kinds: []results.Kind{results.ContractViolation}})
 		b.try = d.try
 		fmt.Fprintf(c.Stderr, "bisect: the contract moves from %s to %s (%s), diffed against %s's\n",
-			c.Good, c.Bad, matrix.Plural(len(pts), "build"), against)
+			c.Good, c.Bad, results.Plural(len(pts), "build"), against)
 		return b, nil
 	})
 	return run, err

@@ -22,6 +22,18 @@ import (
 // ConfigFile is the name of a subject's configuration, at the root of its repository.
 const ConfigFile = "skewtest.yaml"
 
+// DefaultFixtures is where a subject keeps its fixtures when its skewtest.yaml names no
+// other directory (Config.Fixtures).
+const DefaultFixtures = "skewtest/fixtures"
+
+// FixturesDir is the fixtures directory, relative to the repository root.
+func (c *Config) FixturesDir() string {
+	if c.Fixtures == "" {
+		return DefaultFixtures
+	}
+	return filepath.FromSlash(c.Fixtures)
+}
+
 // Config is a build's skewtest.yaml (see docs/subject.md).
 type Config struct {
 	// Product names the subject.
@@ -51,6 +63,11 @@ type Config struct {
 	// root) that skewtest fuzz draws cases from (see docs/fuzz.md). Only the working tree's
 	// list is used.
 	Fuzz []string `yaml:"fuzz"`
+	// Fixtures is the directory (relative to the repository root) of the recordings of
+	// earlier releases that skewtest record writes and run replays into the working tree's
+	// decoders first (see docs/bisect.md); default DefaultFixtures. Only the working tree's
+	// is used.
+	Fixtures string `yaml:"fixtures"`
 	// Support is the working tree's support policy: which releases, per role, it must
 	// still work with (see docs/subject.md). Only the working tree's is used.
 	Support pins.Support `yaml:"support"`
@@ -256,6 +273,9 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			}
 		}
 	}
+	if c.Fixtures != "" && !filepath.IsLocal(filepath.FromSlash(c.Fixtures)) {
+		add(lineOf(doc, "fixtures"), "fixtures %q is not a path inside the repository", c.Fixtures)
+	}
 	for _, msg := range c.Support.Validate() {
 		// The message names the key (support.clients.last, support.cuts[1].range …).
 		key := strings.Fields(msg)[0]
@@ -328,7 +348,7 @@ var (
 
 // knownKeys lists the keys of each config type, for "unknown key" messages.
 var knownKeys = map[string]string{
-	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, support, allow",
+	"builds.Config":      "product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, fixtures, support, allow",
 	"pins.Reviewed":      "rule, frame, path, pointer, refs, reason",
 	"pins.Support":       "clients, hosts, cuts",
 	"pins.SupportRule":   "last, since",

@@ -85,7 +85,7 @@ var _ = Describe("ParseConfig", func() {
 			"skewtest.yaml:5"),
 		Entry("unknown top-level key",
 			"product: p\ncontract: c.json\ndrivres: {}\n",
-			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, support, allow)`),
+			`skewtest.yaml:3: unknown key "drivres" (known keys here: product, contract, build, drivers, contractCommand, pins, versions, journeys, fuzz, fixtures, support, allow)`),
 		Entry("unknown nested key",
 			"product: p\ncontract: c.json\nbuild:\n  step: [make]\n",
 			`skewtest.yaml:4: unknown key "step" (known keys here: steps)`),

@@ -79,7 +79,7 @@ func (cp *campaign) beat(ctx context.Context, period time.Duration) {
 			}
 			n := cp.ended.Load()
 			fmt.Fprintf(cp.progress, "fuzz: a batch under way: %s ended since the last line, %s\n",
-				matrix.Plural(int(n-last), "pairing"), time.Since(cp.started).Round(time.Second))
+				results.Plural(int(n-last), "pairing"), time.Since(cp.started).Round(time.Second))
 			cp.reported.Store(now.UnixNano())
 			last = n
 		}
@@ -188,7 +188,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			return nil, err
 		}
 		if n := len(cp.mem.files); n > 0 {
-			fmt.Fprintf(stdout, "coverage memory: %s, %d parts reached, in %s\n", matrix.Plural(n, "earlier campaign"), len(cp.mem.seen),
+			fmt.Fprintf(stdout, "coverage memory: %s, %d parts reached, in %s\n", results.Plural(n, "earlier campaign"), len(cp.mem.seen),
 				filepath.Join(o.Corpus, MemoryDir))
 		}
 	}
@@ -255,7 +255,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		if !o.ParallelGiven {
 			cp.pooled.Parallel = harness.DefaultLaneParallel()
 		}
-		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", matrix.Plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
+		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", results.Plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
 	}
 	err = cp.go_(ctx)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
@@ -284,7 +284,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	fmt.Fprintf(stdout, "\n%s: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings, %s; %s\n",
 		o.Name, cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
-		matrix.Plural(cp.c.DriverProcesses, "driver process"), matrix.Plural(len(cp.c.Findings), "unique finding"))
+		results.Plural(cp.c.DriverProcesses, "driver process"), results.Plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
 		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
 		switch {

@@ -11,7 +11,6 @@ import (
 	"github.com/skewtest/skewtest/fuzz"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/subject"
@@ -174,7 +173,7 @@ func (cp *campaign) report() {
 	d := time.Since(cp.started)
 	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
 	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
-		matrix.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+		results.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
 	cp.reported.Store(time.Now().UnixNano())
 }
 

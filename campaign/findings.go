@@ -12,7 +12,6 @@ import (
 	"github.com/skewtest/skewtest/fuzz"
 	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -248,7 +247,7 @@ func (cp *campaign) replayCorpus(ctx context.Context) error {
 	if len(files) == 0 {
 		return nil
 	}
-	fmt.Fprintf(cp.stdout, "corpus: replaying %s from %s\n", matrix.Plural(len(files), "case"), cp.o.Corpus)
+	fmt.Fprintf(cp.stdout, "corpus: replaying %s from %s\n", results.Plural(len(files), "case"), cp.o.Corpus)
 	var cjs []caseJourney
 	for _, f := range files {
 		abs, _ := filepath.Abs(f)

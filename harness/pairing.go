@@ -1,10 +1,8 @@
 package harness
 
 import (
-	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -387,21 +385,7 @@ func payloadSize(n checks.Named) int {
 }
 
 func writeTranscript(dir string, t *transcript.Transcript) error {
-	var b bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(zw)
-	enc.SetEscapeHTML(false) // frame directions read "H>C"
-	enc.SetIndent("", " ")
-	if err := enc.Encode(t); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, transcriptFile), b.Bytes(), 0o644)
+	return transcript.Write(filepath.Join(dir, transcriptFile), t, gzip.BestSpeed)
 }
 
 // run owns the pairing's processes and lanes: every one started or opened here is stopped or

@@ -179,14 +179,3 @@ func ParseShard(s string) (k, n int, err error) {
 	}
 	return k, n, nil
 }
-
-// Plural says "1 pairing" or "3 pairings".
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "s") {
-		return fmt.Sprintf("%d %ses", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

@@ -2,12 +2,16 @@ package matrix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/fixtures"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
@@ -193,9 +197,32 @@ func staticTier(ctx context.Context, s *subject.Subject, pinned []pins.Pin, run 
 	if n := len(run.Findings) - len(failing); n > 0 {
 		allowed = fmt.Sprintf(" (%d reviewed and allowed)", n)
 	}
-	fmt.Fprintf(stdout, "contract check: %s%s\n", Plural(len(failing), "violation"), allowed)
+	fmt.Fprintf(stdout, "contract check: %s%s\n", results.Plural(len(failing), "violation"), allowed)
 	for _, f := range run.Findings {
 		fmt.Fprintf(stdout, "  %s\n", reports.FindingLine(f))
 	}
 	return s.Warnings(stderr)
+}
+
+// fixtureTier replays the committed fixtures of earlier releases into the working tree's
+// decoders (package fixtures), once it is built and before any pairing runs; nil when the
+// working tree has no fixtures or did not build (its pairings say why).
+func fixtureTier(ctx context.Context, s *subject.Subject, worktree *harness.Build, support func(host, client string) checks.Support, o *Config) (*results.Fixtures, error) {
+	if worktree.Label != pins.WorktreeLabel || worktree.Err != nil {
+		return nil, nil
+	}
+	dir := builds.DefaultFixtures
+	cfg, err := s.WorktreeConfig()
+	if err != nil {
+		return nil, err
+	}
+	if cfg != nil {
+		dir = cfg.FixturesDir()
+	}
+	f, err := fixtures.Tier(ctx, fixtures.TierConfig{Repo: s.Dir, Dir: dir, Build: worktree, Support: support,
+		LogDir: filepath.Join(o.ReportDir, reports.DriversDir, "fixtures"), Parallel: o.Parallel, Stdout: o.Stdout})
+	if errors.Is(err, harness.ErrNoDecode) {
+		return nil, subject.Usagef("%s holds fixtures, but %v: replaying them needs the decode action (docs/driver-protocol.md)", dir, err)
+	}
+	return f, err
 }

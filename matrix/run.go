@@ -160,6 +160,11 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !o.namesBuilds() {
+		if run.Fixtures, err = fixtureTier(ctx, s, built[0], support, &o); err != nil {
+			return nil, err
+		}
+	}
 
 	if plan, skips, err = planFor(built); err != nil {
 		return nil, err
@@ -218,9 +223,9 @@ func numberPlan(o *Config, plan []harness.Pairing, run *results.Run, stdout io.W
 	if k, n, _ := ParseShard(o.Shard); n > 0 {
 		plan = harness.Shard(plan, k, n)
 		run.Shard = o.Shard
-		fmt.Fprintf(stdout, "shard %s: %s of the plan\n", o.Shard, Plural(len(plan), "pairing"))
+		fmt.Fprintf(stdout, "shard %s: %s of the plan\n", o.Shard, results.Plural(len(plan), "pairing"))
 	}
-	fmt.Fprintf(stdout, "plan: %s\n", Plural(len(plan), "pairing"))
+	fmt.Fprintf(stdout, "plan: %s\n", results.Plural(len(plan), "pairing"))
 	return plan
 }
 

@@ -20,7 +20,6 @@ import (
 	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
 	"github.com/skewtest/skewtest/results"
@@ -257,6 +256,6 @@ func summarize(w io.Writer, changes []Change, rechecked, total int, dir string) 
 			fmt.Fprintf(w, "  - %s\n", reports.FindingLine(f))
 		}
 	}
-	fmt.Fprintf(w, "recheck: %d of %d pairings re-judged from their transcripts, %s changed\n", rechecked, total, matrix.Plural(len(changes), "verdict"))
+	fmt.Fprintf(w, "recheck: %d of %d pairings re-judged from their transcripts, %s changed\n", rechecked, total, results.Plural(len(changes), "verdict"))
 	fmt.Fprintf(w, "reports: %s\n", dir)
 }

@@ -101,6 +101,18 @@ func JUnit(run *results.Run) ([]byte, error) {
 		s.Tests++
 		s.Failures++
 	}
+	if f := run.Fixtures; f != nil && len(f.Findings) > 0 {
+		s := suite("fixtures")
+		var lines []string
+		for _, fd := range f.Findings {
+			lines = append(lines, FindingLine(fd))
+		}
+		s.Cases = append(s.Cases, junitCase{Name: "fixtures", Classname: "skewtest.fixtures", Time: "0.000",
+			Failure: &junitMessage{Message: fmt.Sprintf("%d frame(s) of earlier releases' recordings refused", len(f.Findings)), Type: string(results.DecoderRefusal),
+				Text: strings.Join(lines, "\n")}})
+		s.Tests++
+		s.Failures++
+	}
 	if msg := incomplete(run); msg != "" {
 		// An incomplete matrix is an error CI must show, not a shorter list of green cases.
 		s := suite("run")

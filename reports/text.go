@@ -52,6 +52,9 @@ func totals(run *results.Run, strong func(string) string) string {
 	if run.NotRun > 0 {
 		fmt.Fprintf(&b, ", %d not run", run.NotRun)
 	}
+	if f := run.Fixtures; f != nil && len(f.Findings) > 0 {
+		fmt.Fprintf(&b, "; fixtures: %s", strong(results.Plural(len(f.Findings), "refusal")))
+	}
 	return b.String()
 }
 
@@ -76,6 +79,14 @@ func Matrix(w io.Writer, run *results.Run) {
 			if f.Detail != "" {
 				fmt.Fprintf(w, "%s\n", indent(f.Detail, "      "))
 			}
+		}
+		fmt.Fprintln(w)
+	}
+	if f := run.Fixtures; f != nil && len(f.Findings) > 0 {
+		fmt.Fprintf(w, "FIXTURES: %s of the working tree's decoders asked about earlier releases' recordings, before any pairing ran\n",
+			results.Plural(len(f.Findings), "refusal"))
+		for _, fd := range f.Findings {
+			fmt.Fprintf(w, "  %s\n", FindingLine(fd))
 		}
 		fmt.Fprintln(w)
 	}
@@ -155,6 +166,19 @@ func Markdown(run *results.Run) string {
 			}
 		}
 		b.WriteString("\n")
+	}
+	if f := run.Fixtures; f != nil {
+		fmt.Fprintf(&b, "## Fixtures\n\n%d recordings of %s (`%s`), %d frames into the working tree's decoders before any pairing ran: %s.\n\n",
+			f.Recordings, strings.Join(f.Releases, ", "), f.Dir, f.Frames, results.Plural(len(f.Findings), "refusal"))
+		for _, s := range f.Skipped {
+			fmt.Fprintf(&b, "- skipped %s\n", s)
+		}
+		for _, fd := range f.Findings {
+			fmt.Fprintf(&b, "- %s\n", FindingLine(fd))
+		}
+		if len(f.Skipped)+len(f.Findings) > 0 {
+			b.WriteString("\n")
+		}
 	}
 	b.WriteString("## Builds\n\n| build | revision | status |\n|---|---|---|\n")
 	for _, bl := range run.Builds {

@@ -79,6 +79,10 @@ func Merge(shards ...*Run) (*Run, error) {
 				out.Findings = append(out.Findings, f)
 			}
 		}
+		// So is the fixture tier: keep the first shard's.
+		if out.Fixtures == nil {
+			out.Fixtures = s.Fixtures
+		}
 		for _, p := range s.Pairings {
 			if p.Index <= 0 {
 				return nil, fmt.Errorf("%w: %s in %s (results.json written before skewtest recorded plan positions?)", ErrNoIndex, p.Label(), name)

@@ -3,7 +3,11 @@
 // It imports nothing of skewtest, so every other package can share it.
 package results
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // WorktreeLabel is the label of the working-tree build (every other build is labelled by its
 // ref). It is defined here, once; pins and builds refer to it.
@@ -110,6 +114,27 @@ type Run struct {
 	Campaign *Campaign `json:"campaign,omitempty"`
 	// Bisect holds a bisection's walk and answer (skewtest bisect); nil otherwise.
 	Bisect *Bisect `json:"bisect,omitempty"`
+	// Fixtures is the fixture tier: the committed recordings of earlier releases replayed
+	// into the working tree's decoders before any pairing runs; nil when the run had none.
+	Fixtures *Fixtures `json:"fixtures,omitempty"`
+}
+
+// Fixtures is what the fixture tier asked and found: every committed recording of an
+// earlier release (skewtest record), its host's frames into the working tree's client of
+// its kind and its client's frames into the working tree's host, through their drivers'
+// decode action.
+type Fixtures struct {
+	// Dir is the fixtures directory, relative to the repository root.
+	Dir string `json:"dir"`
+	// Releases are the releases recorded there; Recordings how many recordings they hold.
+	Releases   []string `json:"releases"`
+	Recordings int      `json:"recordings"`
+	// Frames is how many recorded frames the working tree's decoders were asked about.
+	Frames int `json:"frames"`
+	// Skipped says what the support policy left out, and why.
+	Skipped []string `json:"skipped,omitempty"`
+	// Findings are a decoder-refusal per frame a working-tree decoder refused.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // Bisect is a bisection: which change of one side's history made a pairing fail. The
@@ -390,6 +415,17 @@ func OtherSide(side string) string {
 	return "host"
 }
 
+// Plural says "1 pairing" or "3 pairings".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // Failing lists the findings that fail: every one but those allowed.
 func Failing(fs []Finding) []Finding {
 	var out []Finding
@@ -454,7 +490,7 @@ func (r *Run) ExitCode() int {
 	switch {
 	case c[StatusError] > 0, !r.Complete():
 		return 3
-	case c[StatusFail] > 0, c[StatusFlaky] > 0, len(Failing(r.Findings)) > 0:
+	case c[StatusFail] > 0, c[StatusFlaky] > 0, len(Failing(r.Findings)) > 0, r.Fixtures != nil && len(r.Fixtures.Findings) > 0:
 		return 1
 	}
 	return 0

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/subject"
 )
 
@@ -103,7 +103,7 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 		case len(r.Violations) == 0:
 			fmt.Fprintf(stdout, "%s → %s: compatible%s\n", r.Old, r.New, also)
 		default:
-			fmt.Fprintf(stdout, "%s → %s: %s%s\n", r.Old, r.New, matrix.Plural(len(r.Violations), "violation"), also)
+			fmt.Fprintf(stdout, "%s → %s: %s%s\n", r.Old, r.New, results.Plural(len(r.Violations), "violation"), also)
 			for _, v := range r.Violations {
 				fmt.Fprintln(stdout, v)
 			}
@@ -126,18 +126,18 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	for _, w := range reviewed.Stale() {
 		fmt.Fprintln(stderr, w)
 	}
-	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", matrix.Plural(history, "stable tag pair"), matrix.Plural(len(res)-history, "pin"))
+	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", results.Plural(history, "stable tag pair"), results.Plural(len(res)-history, "pin"))
 	notChecked := ""
 	if allowed > 0 {
 		notChecked += fmt.Sprintf(", %d reviewed and allowed", allowed)
 	}
 	if skipped > 0 {
-		notChecked += fmt.Sprintf(" (%s not checked)", matrix.Plural(skipped, "pair"))
+		notChecked += fmt.Sprintf(" (%s not checked)", results.Plural(skipped, "pair"))
 	}
 	if violations == 0 {
 		fmt.Fprintf(stdout, "compatible%s\n", notChecked)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s in %s%s\n", matrix.Plural(violations, "violation"), matrix.Plural(failing, "pair"), notChecked)
+	fmt.Fprintf(stdout, "%s in %s%s\n", results.Plural(violations, "violation"), results.Plural(failing, "pair"), notChecked)
 	return &exitError{exitFindings}
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/results"
 	"github.com/skewtest/skewtest/subject"
 )
 
@@ -168,7 +168,7 @@ func cmdContractDiff(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintf(stdout, "%s → %s: compatible\n", o.Old, o.New)
 		return nil
 	}
-	fmt.Fprintf(stdout, "%s → %s: %s\n", o.Old, o.New, matrix.Plural(len(vs), "violation"))
+	fmt.Fprintf(stdout, "%s → %s: %s\n", o.Old, o.New, results.Plural(len(vs), "violation"))
 	return &exitError{exitFindings}
 }
 

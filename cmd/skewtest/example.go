@@ -125,7 +125,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // regression of skewtest's checks), 3 when a pairing could not be tested.
 func demoKnownBugs(ctx context.Context, o *runOptions, name string, bugs []example.KnownBug, stdout, stderr io.Writer) (int, error) {
 	fmt.Fprintf(stdout, "\nskewtest demo: now the %s the %s history ships on purpose (history.yaml knownBugs), which must be found red\n",
-		matrix.Plural(len(bugs), "known release-skew bug"), name)
+		results.Plural(len(bugs), "known release-skew bug"), name)
 	cfg := o.config(stdout, stderr)
 	cfg.ReportDir = filepath.Join(o.ReportDir, "known-bugs")
 	cfg.Command = []string{"demo", "(known bugs)"}
@@ -170,11 +170,11 @@ func demoKnownBugs(ctx context.Context, o *runOptions, name string, bugs []examp
 		if len(bugs) == 1 {
 			them = "it"
 		}
-		fmt.Fprintf(stdout, "skewtest demo: %s found as documented; open %s to see %s red\n", matrix.Plural(len(bugs), "known release-skew bug"), page, them)
+		fmt.Fprintf(stdout, "skewtest demo: %s found as documented; open %s to see %s red\n", results.Plural(len(bugs), "known release-skew bug"), page, them)
 	} else {
 		code = exitFindings
 		fmt.Fprintf(stdout, "skewtest demo: %d of %s NOT FOUND as documented: a regression of skewtest's checks (or of the history); see %s\n",
-			missed, matrix.Plural(len(bugs), "known release-skew bug"), page)
+			missed, results.Plural(len(bugs), "known release-skew bug"), page)
 	}
 	if run.ExitCode() == exitInfra {
 		code = exitInfra // a pairing could not be tested: an infrastructure error outranks the rest

@@ -180,6 +180,7 @@ Usage:
   skewtest bisect  --repo DIR --contract --good REF --bad REF [--against REF]   the commit whose contract first breaks the rules
   skewtest recheck [--repo DIR] [--report-dir D] REPORT_DIR   re-judge a saved run's transcripts with today's checks
   skewtest replay  [--repo DIR] [PIN RULES] [--report-dir D] REPORT_DIR   a saved run's frames into every build's decoders, no peer
+  skewtest record  [--repo DIR] [--build LABEL] [--as RELEASE] REPORT_DIR   keep a run's reference traffic as a release's fixtures
   skewtest fuzz    --repo DIR [--host REF --client REF | PIN RULES] [--cases N | --budget D] [--seed S] [--corpus DIR] [--generator G,...] [--exclude EVENT,...]
   skewtest explore (the flags of fuzz) [--drawn-only]   fuzz with journeys drawn from the drivers' described vocabulary (docs/explore.md)
   skewtest pins    --repo DIR [PIN RULES]          print the pins and why every other tag is skipped
@@ -224,6 +225,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"bisect":        cmdBisect,
 		"recheck":       cmdRecheck,
 		"replay":        cmdReplay,
+		"record":        cmdRecord,
 		"fuzz":          cmdFuzz,
 		"explore":       cmdExplore,
 		"pins":          cmdPins,

@@ -98,3 +98,24 @@ func Decode(r io.Reader) (*Transcript, error) {
 	}
 	return &t, nil
 }
+
+// Write writes t to path as gzipped JSON (File), compressed at level (gzip.BestSpeed for a
+// run's transcripts, gzip.BestCompression for what is committed). The same transcript
+// gives the same bytes.
+func Write(path string, t *Transcript, level int) error {
+	var b bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&b, level)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(zw)
+	enc.SetEscapeHTML(false) // frame directions read "H>C"
+	enc.SetIndent("", " ")
+	if err := enc.Encode(t); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
