@@ -111,6 +111,11 @@ var _ = Describe("Builder", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(locked.Cached).To(BeTrue(), "skewtest.lock is not part of the working tree's build")
 
+			s.mustWrite("skewtest/fixtures/v1.0.0/desktop-terminal.json.gz", "recorded traffic", 0o644)
+			recorded, err := b.Build(ctx, s.dir, builds.Worktree())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(recorded.Cached).To(BeTrue(), "nor are the fixtures skewtest record writes")
+
 			s.mustWrite("driver.sh", "#!/bin/sh\necho changed\n", 0o755)
 			changed, err := b.Build(ctx, s.dir, builds.Worktree())
 			Expect(err).NotTo(HaveOccurred())

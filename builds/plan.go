@@ -139,15 +139,22 @@ func LoadWorktreeConfig(repoDir string) (*Config, error) {
 }
 
 // planWorktree hashes the working tree and reads its skewtest.yaml. The cache directory is
-// left out of the tree should it live inside the working tree, and so is skewtest.lock,
-// which is about the tags, not the product (`skewtest pins lock` rebuilds nothing).
+// left out of the tree should it live inside the working tree, and so are skewtest.lock,
+// which is about the tags, not the product (`skewtest pins lock` rebuilds nothing), and the
+// fixtures directory (`skewtest record` rebuilds nothing).
 func planWorktree(ctx context.Context, repo *git.Repository, label, cacheDir string) (*plan, error) {
 	wt, err := repo.Worktree()
 	if err != nil {
 		return nil, fmt.Errorf("open working tree: %w", err)
 	}
-	lock := filepath.Join(wt.Filesystem.Root(), pins.LockFile)
-	snap, err := scanWorktree(ctx, repo, scanOptions{exclude: []string{cacheDir, lock}})
+	// Neither skewtest.lock nor the fixtures (skewtest record) are the product: recording
+	// a release's fixtures rebuilds nothing.
+	root := wt.Filesystem.Root()
+	exclude := []string{cacheDir, filepath.Join(root, pins.LockFile), filepath.Join(root, DefaultFixtures)}
+	if c, err := loadSubjectConfig(filepath.Join(root, ConfigFile)); err == nil && c != nil {
+		exclude[2] = filepath.Join(root, c.FixturesDir())
+	}
+	snap, err := scanWorktree(ctx, repo, scanOptions{exclude: exclude})
 	if err != nil {
 		return nil, err
 	}
