@@ -215,6 +215,10 @@ func matrices(run *results.Run) []matrix {
 	ids := pairingIDs(run)
 	for i, p := range run.Pairings {
 		k := key{p.JourneyLabel(), p.ClientKind}
+		if p.Replay != nil {
+			// Replayed cells: one matrix per direction, the receiving build on its side.
+			k.journey += " · " + p.Replay.Direction + " replayed"
+		}
 		if byKey[k] == nil {
 			order = append(order, k)
 			byKey[k] = map[[2]string]cell{}
@@ -229,8 +233,12 @@ func matrices(run *results.Run) []matrix {
 		if len(kinds) > 0 {
 			title += " (" + strings.Join(kinds, ", ") + ")"
 		}
-		byKey[k][[2]string{p.Host, p.Client}] = cell{ID: ids[i], Status: p.Status, Findings: len(p.Findings),
-			Kinds: strings.Join(kinds, " "), Ref: p.Host == p.Client, Title: title}
+		c := cell{ID: ids[i], Status: p.Status, Findings: len(p.Findings), Kinds: strings.Join(kinds, " "), Ref: p.Host == p.Client, Title: title}
+		hc := [2]string{p.Host, p.Client}
+		if prev, ok := byKey[k][hc]; ok {
+			c = merged(prev, c)
+		}
+		byKey[k][hc] = c
 	}
 	for _, sk := range run.Skipped {
 		k := key{sk.Journey, sk.ClientKind}
@@ -272,6 +280,28 @@ func matrices(run *results.Run) []matrix {
 		out = append(out, m)
 	}
 	return out
+}
+
+// severity orders statuses for merged: the worst shows.
+var severity = map[results.Status]int{results.StatusPass: 0, results.StatusExpectedRefusal: 1, results.StatusFlaky: 2, results.StatusFail: 3, results.StatusError: 4}
+
+// merged is one matrix position that holds several pairings (replayed cells of several
+// recordings land on the same host × client): the worst one's status and link, every
+// finding counted, every kind listed, and each title.
+func merged(a, b cell) cell {
+	worst := a
+	if severity[b.Status] > severity[a.Status] {
+		worst = b
+	}
+	kinds := strings.Fields(a.Kinds)
+	for _, k := range strings.Fields(b.Kinds) {
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	worst.Findings, worst.Kinds = a.Findings+b.Findings, strings.Join(kinds, " ")
+	worst.Title = a.Title + "\n" + b.Title
+	return worst
 }
 
 func findingKinds(run *results.Run) []results.Kind {

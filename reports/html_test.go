@@ -79,6 +79,30 @@ var _ = Describe("report.html", func() {
 			"index 1, conn 1, H>C, 0 bytes, 2µs, a control frame, payload unknown (an older results.json), no arrival step, no fields")
 	})
 
+	It("shows the worst of the replayed cells several recordings put at one host × client, a matrix per direction", func() {
+		cellOf := func(i int, host, client, dir, from string, fs ...results.Finding) *results.Pairing {
+			st := results.StatusPass
+			if len(fs) > 0 {
+				st = results.StatusFail
+			}
+			return &results.Pairing{Index: i, Host: host, Client: client, ClientKind: "desktop", Journey: "terminal", Status: st, Findings: fs,
+				Replay: &results.Replay{From: from, Direction: dir, Frames: 3, Recorded: client}}
+		}
+		refusal := results.Finding{Kind: results.DecoderRefusal, Message: "refused OutputSpan"}
+		run := &results.Run{SchemaVersion: 1, Seed: 1, Pairings: []*results.Pairing{
+			cellOf(1, "v2", "v1", "H>C", "host v2 × desktop client v2 · terminal", refusal, refusal),
+			cellOf(2, "v2", "v1", "H>C", "host v2 × desktop client v1 · terminal"),
+			cellOf(3, "v2", "v1", "C>H", "host v1 × desktop client v1 · terminal"),
+		}}
+		page, _ := renderHTML(run)
+		Expect(page).To(ContainSubstring(`data-journey="terminal · H&gt;C replayed"`))
+		Expect(page).To(ContainSubstring(`data-journey="terminal · C&gt;H replayed"`))
+		Expect(page).To(ContainSubstring(`<a class="cell s-fail" href="#p1" data-id="1" data-status="fail" data-kinds="decoder-refusal"`),
+			"the pass recorded after the failure does not hide it")
+		Expect(page).To(MatchRegexp(`data-id="1"[^>]*>fail 2</a>`))
+		Expect(strings.Count(page, `<a class="cell `)).To(Equal(2))
+	})
+
 	It("interns fields that repeat: the pairings of one journey send the same frames", func() {
 		run := sampleRun()
 		run.Pairings[1].Timeline = append([]results.FrameEvent(nil), run.Pairings[0].Timeline...)
