@@ -63,13 +63,20 @@ func Run(t *testing.T, cfg matrix.Config) *results.Run {
 
 // Report makes each pairing of run a subtest of t, failed by its findings, its error or
 // its flakiness, each with the pairing's repro line; the contract check's findings fail a
-// subtest of their own, "contract-check". Run calls it; a test that ran the matrix itself
+// subtest of their own, "contract-check", and the fixture tier's one named "fixtures". Run calls it; a test that ran the matrix itself
 // (or read a results.json with reports.Load) can too.
 func Report(t *testing.T, run *results.Run) {
 	t.Helper()
 	if len(results.Failing(run.Findings)) > 0 {
 		t.Run("contract-check", func(t *testing.T) {
 			for _, f := range results.Failing(run.Findings) {
+				t.Error(findingText(f, ""))
+			}
+		})
+	}
+	if run.Fixtures != nil && len(run.Fixtures.Findings) > 0 {
+		t.Run("fixtures", func(t *testing.T) {
+			for _, f := range run.Fixtures.Findings {
 				t.Error(findingText(f, ""))
 			}
 		})
@@ -103,6 +110,11 @@ func Failures(run *results.Run) []string {
 	var out []string
 	for _, f := range results.Failing(run.Findings) {
 		out = append(out, findingText(f, ""))
+	}
+	if run.Fixtures != nil {
+		for _, f := range run.Fixtures.Findings {
+			out = append(out, "fixtures: "+findingText(f, ""))
+		}
 	}
 	for i := range run.Pairings {
 		p := run.Pairings[i]

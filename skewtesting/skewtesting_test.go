@@ -51,6 +51,14 @@ var _ = Describe("skew tests in go test", func() {
 		Expect(&results.Run{Findings: []results.Finding{violation}}).To(skewtesting.BeCompatible())
 	})
 
+	It("fails on a recorded frame of an earlier release that the working tree refuses (the fixture tier)", func() {
+		refusal := results.Finding{Kind: results.DecoderRefusal, Message: "desktop client worktree refused H>C OutputSpan (message 14 of fixture v1/desktop-terminal.json.gz)"}
+		run := &results.Run{Fixtures: &results.Fixtures{Recordings: 1, Findings: []results.Finding{refusal}}}
+		Expect(run).NotTo(skewtesting.BeCompatible())
+		Expect(skewtesting.Failures(run)).To(ConsistOf(HavePrefix("fixtures: decoder-refusal: desktop client worktree refused")))
+		Expect(&results.Run{Fixtures: &results.Fixtures{Recordings: 1}}).To(skewtesting.BeCompatible())
+	})
+
 	It("refuses what is not a run", func() {
 		_, err := skewtesting.BeCompatible().Match("a string")
 		Expect(err).To(MatchError(ContainSubstring("expects a *results.Run")))
