@@ -196,6 +196,33 @@ var _ = Describe("reports", func() {
 		Expect(out).To(ContainSubstring("3 pairings: 1 passed, 1 failed, 1 errors, 0 expected refusals (seed 42)"))
 	})
 
+	It("shows the fixture tier's refusals, everywhere, and fails the run on them", func() {
+		run := sampleRun()
+		run.Pairings = run.Pairings[:1]
+		refusal := results.Finding{Kind: results.DecoderRefusal, Step: "output", Direction: "H>C",
+			Message: "desktop client worktree refused H>C OutputSpan (message 14 of fixture v1.4.190/desktop-terminal.json.gz): unknown opcode"}
+		run.Fixtures = &results.Fixtures{Dir: "skewtest/fixtures", Releases: []string{"v1.4.120", "v1.4.190"}, Recordings: 2, Frames: 47,
+			Skipped: []string{"host v1.4.120: outside the support window"}}
+		Expect(run.ExitCode()).To(Equal(0), "fixtures that refuse nothing fail nothing")
+		Expect(reports.Markdown(run)).To(ContainSubstring("## Fixtures\n\n2 recordings of v1.4.120, v1.4.190 (`skewtest/fixtures`), 47 frames into the working tree's decoders before any pairing ran: 0 refusals.\n\n- skipped host v1.4.120: outside the support window\n"))
+
+		run.Fixtures.Findings = []results.Finding{refusal}
+		Expect(run.ExitCode()).To(Equal(1))
+		var b bytes.Buffer
+		reports.Matrix(&b, run)
+		Expect(b.String()).To(HavePrefix("FIXTURES: 1 refusal of the working tree's decoders asked about earlier releases' recordings, before any pairing ran\n  [decoder-refusal] step output H>C: desktop client worktree refused"))
+		Expect(b.String()).To(ContainSubstring("; fixtures: 1 refusal (seed 42)"))
+		Expect(reports.Markdown(run)).To(ContainSubstring("- [decoder-refusal] step output H>C: desktop client worktree refused H>C OutputSpan"))
+		data, err := reports.JUnit(run)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).To(ContainSubstring(`<testsuite name="fixtures"`))
+		Expect(string(data)).To(ContainSubstring(`type="decoder-refusal"`))
+		var page bytes.Buffer
+		Expect(reports.HTML(&page, run)).To(Succeed())
+		Expect(page.String()).To(ContainSubstring(`<section class="notice" id="fixtures">`))
+		Expect(page.String()).To(ContainSubstring("Fixtures: 1 frame(s) refused of 47"))
+	})
+
 	It("maps a run to its exit code", func() {
 		run := sampleRun()
 		Expect(run.ExitCode()).To(Equal(3), "errors outrank findings")
