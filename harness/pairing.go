@@ -239,7 +239,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	if err != nil || ctx.Err() != nil {
 		// The infrastructure, the harness or a journey the vocabulary does not cover
 		// broke: the pairing was not tested, so it is an error, never a pass.
-		keepRead(t, checks.NameFrames(in))
+		KeepRead(t, checks.NameFrames(in))
 		if werr := writeTranscript(opts.Dir, t); werr != nil {
 			err = errors.Join(err, fmt.Errorf("write transcript: %w", werr))
 		} else {
@@ -286,7 +286,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 		}
 		return res, t
 	}
-	keepRead(t, named)
+	KeepRead(t, named)
 	if werr := writeTranscript(opts.Dir, t); werr != nil {
 		res.Status, res.Error = results.StatusError, "write transcript: "+werr.Error()
 		return res, t
@@ -314,12 +314,12 @@ func Verdict(findings []results.Finding, t *transcript.Transcript) results.Statu
 // skewtest transcript (transcript.Load).
 const transcriptFile = transcript.File
 
-// keepRead gives each of t's frames what the receiving contract read from it (named, the
+// KeepRead gives each of t's frames what the receiving contract read from it (named, the
 // frames NameFrames found): their names, header fields, bounded values, payload sizes,
 // the step each belongs to and why one could not be read. Only for a transcript that is
 // kept, before Run returns: a reference transcript is read by other pairings' checks
 // afterwards, and must not change then.
-func keepRead(t *transcript.Transcript, named []checks.Named) {
+func KeepRead(t *transcript.Transcript, named []checks.Named) {
 	at := make(map[int]int, len(t.Frames)) // frame index → position in t.Frames
 	for i, f := range t.Frames {
 		at[f.Index] = i

@@ -22,6 +22,7 @@ const contractUsage = `Usage:
   skewtest contract diff   [--repo DIR] [--allow RULE[@POINTER]] OLD NEW
   skewtest contract check  --repo DIR [PIN RULES] [--since TAG] [--allow [OLD..NEW:]RULE[@POINTER]]
   skewtest contract verify --repo DIR [--runner local|container] [--cache-dir D] [--timeout D]
+  skewtest contract decode [--repo DIR] [--dir H>C|C>H] [--path P] [--json] CONTRACT [FILE|-]
 
 OLD and NEW are contract files, "worktree", a REF of --repo (the contract its skewtest.yaml
 names, read from git objects) or REF:PATH. Warnings (what a contract leaves undecided) go to
@@ -32,7 +33,7 @@ differences), 2 bad input, 3 infrastructure error.
 func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, contractUsage)
-		return usagef("contract: give diff, check or verify")
+		return usagef("contract: give diff, check, verify or decode")
 	}
 	switch args[0] {
 	case "diff":
@@ -41,12 +42,14 @@ func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return cmdContractCheck(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return cmdContractVerify(ctx, args[1:], stdout, stderr)
+	case "decode":
+		return cmdContractDecode(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, contractUsage)
 		return nil
 	}
 	fmt.Fprint(stderr, contractUsage)
-	return usagef("contract: unknown command %q (want diff, check or verify)", args[0])
+	return usagef("contract: unknown command %q (want diff, check, verify or decode)", args[0])
 }
 
 // allowance allows violations of a rule, for every pair or (Old, New set) for one pair of

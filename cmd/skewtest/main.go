@@ -190,6 +190,7 @@ Usage:
   skewtest contract diff [--repo DIR] [--allow RULE[@POINTER]] OLD NEW   the evolution rules between two contracts
   skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
   skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
+  skewtest contract decode [--repo DIR] CONTRACT [FILE|-]   sample frames (hex, base64, JSON lines, a transcript) read with a contract, offline
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest transcript [--json] PAIRING_DIR         a pairing's frames and what the receivers' contracts read from them
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
