@@ -191,6 +191,7 @@ Usage:
   skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
   skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
   skewtest contract decode [--repo DIR] CONTRACT [FILE|-]   sample frames (hex, base64, JSON lines, a transcript) read with a contract, offline
+  skewtest driver check [--role host|client] [--kind K] -- CMD [ARGS...]   run any executable as a driver and check it speaks the protocol
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest transcript [--json] PAIRING_DIR         a pairing's frames and what the receivers' contracts read from them
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
@@ -227,6 +228,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"recheck":       cmdRecheck,
 		"replay":        cmdReplay,
 		"record":        cmdRecord,
+		"driver":        cmdDriver,
 		"fuzz":          cmdFuzz,
 		"explore":       cmdExplore,
 		"pins":          cmdPins,

@@ -346,6 +346,10 @@ func (d *Driver) write(ctx context.Context, b []byte) error {
 	return err
 }
 
+// CloseStdin closes the driver's stdin, as Stop does after the stop action: a driver must
+// then exit promptly (docs/driver-protocol.md). It does not wait.
+func (d *Driver) CloseStdin() { d.closeStdin() }
+
 func (d *Driver) closeStdin() {
 	d.stdinOnce.Do(func() { d.stdin.Close() })
 }
