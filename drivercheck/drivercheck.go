@@ -387,4 +387,3 @@ func (c Config) stdinClosed(ctx context.Context, r *Report, env []string) error 
 	}
 	return nil
 }
-
