@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -83,6 +84,39 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 		Expect(run.Bisect.Candidates).To(ContainElement(And(HaveField("Ref", broken), HaveField("Verdict", results.VerdictSkipped),
 			HaveField("Why", HavePrefix("does not build:")))))
 		Expect(out).To(ContainSubstring("skipped: " + broken + ": does not build"))
+	})
+
+	It("calls a candidate whose attempts disagree flaky, and never takes it as good or bad", func(ctx SpecContext) {
+		// The fixed host's daemon answers one request twice in the first session of one
+		// candidate's client (the reference subject's flakyWithClient switch:
+		// examples/remoteterm/README.md, Switches), set on the fixed side's build, the one
+		// label every candidate's run has. That candidate is the commit after the good end,
+		// v1.4.165-dev.1 (history.yaml names the n-th commit towards a tag <tag>-dev.<n>): the
+		// walk tries it first, it fails once and passes on its retry. The ends, the other
+		// commit and every reference never trip it.
+		flaky := commitNamed(repo, "session: log the daemon's advertised features on connect")
+		bad := commitNamed(repo, "session client: report presence")
+		claimed := filepath.Join(GinkgoT().TempDir(), "claimed")
+		features := fmt.Sprintf(`{"flakyWithClient":{"version":"v1.4.165-dev.1","file":%q}}`, claimed)
+		code, out, run := bisect(ctx, "--host", "v1.4.120", "--client", "v1.4.165", "--kind", "session", "--journey", "session",
+			"--good", "v1.4.157", "--retries", "1", "--env", "v1.4.120:REMOTETERM_FEATURES="+features)
+		Expect(code).To(Equal(exitFindings), out)
+		Expect(claimed).To(BeAnExistingFile(), "the daemon misbehaved once")
+		b := run.Bisect
+		Expect(b.Candidates).To(ContainElement(And(HaveField("Ref", flaky), HaveField("Verdict", results.VerdictFlaky),
+			HaveField("Why", "its attempts disagree: fail, pass"),
+			HaveField("Findings", ContainElement(And(HaveField("Kind", results.InvariantViolation), HaveField("Step", "request-response"),
+				HaveField("Message", ContainSubstring("again"))))))), "its first attempt's findings: the request answered twice")
+		Expect(b.Candidates).To(HaveEach(Or(HaveField("Ref", flaky), HaveField("Verdict", BeElementOf(results.VerdictGood, results.VerdictBad)))),
+			"only that candidate is flaky")
+		// Set aside, it is neither the last good nor the first bad: the commits around it
+		// bracket the change, and it may be the change itself.
+		Expect(b.LastGood.Ref).To(Equal("v1.4.157"))
+		Expect(b.FirstBad.Ref).To(Equal(bad))
+		Expect(b.Exact).To(BeFalse())
+		Expect(b.Suspects).To(Equal([]string{flaky, bad}))
+		Expect(out).To(ContainSubstring("first bad commit: one of " + flaky + ", " + bad + " (the others could not be judged)"))
+		Expect(out).To(ContainSubstring("flaky: " + flaky + ": its attempts disagree: fail, pass"))
 	})
 
 	It("refuses a good end where the pairing already fails", func(ctx SpecContext) {

@@ -152,6 +152,14 @@ type Features struct {
 	// never again, in whichever process of the build comes first: the negative control of a
 	// flaky verdict (--retries, a fuzz campaign's confirming run).
 	LoseOutputOnce string `json:"loseOutputOnce,omitempty"`
+	// FlakyWithClient (daemon) names a session client's release and a file: in the first
+	// session a client of that release opens while the file does not exist, the daemon
+	// sends its first response twice (one request answered twice, which the client refuses
+	// the second time), and the file is created; every other session is answered right. A
+	// pairing of this build with that release fails once and then passes: the negative
+	// control of a flaky bisect candidate (bisect --retries,
+	// cmd/skewtest/e2e_bisect_test.go). See Flaky for why a reference never trips it.
+	FlakyWithClient *Flaky `json:"flakyWithClient,omitempty"`
 
 	// Compatible changes: each adds to the wire without breaking a released peer.
 	SnapshotCursor   bool `json:"snapshotCursor"`   // host: SnapshotStart adds an optional cursor {row, col}
@@ -159,6 +167,26 @@ type Features struct {
 	MetadataOnResize bool `json:"metadataOnResize"` // host: Metadata (12, every release decodes it) before each Resized
 	ReviewComment    bool `json:"reviewComment"`    // daemon: a new command review.comment v1
 	ReviewLabels     bool `json:"reviewLabels"`     // daemon: advertises a new feature reviewLabels
+}
+
+// Flaky is the FlakyWithClient switch: which session client it misbehaves with, and the
+// file that says it has. The daemon learns a client's release from the User-Agent of its
+// WebSocket handshake (session.UserAgent), the only place a session client names it.
+//
+// A reference pairs a build with itself, and the switch never trips for a client of the
+// daemon's own release, so a reference run with the switch on always passes: a matrix (and
+// each of bisect's candidates, whose references run before the pairing) stays checkable.
+// Keyed on one release, it reaches the pairing of one candidate of a bisection whose fixed
+// side is the daemon (the fixed side's build label is the one --env can name in every
+// candidate's run) and leaves the others, the walk's ends included, alone. It misbehaves
+// once, not on every other session: how many sessions an attempt opens does not change
+// which attempt fails (the first).
+type Flaky struct {
+	// Version is the session client's release, e.g. "v1.4.165-dev.1" (the first commit
+	// towards v1.4.165, history.yaml).
+	Version string `json:"version"`
+	// File is created by the session that misbehaves; while it exists none does.
+	File string `json:"file"`
 }
 
 // Current is this build's release.

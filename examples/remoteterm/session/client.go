@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -85,8 +86,8 @@ type Client struct {
 	closeErr   error
 }
 
-// Dial connects a client of rel to the daemon at url (ws://host:port/session). It does not
-// send hello: Hello does.
+// Dial connects a client of rel to the daemon at url (ws://host:port/session), naming rel in
+// the handshake's User-Agent (UserAgent). It does not send hello: Hello does.
 func Dial(ctx context.Context, url string, rel release.Features, opts ClientOptions) (*Client, error) {
 	if opts.ClientID == "" {
 		opts.ClientID = "remoteterm"
@@ -107,7 +108,7 @@ func Dial(ctx context.Context, url string, rel release.Features, opts ClientOpti
 	if dialer == nil {
 		dialer = websocket.DefaultDialer
 	}
-	ws, resp, err := dialer.DialContext(ctx, url, nil)
+	ws, resp, err := dialer.DialContext(ctx, url, http.Header{"User-Agent": {UserAgent(rel.Version)}})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}

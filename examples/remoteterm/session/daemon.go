@@ -124,7 +124,7 @@ func (d *Daemon) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader already answered the HTTP request
 	}
-	c := &daemonConn{d: d, ws: ws}
+	c := &daemonConn{d: d, ws: ws, duplicate: d.flakyTurn(r)}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()

@@ -31,6 +31,9 @@ type daemonConn struct {
 	wmu sync.Mutex
 
 	helloed bool // guarded by d.mu: past the handshake, so broadcasts reach it
+	// duplicate: the next response goes out twice (release.Features.FlakyWithClient; read
+	// and written by serve's goroutine only).
+	duplicate bool
 }
 
 func (c *daemonConn) serve(ctx context.Context) {
@@ -184,7 +187,12 @@ func (c *daemonConn) request(ctx context.Context, r Request) {
 		c.fail(ctx, r.RequestID, CodeCommandFailed, fmt.Sprintf("%s v%d output: %v", r.Command, version, err), nil)
 		return
 	}
-	_ = c.write(ctx, Response{RequestID: r.RequestID, Output: raw})
+	resp := Response{RequestID: r.RequestID, Output: raw}
+	_ = c.write(ctx, resp)
+	if c.duplicate {
+		c.duplicate = false
+		_ = c.write(ctx, resp) // the negative control: one request answered twice
+	}
 }
 
 func (c *daemonConn) serverResponse(ctx context.Context, r ServerResponse) {
