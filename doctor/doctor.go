@@ -85,6 +85,16 @@ type visit struct {
 	c   Config
 	r   *Report
 	out io.Writer
+	// kept says the report directory outlives the visit (Config.ReportDir was given).
+	kept bool
+}
+
+// where says where a step's evidence is, or how to keep it.
+func (v *visit) where(dir string) string {
+	if v.kept {
+		return "in " + dir
+	}
+	return "(doctor --report-dir DIR keeps them)"
 }
 
 func (v *visit) step(s Step) {
@@ -113,7 +123,8 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	if c.Stderr == nil {
 		c.Stderr = io.Discard
 	}
-	if c.ReportDir == "" {
+	kept := c.ReportDir != ""
+	if !kept {
 		dir, err := os.MkdirTemp("", "skewtest-doctor-")
 		if err != nil {
 			return nil, err
@@ -121,7 +132,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		defer os.RemoveAll(dir)
 		c.ReportDir = dir
 	}
-	v := &visit{c: c, r: &Report{}, out: c.Stdout}
+	v := &visit{c: c, r: &Report{}, out: c.Stdout, kept: kept}
 	err := v.run(ctx)
 	if ctx.Err() != nil {
 		return v.r, ctx.Err()
@@ -275,8 +286,8 @@ func (v *visit) drivers(ctx context.Context, b *harness.Build) bool {
 			for _, f := range failed {
 				what = append(what, f.String())
 			}
-			v.fail(d.name, fmt.Sprintf("skewtest driver check --role %s%s -- %s shows each check; logs in %s (docs/driver-authors.md)",
-				role, kindFlag(d.kind), strings.Join(d.argv, " "), logs), "%s", strings.Join(what, "; "))
+			v.fail(d.name, fmt.Sprintf("skewtest driver check --role %s%s -- %s shows each check; its logs %s (docs/driver-authors.md)",
+				role, kindFlag(d.kind), strings.Join(d.argv, " "), v.where(logs)), "%s", strings.Join(what, "; "))
 			ok = false
 			continue
 		}
@@ -324,7 +335,7 @@ func (v *visit) reference(ctx context.Context, b *harness.Build, js []string, dr
 			for _, f := range p.Findings {
 				what += "; " + string(f.Kind) + ": " + f.Message
 			}
-			v.fail("reference pairing", "a build paired with itself must pass: read its transcript (skewtest transcript) and its drivers' logs in "+dir,
+			v.fail("reference pairing", "a build paired with itself must pass: read its transcript (skewtest transcript) and its drivers' logs "+v.where(dir),
 				"%s: %s", p.Label(), what)
 			return
 		}

@@ -191,6 +191,7 @@ Usage:
   skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
   skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
   skewtest contract decode [--repo DIR] CONTRACT [FILE|-]   sample frames (hex, base64, JSON lines, a transcript) read with a contract, offline
+  skewtest init    [--repo DIR] [--product NAME] [--kind K,...]   write a commented skewtest.yaml, a contract, a driver and a first journey
   skewtest doctor  [--repo DIR]   check a subject's setup step by step (yaml, contract, journeys, build, drivers, a reference pairing, old tags) and say what to fix
   skewtest driver check [--role host|client] [--kind K] -- CMD [ARGS...]   run any executable as a driver and check it speaks the protocol
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
@@ -231,6 +232,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"record":        cmdRecord,
 		"driver":        cmdDriver,
 		"doctor":        cmdDoctor,
+		"init":          cmdInit,
 		"fuzz":          cmdFuzz,
 		"explore":       cmdExplore,
 		"pins":          cmdPins,

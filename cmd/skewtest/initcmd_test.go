@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/testlabels"
+)
+
+var _ = Describe("skewtest init", func() {
+	It("writes a subject whose drivers speak the protocol as they are, leaving doctor one thing to fix: the product's real code", Label(testlabels.Slow), func(ctx SpecContext) {
+		dir := filepath.Join(GinkgoT().TempDir(), "prod")
+		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+		_, err := git.PlainInit(dir, false)
+		Expect(err).NotTo(HaveOccurred())
+		root, err := filepath.Abs("../..")
+		Expect(err).NotTo(HaveOccurred())
+		// The product's module, with skewtest's driver kit as its one dependency.
+		Expect(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prod\n\ngo 1.26\n\nrequire github.com/skewtest/skewtest v0.0.0\n\nreplace github.com/skewtest/skewtest => "+root+"\n"), 0o644)).To(Succeed())
+
+		code, out := cli(ctx, "init", "--repo", dir, "--kind", "desktop,mobile")
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(ContainSubstring("init: wrote skewtest.yaml\ninit: wrote skewtest/contract.json\ninit: wrote skewtest/journeys/first.txtar\ninit: wrote skewtest/driver/main.go\n"))
+		tidy := exec.CommandContext(ctx, "go", "mod", "tidy")
+		tidy.Dir = dir
+		b, err := tidy.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(b))
+
+		code, out = cli(ctx, "doctor", "--repo", dir, "--cache-dir", filepath.Join(GinkgoT().TempDir(), "cache"))
+		Expect(code).To(Equal(exitFindings), out)
+		for _, step := range []string{"skewtest.yaml", "contract", "journeys", "build", "host driver", "desktop client driver", "mobile client driver", "old tags"} {
+			Expect(out).To(ContainSubstring("ok   "+step+": "), step)
+		}
+		Expect(out).To(ContainSubstring(`FAIL reference pairing: host worktree × desktop client worktree · first: fail; driver-error: client driver: action "connect" failed (failed): connect is not written yet: skewtest/driver/main.go`))
+		Expect(out).To(ContainSubstring("doctor: 1 step of 10 to fix"))
+	})
+
+	It("writes nothing over a subject's files, naming them", func(ctx SpecContext) {
+		s := newShellSubject()
+		code, out := cli(ctx, "init", "--repo", s.dir)
+		Expect(code).To(Equal(exitUsage), out)
+		Expect(out).To(ContainSubstring("init: skewtest.yaml already exist(s)"))
+		Expect(filepath.Join(s.dir, "skewtest", "contract.json")).NotTo(BeAnExistingFile())
+	})
+
+	DescribeTable("refuses names it cannot write into a skewtest.yaml", func(ctx SpecContext, args []string, want string) {
+		code, out := cli(ctx, append([]string{"init", "--repo", GinkgoT().TempDir()}, args...)...)
+		Expect(code).To(Equal(exitUsage), out)
+		Expect(out).To(ContainSubstring(want))
+	},
+		Entry("a kind with a space", []string{"--kind", "desk top"}, `client kind "desk top"`),
+		Entry("a kind twice", []string{"--kind", "a,a"}, "names a kind twice"),
+		Entry("a path without its slash", []string{"--path", "ws"}, `--path "ws"`),
+		Entry("a product with a quote", []string{"--product", `p"q`}, `product "p\"q"`),
+	)
+
+	It("writes what skewtest reads without complaint", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		_, err := git.PlainInit(dir, false)
+		Expect(err).NotTo(HaveOccurred())
+		code, out := cli(ctx, "init", "--repo", dir, "--product", "chat", "--kind", "web", "--path", "/chat")
+		Expect(code).To(Equal(exitOK), out)
+		yaml, err := os.ReadFile(filepath.Join(dir, "skewtest.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(yaml)).To(ContainSubstring(`web: ["./skewtest-driver", "client", "web"]`))
+		code, out = cli(ctx, "contract", "decode", "--repo", dir, filepath.Join(dir, "skewtest", "contract.json"), writeSamples(`C>H {"type":"hello"}`, `H>C {"type":"welcome"}`))
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(ContainSubstring("every frame of 2 messages read"))
+	})
+})
+
+// writeSamples writes sample frame lines to a file (contract decode's input).
+func writeSamples(lines ...string) string {
+	GinkgoHelper()
+	p := filepath.Join(GinkgoT().TempDir(), "samples.txt")
+	Expect(os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)).To(Succeed())
+	return p
+}
