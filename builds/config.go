@@ -355,7 +355,7 @@ var knownKeys = map[string]string{
 	"pins.Cut":           "role, range, reason",
 	"builds.Recipe":      "steps",
 	"builds.Drivers":     "host, clients, env",
-	"builds.VersionRule": "range, overlay, recipe, toolchain",
+	"builds.VersionRule": "range, overlay, recipe, toolchain, contract",
 	"pins.Options":       "refs, last, window, ignore",
 	"pins.Ref":           "ref, reason",
 }
@@ -525,6 +525,16 @@ func (c *Config) validateVersions(name string, doc *yaml.Node) []error {
 		}
 		if r.Recipe != nil && len(r.Recipe) == 0 {
 			add(lineOf(doc, "versions", row, "recipe"), "versions[%d].recipe is empty: leave it out to use the checkout's build.steps", i)
+		}
+		if r.Contract != "" {
+			at := lineOf(doc, "versions", row, "contract")
+			ref, p, isRef := strings.Cut(r.Contract, ":")
+			switch {
+			case isRef && (ref == "" || p == ""):
+				add(at, "versions[%d].contract %q: give a path of the working tree, or REF:PATH", i, r.Contract)
+			case !isRef && !safePath(path.Clean(r.Contract)):
+				add(at, "versions[%d].contract %q is not a path inside the working tree (or REF:PATH)", i, r.Contract)
+			}
 		}
 		if r.Toolchain != "" && !toolchainName.MatchString(r.Toolchain) {
 			add(lineOf(doc, "versions", row, "toolchain"), "versions[%d].toolchain %q: use letters, digits, '.', '_' and '-' (it names the image skewtest/toolchain:<name>)", i, r.Toolchain)

@@ -169,7 +169,7 @@ var _ = Describe("ParseConfig", func() {
 			`skewtest.yaml:13: pins.ignore[0]: "v1.[" is not a glob`),
 		Entry("unknown versions key",
 			goodConfig+"versions:\n  - range: \"<v1\"\n    overlays: [a]\n",
-			`skewtest.yaml:14: unknown key "overlays" (known keys here: range, overlay, recipe, toolchain)`),
+			`skewtest.yaml:14: unknown key "overlays" (known keys here: range, overlay, recipe, toolchain, contract)`),
 		Entry("row without a range",
 			goodConfig+"versions:\n  - recipe: [make]\n",
 			"skewtest.yaml:13: versions[0].range is empty"),
@@ -191,6 +191,12 @@ var _ = Describe("ParseConfig", func() {
 		Entry("bad toolchain",
 			goodConfig+"versions:\n  - range: \"<v2\"\n    toolchain: \"go 1.22\"\n",
 			`skewtest.yaml:14: versions[0].toolchain "go 1.22"`),
+		Entry("a row's contract outside the tree",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    contract: ../c.json\n",
+			`skewtest.yaml:14: versions[0].contract "../c.json" is not a path inside the working tree (or REF:PATH)`),
+		Entry("a row's contract with an empty ref",
+			goodConfig+"versions:\n  - range: \"<v2\"\n    contract: \":c.json\"\n",
+			`skewtest.yaml:14: versions[0].contract ":c.json": give a path of the working tree, or REF:PATH`),
 		Entry("not a mapping", "- a\n- b\n", "skewtest.yaml:1: the file must be a mapping"),
 	)
 

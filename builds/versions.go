@@ -1,9 +1,9 @@
 package builds
 
 import (
-	"strings"
-
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/skewtest/skewtest/pins"
 )
 
 // VersionRule is one row of the versions table of the working tree's skewtest.yaml: how
@@ -23,6 +23,11 @@ type VersionRule struct {
 	// Toolchain names the toolchain the container runner builds with (image
 	// skewtest/toolchain:<name>). The local runner builds with the host's tools.
 	Toolchain string `yaml:"toolchain"`
+	// Contract, when set, is the wire contract of the pins the row covers, in place of the
+	// one their checkout names (or lacks): a path of the working tree, or REF:PATH, a file of
+	// a ref. The protobuf descriptor sets it refers to are read beside it, from the same
+	// place. See pins.Contracts.
+	Contract string `yaml:"contract"`
 
 	// Line is the row's line in skewtest.yaml, for errors.
 	Line int `yaml:"-"`
@@ -37,14 +42,15 @@ type Versions []VersionRule
 // Match returns the row that applies to the build labelled label, or nil. Only a label
 // that is a semantic version (a tag like v1.4.173 or v1.4.191-rc.1) can match.
 func (vs Versions) Match(label string) *VersionRule {
-	v, err := semver.StrictNewVersion(strings.TrimPrefix(label, "v"))
-	if err != nil || label == WorktreeLabel {
+	v, ok := pins.TagVersion(label)
+	if !ok {
 		return nil
 	}
 	for i := range vs {
 		r := &vs[i]
 		c := r.constraint // set by ParseConfig
 		if c == nil {
+			var err error
 			if c, err = parseRange(r.Range); err != nil {
 				continue // ParseConfig refuses such a row
 			}
@@ -56,11 +62,4 @@ func (vs Versions) Match(label string) *VersionRule {
 	return nil
 }
 
-func parseRange(s string) (*semver.Constraints, error) {
-	c, err := semver.NewConstraint(s)
-	if err != nil {
-		return nil, err
-	}
-	c.IncludePrerelease = true
-	return c, nil
-}
+func parseRange(s string) (*semver.Constraints, error) { return pins.ParseRange(s) }

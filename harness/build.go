@@ -23,6 +23,9 @@ type Build struct {
 	Host     []string
 	Clients  map[string][]string
 	Contract *contract.Contract
+	// ContractFrom says where Contract came from when not from the build's own checkout: a
+	// versions row of the working tree, or the working tree laid over it; "" otherwise.
+	ContractFrom string
 	// Err is set when the build failed: its pairings are errors, not findings.
 	Err error
 	// Env is added to the environment of this build's drivers (a negative control can

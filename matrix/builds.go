@@ -32,7 +32,7 @@ func FromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 		if d.Err != nil {
 			return nil, d.Err
 		}
-		b.Contract = d.Contract
+		b.Contract, b.ContractFrom = d.Contract, d.ContractFrom
 	}
 	if b.Contract == nil {
 		c, err := contract.Load(a.ContractPath())
@@ -81,6 +81,9 @@ func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 			}
 		}
 		rec := results.Build{Label: r.Source.Label, Revision: revision(r.Source)}
+		if d != nil {
+			rec.Contract = d.ContractFrom
+		}
 		var ce *builds.ConfigError
 		switch {
 		case errors.As(r.Err, &ce):

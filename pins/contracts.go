@@ -28,6 +28,10 @@ type ContractFile struct {
 	// Files holds the files beside it (the protobuf descriptor sets it refers to), rooted at
 	// its directory: pass it with contract.WithFiles.
 	Files fs.FS
+	// From says where a build's contract came from when not from its own checkout: the
+	// versions row that gave it ("skewtest.yaml:41 (versions row \"<v1.4.150\"): …"); ""
+	// otherwise.
+	From string
 }
 
 // Contracts reads the contract files of a subject's builds without a checkout: the working
@@ -39,6 +43,7 @@ type Contracts struct {
 	dir      string // as given, for messages
 	root     string // the working tree's root
 	fallback string // the working tree's contract path, "" when it names none
+	rows     []contractRow
 }
 
 // OpenContracts opens the repository containing repoDir for reading contracts.
@@ -54,6 +59,7 @@ func OpenContracts(repoDir string) (*Contracts, error) {
 	c := &Contracts{repo: repo, dir: repoDir, root: r}
 	if data, err := os.ReadFile(filepath.Join(r, configFile)); err == nil {
 		c.fallback, _ = contractPath(configFile, data)
+		c.rows = contractRows(data)
 	}
 	return c, nil
 }
@@ -90,8 +96,12 @@ func (c *Contracts) Ref(ref string) (ContractFile, error) {
 	return c.At(ref, h)
 }
 
-// At reads the contract of a commit, labelled label in messages.
+// At reads the contract of a commit, labelled label in messages: the one the working tree's
+// versions table gives a tag (a row's contract), else the one its own skewtest.yaml names.
 func (c *Contracts) At(label string, commit plumbing.Hash) (ContractFile, error) {
+	if cf, ok, err := c.fromRow(label); ok || err != nil {
+		return cf, err
+	}
 	tree, err := c.tree(label, commit)
 	if err != nil {
 		return ContractFile{}, err

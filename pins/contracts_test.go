@@ -63,6 +63,71 @@ var _ = Describe("Contracts", func() {
 	})
 })
 
+var _ = Describe("A versions row's contract", func() {
+	It("is the contract of every tag the row covers: a working-tree path or REF:PATH, descriptor sets beside it, the first covering row deciding", func() {
+		f := newFixture()
+		f.write("README", "before skewtest\n")
+		f.tag("v1.0.0", false)
+		f.tag("v1.1.0", false)
+		f.tag("v1.2.0", false)
+		f.write("skewtest.yaml", "contract: wire.json\n")
+		f.write("wire.json", `{"v": 2}`)
+		f.write("proto/old.json", `{"era": "one"}`)
+		f.write("proto/old.binpb", "old descriptors")
+		f.tag("v2.0.0", false)
+		f.write("skewtest.yaml", `contract: wire.json
+versions:
+  - range: "v1.0.0"
+    contract: proto/old.json
+  - range: "<v1.2.0"
+    contract: v2.0.0:proto/old.json
+  - range: "<v2.0.0"
+    overlay: [wire.json]
+`)
+		cs, err := pins.OpenContracts(f.dir)
+		Expect(err).NotTo(HaveOccurred())
+
+		cf, err := cs.Ref("v1.0.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cf.Name).To(HaveSuffix("proto/old.json"))
+		Expect(string(cf.Data)).To(Equal(`{"era": "one"}`))
+		Expect(cf.From).To(Equal(`skewtest.yaml:3 (versions row "v1.0.0"): proto/old.json`))
+		b, err := fs.ReadFile(cf.Files, "old.binpb")
+		Expect(err).NotTo(HaveOccurred(), "descriptor sets are read beside it")
+		Expect(string(b)).To(Equal("old descriptors"))
+
+		cf, err = cs.Ref("v1.1.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cf.Name).To(Equal("v2.0.0:proto/old.json"))
+		Expect(cf.From).To(HavePrefix(`skewtest.yaml:5 (versions row "<v1.2.0")`))
+		b, err = fs.ReadFile(cf.Files, "old.binpb")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(b)).To(Equal("old descriptors"), "from the same ref")
+
+		// The first row that covers v1.2.0 names no contract: its own is read, at the
+		// working tree's path (it has no skewtest.yaml), and it has none.
+		_, err = cs.Ref("v1.2.0")
+		Expect(err).To(MatchError(ContainSubstring("v1.2.0:wire.json does not exist")))
+
+		cf, err = cs.Ref("v2.0.0")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cf.Name).To(Equal("v2.0.0:wire.json"))
+		Expect(cf.From).To(BeEmpty(), "no row covers it: its own")
+	})
+
+	It("that is not there is an error naming the row", func() {
+		f := newFixture()
+		f.write("README", "x\n")
+		f.tag("v1.0.0", false)
+		f.write("skewtest.yaml", "contract: wire.json\nversions:\n  - range: \"<v2.0.0\"\n    contract: contracts/v1.json\n")
+		cs, err := pins.OpenContracts(f.dir)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = cs.Ref("v1.0.0")
+		Expect(err).To(MatchError(pins.ErrNoContract))
+		Expect(err).To(MatchError(ContainSubstring(`skewtest.yaml:3 (versions row "<v2.0.0") names contracts/v1.json for v1.0.0`)))
+	})
+})
+
 var _ = Describe("Support.ContractAllowed", func() {
 	stable := []string{"v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0"}
 	policy := pins.Support{

@@ -184,6 +184,16 @@ func Markdown(run *results.Run) string {
 	for _, bl := range run.Builds {
 		fmt.Fprintf(&b, "| %s | `%.12s` | %s |\n", bl.Label, bl.Revision, bl.Status)
 	}
+	borrowed := false
+	for _, bl := range run.Builds {
+		if bl.Contract != "" {
+			if !borrowed {
+				b.WriteString("\nContracts not read from the build's own checkout:\n\n")
+				borrowed = true
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", bl.Label, bl.Contract)
+		}
+	}
 	b.WriteString("\n## Pairings\n\n| host | client | kind | journey | status | findings |\n|---|---|---|---|---|---|\n")
 	for _, p := range run.Pairings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.JourneyLabel(), statusMark[p.Status], summarize(p))

@@ -296,6 +296,9 @@ type Build struct {
 	Dir      string `json:"dir,omitempty"`
 	Log      string `json:"log,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// Contract says where the build's contract came from when not from its own checkout (a
+	// tag that predates skewtest, given one by a versions row of the working tree).
+	Contract string `json:"contract,omitempty"`
 }
 
 // Pairing is one (host build, client build, client kind, journey) and what became of it.

@@ -38,12 +38,16 @@ func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harnes
 			DriverAt: d.DriverAt, Journeys: src.IsWorktree()}
 		var cf pins.ContractFile
 		switch {
-		case src.IsWorktree(), d.ContractInWorktree:
+		case src.IsWorktree():
 			cf, err = cs.Worktree()
+		case d.ContractInWorktree && (d.Version == nil || d.Version.Contract == ""):
+			cf, err = cs.Worktree()
+			cf.From = "the working tree's, laid over it (versions row at " + builds.ConfigFile + ":" + fmt.Sprint(d.Version.Line) + ")"
 		default:
-			cf, err = cs.At(src.Label, src.Commit)
+			cf, err = cs.At(src.Label, src.Commit) // a versions row's contract, else its own
 		}
 		if err == nil {
+			b.ContractFrom = cf.From
 			b.Contract, err = contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
 		}
 		if err != nil {
