@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/skewtest/skewtest/compat"
+	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/results"
+)
+
+// cmdCompat audits a subject's compatibility shims (compat.Run).
+func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		c     common
+		prove string
+	)
+	fs := newFlagSet("compat", stderr, "compat [--repo DIR] [--prove NAME [--cache-dir D] [--report-dir D] [--runner local|container]]")
+	fs.StringVar(&c.Repo, "repo", ".", "the subject's repository")
+	fs.StringVar(&prove, "prove", "", "run the pairings the support policy requires with shim NAME turned off (its marker's \"Turn off:\" switch), and say which break")
+	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache for --prove (default: the user cache directory's skewtest)")
+	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-compat", "where --prove's run writes its reports")
+	fs.StringVar(&c.Runner, "runner", runnerLocal, "where --prove's recipes run: local or container")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if c.Runner != runnerLocal && c.Runner != runnerContainer {
+		return usagef("--runner %q: want local or container", c.Runner)
+	}
+	a, err := compat.Run(ctx, c.Repo)
+	if err != nil {
+		return err
+	}
+	if prove != "" {
+		return proveShim(ctx, a, prove, c, stdout, stderr)
+	}
+	if len(a.Shims) == 0 {
+		fmt.Fprintln(stdout, "compat: no COMPAT(name) marker in the working tree's tracked files")
+		return nil
+	}
+	groups := []struct {
+		v     compat.Verdict
+		title string
+	}{
+		{compat.Overdue, "overdue: removable already at the newest release, and still here"},
+		{compat.Removable, "removable now"},
+		{compat.Needed, "still needed"},
+		{compat.Unknown, "no removal condition skewtest can read"},
+	}
+	count := map[compat.Verdict]int{}
+	for _, g := range groups {
+		var lines []string
+		for _, s := range a.Shims {
+			if s.Verdict != g.v {
+				continue
+			}
+			count[g.v]++
+			line := fmt.Sprintf("  %s:%d COMPAT(%s)", s.File, s.Line, s.Name)
+			if cond := s.Condition(); cond != "" {
+				line += ": remove when " + cond
+			}
+			line += "\n    " + s.Why
+			if len(s.NeededBy) > 0 {
+				line += ": " + strings.Join(s.NeededBy, ", ")
+			}
+			lines = append(lines, line)
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(stdout, "%s:\n%s\n", g.title, strings.Join(lines, "\n"))
+		}
+	}
+	fmt.Fprintf(stdout, "compat: %d shims: %d overdue, %d removable, %d needed, %d without a readable condition (supported releases: %s)\n",
+		len(a.Shims), count[compat.Overdue], count[compat.Removable], count[compat.Needed], count[compat.Unknown], strings.Join(a.Releases, ", "))
+	if count[compat.Overdue] > 0 {
+		return &exitError{exitFindings} // dead weight shipped in a release already
+	}
+	return nil
+}
+
+// proveShim runs the supported pairings with one shim turned off (compat.Prove).
+func proveShim(ctx context.Context, a *compat.Audit, name string, c common, stdout, stderr io.Writer) error {
+	var sh *compat.Shim
+	var names []string
+	for i := range a.Shims {
+		names = append(names, a.Shims[i].Name)
+		if a.Shims[i].Name == name {
+			sh = &a.Shims[i]
+		}
+	}
+	if sh == nil {
+		return usagef("compat --prove %s: no COMPAT(%s) marker (markers: %s)", name, name, strings.Join(names, ", "))
+	}
+	o := &runOptions{common: c, Matrix: "default", Parallel: harness.DefaultParallel()}
+	o.command, o.args = "compat", []string{"--prove", name}
+	p, err := compat.Prove(ctx, a, *sh, o.config(stdout, stderr))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "compat: COMPAT(%s) (%s:%d) turned off with %s, against %s\n", sh.Name, sh.File, sh.Line, sh.Switch, strings.Join(a.Releases, ", "))
+	if len(p.Broken) == 0 {
+		fmt.Fprintf(stdout, "compat: nothing broke: no release the working tree must still serve needs COMPAT(%s) (the audit said: %s)\n", sh.Name, sh.Verdict)
+		return nil
+	}
+	for _, b := range p.Broken {
+		fmt.Fprintf(stdout, "  broke: %s\n", b)
+	}
+	fmt.Fprintf(stdout, "compat: removing COMPAT(%s) breaks %s the working tree must still pass (the audit said: %s; reports: %s)\n",
+		sh.Name, results.Plural(len(p.Broken), "pairing"), sh.Verdict, c.ReportDir)
+	return &exitError{exitFindings}
+}
