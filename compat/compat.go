@@ -43,7 +43,7 @@ type Marker struct {
 	// MinCompatible, when set, is the condition "Remove when MIN_COMPATIBLE_PROTOCOL_VERSION
 	// is at least N"; Predates, with Role, the condition "Remove when no supported client
 	// (or host) predates vX.Y.Z".
-	MinCompatible int
+	MinCompatible  int
 	Role, Predates string
 	// Switch is the "Turn off:" setting (ENV=VALUE) that runs a build without the shim.
 	Switch string
