@@ -194,6 +194,7 @@ Usage:
   skewtest init    [--repo DIR] [--product NAME] [--kind K,...]   write a commented skewtest.yaml, a contract, a driver and a first journey
   skewtest doctor  [--repo DIR]   check a subject's setup step by step (yaml, contract, journeys, build, drivers, a reference pairing, old tags) and say what to fix
   skewtest compat  [--repo DIR]   the COMPAT(name) shims: removable now, overdue, or still needed and by which supported releases
+  skewtest tap     --listen ADDR --upstream ws://HOST:PORT --record DIR [--for D]   record a product's own tests' traffic, no drivers
   skewtest driver check [--role host|client] [--kind K] -- CMD [ARGS...]   run any executable as a driver and check it speaks the protocol
   skewtest merge-reports [--report-dir D] DIR...   merge the reports of run --shard k/n into one
   skewtest transcript [--json] PAIRING_DIR         a pairing's frames and what the receivers' contracts read from them
@@ -235,6 +236,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"doctor":        cmdDoctor,
 		"init":          cmdInit,
 		"compat":        cmdCompat,
+		"tap":           cmdTap,
 		"fuzz":          cmdFuzz,
 		"explore":       cmdExplore,
 		"pins":          cmdPins,

@@ -40,6 +40,7 @@ type Proxy struct {
 	upstream string // ws://host:port, no trailing slash
 	rec      Recorder
 	rewrite  Rewriter // nil: every message is forwarded unchanged
+	listen   string // the address to listen on (ListenOn)
 	ln       net.Listener
 	srv      *http.Server
 	upgrader websocket.Upgrader
@@ -68,7 +69,7 @@ type Proxy struct {
 	closeErr  error
 }
 
-// Start listens on 127.0.0.1 port 0 and proxies to upstream
+// Start listens on 127.0.0.1 port 0 (or ListenOn's address) and proxies to upstream
 // ("ws://127.0.0.1:PORT", optionally with a base path). The proxy closes
 // when ctx is done or Close is called. rec may be nil.
 func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (*Proxy, error) {
@@ -82,15 +83,11 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	if rec == nil {
 		rec = discard{}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("tap listen: %w", err)
-	}
 	writeBuffers := &sync.Pool{}
 	p := &Proxy{
 		upstream: strings.TrimSuffix(upstream, "/"),
 		rec:      rec,
-		ln:       ln,
+		listen:   "127.0.0.1:0",
 		upgrader: websocket.Upgrader{
 			ReadBufferSize:  bufferSize,
 			WriteBufferSize: writeBufferSize,
@@ -111,6 +108,10 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	for _, o := range opts {
 		o(p)
 	}
+	if p.ln, err = net.Listen("tcp", p.listen); err != nil {
+		return nil, fmt.Errorf("tap listen: %w", err)
+	}
+	ln := p.ln
 	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: dialTimeout}
 	go func() {

@@ -15,6 +15,12 @@ type Rewriter interface {
 // Option changes how Start runs the proxy.
 type Option func(*Proxy)
 
+// ListenOn makes the proxy listen on addr ("127.0.0.1:9000", ":0") instead of a free port
+// of 127.0.0.1: a standalone tap that a product's own tests are pointed at.
+func ListenOn(addr string) Option {
+	return func(p *Proxy) { p.listen = addr }
+}
+
 // WithRewriter makes the proxy offer every data message to rw before forwarding it; a
 // rewritten message is recorded as forwarded (Frame.Data) with the sender's bytes in
 // Frame.Original. A nil rw forwards every message unchanged.
