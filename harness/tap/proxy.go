@@ -40,7 +40,7 @@ type Proxy struct {
 	upstream string // ws://host:port, no trailing slash
 	rec      Recorder
 	rewrite  Rewriter // nil: every message is forwarded unchanged
-	listen   string // the address to listen on (ListenOn)
+	listen   string   // the address to listen on (ListenOn)
 	ln       net.Listener
 	srv      *http.Server
 	upgrader websocket.Upgrader
