@@ -342,16 +342,19 @@ func (a *auditor) removableBefore(m Marker) bool {
 // Proof is what turning a shim off did to the pairings the working tree must still pass.
 type Proof struct {
 	Shim Shim
-	// Broken are the pairings that failed with the shim off (their labels); Run is the run.
-	Broken []string
-	Run    *results.Run
+	// Broken are the pairings that pass with the shim and fail without it (their labels);
+	// Failing those that fail either way (the shim is not what breaks them).
+	Broken, Failing []string
+	// With and Without are the two runs.
+	With, Without *results.Run
 }
 
-// Prove runs the working tree, with the shim turned off (its marker's switch, set for the
-// working tree's drivers), against the releases the audit found supported (cfg's pins are
-// replaced by them), and says which pairings break. cfg is the run's configuration
-// otherwise (cache, report directory, runner, output). A shim without a switch cannot be
-// proved: that is a usage error.
+// Prove runs the working tree against the releases the audit found supported (cfg's pins
+// are replaced by them) twice, with the same seed: as it is, and with the shim turned off
+// (its marker's switch, set for the working tree's drivers). A pairing that passes the
+// first time and fails the second is broken by removing the shim. cfg is the run's
+// configuration otherwise; its ReportDir gets with/ and without/. A shim without a switch
+// cannot be proved: that is a usage error.
 func Prove(ctx context.Context, a *Audit, sh Shim, cfg matrix.Config) (*Proof, error) {
 	if sh.Switch == "" {
 		return nil, subject.Usagef("compat: COMPAT(%s) (%s:%d) names no switch to turn it off: add a line \"Turn off: ENV=VALUE\" to its marker", sh.Name, sh.File, sh.Line)
@@ -360,16 +363,37 @@ func Prove(ctx context.Context, a *Audit, sh Shim, cfg matrix.Config) (*Proof, e
 		return nil, subject.Usagef("compat: no release the working tree must still serve: nothing to prove COMPAT(%s) against", sh.Name)
 	}
 	cfg.Pins = pins.Options{Refs: pins.Refs("the releases the working tree must still serve (skewtest compat --prove)", a.Releases...)}
-	cfg.Env = append(slices.Clone(cfg.Env), pins.WorktreeLabel+":"+sh.Switch)
-	run, err := matrix.Run(ctx, cfg)
-	if err != nil {
+	if cfg.Seed == 0 {
+		cfg.Seed = 1 // both runs draw the same choices
+	}
+	dir := cfg.ReportDir
+	p := &Proof{Shim: sh}
+	var err error
+	cfg.ReportDir = filepath.Join(dir, "with")
+	if p.With, err = matrix.Run(ctx, cfg); err != nil {
 		return nil, err
 	}
-	p := &Proof{Shim: sh, Run: run}
-	for _, pr := range run.Pairings {
-		if pr.Status != results.StatusPass && pr.Status != results.StatusExpectedRefusal && pr.Host != pr.Client {
+	cfg.ReportDir = filepath.Join(dir, "without")
+	cfg.Env = append(slices.Clone(cfg.Env), pins.WorktreeLabel+":"+sh.Switch)
+	if p.Without, err = matrix.Run(ctx, cfg); err != nil {
+		return nil, err
+	}
+	passed := map[string]bool{}
+	for _, pr := range p.With.Pairings {
+		passed[pr.Label()] = ok(pr)
+	}
+	for _, pr := range p.Without.Pairings {
+		switch {
+		case ok(pr) || pr.Host == pr.Client:
+		case passed[pr.Label()]:
 			p.Broken = append(p.Broken, pr.Label())
+		default:
+			p.Failing = append(p.Failing, pr.Label())
 		}
 	}
 	return p, nil
+}
+
+func ok(p *results.Pairing) bool {
+	return p.Status == results.StatusPass || p.Status == results.StatusExpectedRefusal
 }
