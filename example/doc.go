@@ -21,7 +21,8 @@
 // A subject whose go.mod requires github.com/skewtest/skewtest (for the driver kit, with a
 // replace pointing into the skewtest repository) gets the kit written into every tree,
 // under third_party/skewtest, and its replace pointed there: each tag builds with nothing
-// but its own repository.
+// but its own repository. The Node.js kit comes with it (third_party/skewtest/driverkit/node),
+// for the subject's drivers in JavaScript.
 //
 // The sources come from a skewtest checkout when skewtest runs inside one, else from the
 // archive built into the binary (sources.zip, written by `go generate ./example`).

@@ -278,6 +278,12 @@ var _ = Describe("Write", func() {
 			Expect(read("v1.0.0", "third_party/skewtest/driverkit/driver.go")).To(Equal(string(kit)))
 			Expect(read("v1.0.0", "third_party/skewtest/driverkit/driverkit_test.go")).To(BeEmpty())
 			Expect(read("v1.0.0", "third_party/skewtest/driverkit/testdata/minimal/main.go")).To(BeEmpty())
+			nodeKit, err := os.ReadFile("../driverkit/node/driverkit.js")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/node/driverkit.js")).To(Equal(string(nodeKit)), "the Node.js kit comes too")
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/node/driverkit.d.ts")).NotTo(BeEmpty())
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/node/node_test.go")).To(BeEmpty())
+			Expect(read("v1.0.0", "third_party/skewtest/driverkit/node/testdata/minimal.js")).To(BeEmpty())
 		})
 
 		It("leaves a module that does not require skewtest alone", func() {

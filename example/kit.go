@@ -17,12 +17,13 @@ const kitModule = "github.com/skewtest/skewtest"
 // kitDest is where a tree gets its copy of the kit's module.
 const kitDest = "third_party/skewtest"
 
-// kit is the driver kit as written into a tree: its module's go.mod and Go sources.
+// kit is the driver kit as written into a tree: its module's go.mod, its Go sources and
+// the Node.js kit (driverkit/node: driverkit.js and its type declarations).
 type kit map[string][]byte
 
 // loadKit reads the kit from a skewtest repository: a go.mod for the module with the
 // repository's go directive and no requirements (the kit uses the standard library only),
-// and the kit's Go sources.
+// and the kit's sources (bundle.KitFiles).
 func loadKit(root fs.FS) (kit, error) {
 	data, err := fs.ReadFile(root, bundle.ModFile)
 	if err != nil {

@@ -32,10 +32,12 @@ var subjects = [...]string{
 func Subjects() []string { return slices.Clone(subjects[:]) }
 
 // Paths of the driver kit in the repository: the main module's go.mod (the archive keeps
-// only its module path and go directive) and the kit's package.
+// only its module path and go directive), the kit's package, and the kit for Node.js
+// drivers inside it (JavaScript and its type declarations).
 const (
-	ModFile = "go.mod"
-	KitDir  = "driverkit"
+	ModFile    = "go.mod"
+	KitDir     = "driverkit"
+	NodeKitDir = "driverkit/node"
 )
 
 // read returns a file as the archive holds it: ModFile reduced to its module and go lines
@@ -58,8 +60,8 @@ func read(root fs.FS, name string) ([]byte, error) {
 
 // Files lists, sorted, every file of the repository at root that the archive holds: every
 // regular file under each subject's directory except directories whose names start with a
-// dot and compiled test binaries (*.test); ModFile (reduced, see read); and the kit's Go
-// sources under KitDir, without tests and testdata.
+// dot and compiled test binaries (*.test); ModFile (reduced, see read); and the kit's
+// sources (KitFiles).
 func Files(root fs.FS) ([]string, error) {
 	files := []string{ModFile}
 	for _, dir := range subjects {
@@ -107,8 +109,9 @@ func SubjectFiles(root fs.FS, dir string) ([]string, error) {
 	return files, nil
 }
 
-// KitFiles lists, sorted and relative to root, the driver kit's Go sources: the .go files
-// under KitDir, without _test.go files and testdata.
+// KitFiles lists, sorted and relative to root, the driver kit's sources: the .go files
+// under KitDir, without _test.go files and testdata, and the Node.js kit's .js and .d.ts
+// files under NodeKitDir, without testdata.
 func KitFiles(root fs.FS) ([]string, error) {
 	var files []string
 	err := fs.WalkDir(root, KitDir, func(p string, d fs.DirEntry, err error) error {
@@ -121,7 +124,7 @@ func KitFiles(root fs.FS) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") {
+		if d.Type().IsRegular() && isKitSource(p) {
 			files = append(files, p)
 		}
 		return nil
@@ -134,6 +137,14 @@ func KitFiles(root fs.FS) ([]string, error) {
 	}
 	slices.Sort(files)
 	return files, nil
+}
+
+// isKitSource reports whether p, a file under KitDir, is one of the kit's sources.
+func isKitSource(p string) bool {
+	if strings.HasSuffix(p, ".go") {
+		return !strings.HasSuffix(p, "_test.go")
+	}
+	return strings.HasPrefix(p, NodeKitDir+"/") && (strings.HasSuffix(p, ".js") || strings.HasSuffix(p, ".d.ts"))
 }
 
 // comment is the archive's zip comment.
