@@ -123,7 +123,8 @@ var _ = Describe("replay into the builds that recorded the traffic", Label(testl
 		Expect(err).NotTo(HaveOccurred())
 		saved, dir := GinkgoT().TempDir(), GinkgoT().TempDir()
 		var out bytes.Buffer
-		code := exitCode(dispatch(ctx, []string{"run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", saved, "--seed", "3"}, &out, &out), &out)
+		args := notesdKinds([]string{"run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", saved, "--seed", "3"})
+		code := exitCode(dispatch(ctx, args, &out, &out), &out)
 		Expect(code).To(BeNumerically("<=", exitFindings), out.String())
 		code = exitCode(dispatch(ctx, []string{"replay", "--cache-dir", sharedCache, "--report-dir", dir, saved}, &out, &out), &out)
 		Expect(code).To(BeNumerically("<=", exitFindings), out.String())

@@ -48,6 +48,10 @@ type Features struct {
 	PushUngated bool `json:"pushUngated"`
 	// HideRev: the host stops publishing rev in notes.get and notes.list results.
 	HideRev bool `json:"hideRev"`
+	// PutSendsContent: the web client (web/, JavaScript, from v0.3.0) sends a note's text
+	// in notes.put under "content" instead of "text". The Go packages do not read it; it is
+	// here because this table is the whole product's (web/release.js reads the same keys).
+	PutSendsContent bool `json:"putSendsContent"`
 
 	// Asynchronous traffic: compatible switches (every release tolerates both frames) that
 	// put frames on the wire after the exchange a journey waits for, so they may arrive after

@@ -1,6 +1,10 @@
 package release_test
 
 import (
+	"os"
+	"reflect"
+	"regexp"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -15,6 +19,22 @@ var _ = Describe("release", func() {
 	It("refuses a key it does not know, so a typo in history.yaml cannot turn a behaviour off", func() {
 		_, err := release.Parse([]byte(`{"version":"v0.2.0","pushh":true}`))
 		Expect(err).To(MatchError(ContainSubstring(`unknown field "pushh"`)))
+	})
+
+	It("has the keys the web client's copy of the table has (web/release.js, from v0.3.0)", func() {
+		js, err := os.ReadFile("../history/v0.3.0/web/release.js")
+		Expect(err).NotTo(HaveOccurred())
+		list := regexp.MustCompile(`(?s)const FEATURES = \[(.*?)\];`).FindSubmatch(js)
+		Expect(list).NotTo(BeNil(), "web/release.js declares FEATURES")
+		var web []string
+		for _, m := range regexp.MustCompile(`'([A-Za-z]+)'`).FindAllSubmatch(list[1], -1) {
+			web = append(web, string(m[1]))
+		}
+		var keys []string
+		for f := range reflect.TypeFor[release.Features]().Fields() {
+			keys = append(keys, f.Tag.Get("json"))
+		}
+		Expect(web).To(Equal(keys))
 	})
 
 	It("defaults the protocol window to 1..1", func() {
