@@ -459,6 +459,17 @@ var _ = Describe("Write", func() {
 		_, err := example.Write(source(), dest)
 		Expect(err).To(MatchError(example.ErrNotEmpty))
 	})
+
+	DescribeTable("refuses to write a history as adopted late", func(adoption, at, want string) {
+		write(src, "history.yaml", history+adoption)
+		_, err := example.WriteWith(source(), dest, example.Options{AdoptedAt: at})
+		Expect(err).To(MatchError(example.ErrOptions))
+		Expect(err).To(MatchError(ContainSubstring(want)))
+	},
+		Entry("when it says nothing of adoption", "", "v1.1.0", "declares no adoption"),
+		Entry("at its first release", "adoption:\n  files: [skewtest.yaml]\n", "v1.0.0", "the first release: no release predates it"),
+		Entry("at a tag it does not have", "adoption:\n  files: [skewtest.yaml]\n", "v7.0.0", "no release is tagged so"),
+	)
 })
 
 var _ = Describe("sources", func() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,20 @@ type history struct {
 	} `yaml:"worktree"`
 	// KnownBugs are the release-skew bugs the history ships on purpose (optional).
 	KnownBugs []KnownBug `yaml:"knownBugs"`
+	// Adoption, when set, lets the history be written as adopted late (Options.AdoptedAt).
+	Adoption *adoption `yaml:"adoption"`
+}
+
+// adoption says what a history written as adopted late leaves out of the releases before
+// its adoption, and lays over them from the working tree.
+type adoption struct {
+	// Files are the subject's paths that belong to skewtest (its skewtest.yaml, journeys,
+	// drivers …): the releases before the adoption have none of them. The contract, the
+	// vendored driver kit and go.mod's lines for it are left out too, without being listed.
+	Files []string `yaml:"files"`
+	// Overlay are the working tree's paths a versions row lays over each of those releases
+	// (their drivers); the kit and go.mod go with them.
+	Overlay []string `yaml:"overlay"`
 }
 
 // contractSettings says how a release's contract is derived (see deriveContract).
@@ -145,6 +160,16 @@ func (h *history) check(subject fs.FS) error {
 			return fmt.Errorf("%q is not a clean relative path", p)
 		}
 	}
+	if a := h.Adoption; a != nil {
+		for _, p := range append(slices.Clone(a.Files), a.Overlay...) {
+			if !fs.ValidPath(p) || p == "." {
+				return fmt.Errorf("adoption: %q is not a clean relative path", p)
+			}
+		}
+		if !slices.Contains(a.Files, "skewtest.yaml") {
+			return fmt.Errorf("adoption.files must list skewtest.yaml: a release before the adoption has none")
+		}
+	}
 	if c := h.Contract; c != nil {
 		if c.Template == "" || c.Path == "" {
 			return fmt.Errorf("contract needs template and path")
@@ -249,6 +274,27 @@ func (h *history) refs() []string {
 		out = append(out, o.Tag)
 	}
 	return append(out, worktreeLabel)
+}
+
+// checkAdoptedAt checks Options.AdoptedAt: a release after the first, of a history that
+// says what adopting late leaves out.
+func (h *history) checkAdoptedAt(tag string) error {
+	if tag == "" {
+		return nil
+	}
+	if h.Adoption == nil {
+		return fmt.Errorf("--adopted-at: %s declares no adoption (what a release before it leaves out)", historyFile)
+	}
+	for i, r := range h.Releases {
+		if r.Tag != tag {
+			continue
+		}
+		if i == 0 {
+			return fmt.Errorf("--adopted-at %s: the first release: no release predates it", tag)
+		}
+		return nil
+	}
+	return fmt.Errorf("--adopted-at %s: no release is tagged so (releases: %s)", tag, strings.Join(h.refs()[:len(h.Releases)], ", "))
 }
 
 func (h *history) contractPath() string {

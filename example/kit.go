@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"golang.org/x/mod/modfile"
 
@@ -53,32 +54,11 @@ func loadKit(root fs.FS) (kit, error) {
 // skewtest's: it writes the kit under kitDest and replaces the module with it. A go.mod
 // that does not require skewtest's module is left alone.
 func vendorKit(dest string, k kit) error {
-	gomod := filepath.Join(dest, "go.mod")
-	data, err := os.ReadFile(gomod)
-	if err != nil {
-		return nil // not a Go module
-	}
-	mf, err := modfile.Parse("go.mod", data, nil)
-	if err != nil {
-		return err
-	}
-	required := false
-	for _, r := range mf.Require {
-		required = required || r.Mod.Path == kitModule
-	}
-	if !required {
-		return nil
-	}
-	// Updates the module's replace in place (any version), or adds one.
-	if err := mf.AddReplace(kitModule, "", "./"+kitDest, ""); err != nil {
-		return err
-	}
-	mf.Cleanup()
-	out, err := mf.Format()
-	if err != nil {
-		return err
-	}
-	if err := writeFile(gomod, out); err != nil {
+	edited, err := editKitModule(dest, func(mf *modfile.File) error {
+		// Updates the module's replace in place (any version), or adds one.
+		return mf.AddReplace(kitModule, "", "./"+kitDest, "")
+	})
+	if err != nil || !edited {
 		return err
 	}
 	for name, data := range k {
@@ -87,4 +67,43 @@ func vendorKit(dest string, k kit) error {
 		}
 	}
 	return nil
+}
+
+// dropKit takes skewtest's module out of a tree's go.mod (its requirement and replace): a
+// tree from before the product adopted skewtest knows nothing of it. A go.mod that does not
+// require it is left alone.
+func dropKit(dest string) error {
+	_, err := editKitModule(dest, func(mf *modfile.File) error {
+		if err := mf.DropRequire(kitModule); err != nil {
+			return err
+		}
+		return mf.DropReplace(kitModule, "")
+	})
+	return err
+}
+
+// editKitModule edits the tree's go.mod with edit and writes it back, when the module
+// requires skewtest's; it says whether it did. A tree without a go.mod is no Go module.
+func editKitModule(dest string, edit func(*modfile.File) error) (bool, error) {
+	gomod := filepath.Join(dest, "go.mod")
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return false, nil // not a Go module
+	}
+	mf, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		return false, err
+	}
+	if !slices.ContainsFunc(mf.Require, func(r *modfile.Require) bool { return r.Mod.Path == kitModule }) {
+		return false, nil
+	}
+	if err := edit(mf); err != nil {
+		return false, err
+	}
+	mf.Cleanup()
+	out, err := mf.Format()
+	if err != nil {
+		return false, err
+	}
+	return true, writeFile(gomod, out)
 }

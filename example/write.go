@@ -1,6 +1,7 @@
 package example
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,26 +26,54 @@ import (
 // ErrNotEmpty is a destination that already holds files.
 var ErrNotEmpty = errors.New("is not empty; give a new or empty directory")
 
+// ErrOptions is an option the history cannot be written with.
+var ErrOptions = errors.New("bad option")
+
 // Written says what Write made.
 type Written struct {
-	Dir      string
-	Tags     []string
-	Worktree []string // files changed in the working tree and left uncommitted
+	Dir  string
+	Tags []string
+	// AdoptedAt is the release the history was written as adopting skewtest at (Options).
+	AdoptedAt string
+	Worktree  []string // files changed in the working tree and left uncommitted
 	// KnownBugs are the release-skew bugs the history declares (history.yaml's knownBugs):
 	// pairings of the written repository that must be found red.
 	KnownBugs []KnownBug
 }
 
+// Options change how Write writes a history.
+type Options struct {
+	// AdoptedAt, when set, writes the history of a product that adopted skewtest at that
+	// release: the releases (and their commits) before it carry none of skewtest's files
+	// (history.yaml's adoption: its skewtest.yaml, contract, journeys, drivers and the
+	// vendored kit), as a history that never heard of skewtest. From it on, skewtest.yaml
+	// builds each of them through a versions row: the working tree's drivers laid over it,
+	// and the contract it spoke, reconstructed under skewtest/contracts/RELEASE.json.
+	AdoptedAt string
+}
+
+// adoptedContracts is where a late-adopted history keeps the contracts of its releases
+// before the adoption.
+const adoptedContracts = "skewtest/contracts"
+
 // Write writes the subject's history as a git repository in dest, which must not exist or
 // be empty (ErrNotEmpty): for each release, its intermediate commits and then its own
 // commit, which it tags.
 func Write(src *Source, dest string) (*Written, error) {
+	return WriteWith(src, dest, Options{})
+}
+
+// WriteWith is Write with options.
+func WriteWith(src *Source, dest string, o Options) (*Written, error) {
 	if entries, err := os.ReadDir(dest); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s %w", dest, ErrNotEmpty)
 	}
 	h, err := loadHistory(src.subject)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
+	if err := h.checkAdoptedAt(o.AdoptedAt); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", src.Name, ErrOptions, err)
 	}
 	t, err := newTreeWriter(src, h)
 	if err != nil {
@@ -58,8 +87,9 @@ func Write(src *Source, dest string) (*Written, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Written{Dir: dest, KnownBugs: h.KnownBugs}
-	c := &committer{dest: dest, repo: repo, wt: wt, t: t, author: h.Author, features: map[string]any{}}
+	out := &Written{Dir: dest, KnownBugs: h.KnownBugs, AdoptedAt: o.AdoptedAt}
+	c := &committer{dest: dest, repo: repo, wt: wt, t: t, author: h.Author, features: map[string]any{},
+		adoptedAt: o.AdoptedAt, bare: o.AdoptedAt != ""}
 	commits := map[string]plumbing.Hash{}
 	for _, r := range h.Releases {
 		hash, err := c.release(r)
@@ -76,7 +106,7 @@ func Write(src *Source, dest string) (*Written, error) {
 		out.Tags = append(out.Tags, o.Tag)
 	}
 	maps.Copy(c.features, h.Worktree.Set)
-	if err := t.write(dest, worktreeLabel, c.features, append(c.overlays, worktreeLabel)); err != nil {
+	if err := t.write(dest, worktreeLabel, c.features, append(c.overlays, worktreeLabel), treeMode{old: c.old}); err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
 	status, err := wt.Status()
@@ -97,11 +127,18 @@ type committer struct {
 	author   signature
 	features map[string]any // the sets so far, merged
 	overlays []string       // the releases so far, whose overlays every tree gets
+
+	adoptedAt string       // Options.AdoptedAt
+	bare      bool         // the trees written now predate the adoption
+	old       []oldRelease // the releases before the adoption, once it came
 }
 
 // release commits r's intermediate commits, then r's own commit, which it tags; it returns
 // the tagged commit.
 func (c *committer) release(r release) (plumbing.Hash, error) {
+	if r.Tag == c.adoptedAt {
+		c.bare = false
+	}
 	for j, ic := range r.Commits {
 		maps.Copy(c.features, ic.Set)
 		if _, err := c.commit(commitVersion(r.Tag, j), ic.Date, ic.Message, ic.Broken); err != nil {
@@ -118,13 +155,24 @@ func (c *committer) release(r release) (plumbing.Hash, error) {
 	if _, err := c.repo.CreateTag(r.Tag, hash, opts); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("tag: %w", err)
 	}
+	if c.bare {
+		contract, err := c.t.contract(r.Tag, c.features)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		c.old = append(c.old, oldRelease{tag: r.Tag, contract: contract})
+	}
 	return hash, nil
 }
 
 // commit lays version's tree into the directory, with the broken file when broken and
 // without it otherwise, and commits everything, authored and committed at when.
 func (c *committer) commit(version string, when time.Time, message string, broken bool) (plumbing.Hash, error) {
-	if err := c.t.write(c.dest, version, c.features, c.overlays); err != nil {
+	m := treeMode{bare: c.bare}
+	if !c.bare {
+		m.old = c.old
+	}
+	if err := c.t.write(c.dest, version, c.features, c.overlays, m); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	if err := c.t.writeBroken(c.dest, broken); err != nil {
@@ -233,10 +281,30 @@ func (t *treeWriter) writeBroken(dest string, on bool) error {
 	return nil
 }
 
+// treeMode says how a tree differs for a history adopted late (Options.AdoptedAt).
+type treeMode struct {
+	// bare: the tree predates the adoption and has none of skewtest's files.
+	bare bool
+	// old are the releases before the adoption, which the tree's skewtest.yaml builds
+	// through versions rows (empty: none, or the tree predates the adoption).
+	old []oldRelease
+}
+
+// oldRelease is a release before the adoption, with the contract it spoke.
+type oldRelease struct {
+	tag      string
+	contract []byte
+}
+
 // write lays version's tree into dest: the subject's files, then the overlays named (in
-// order, a later one winning), the features file, the contract, and the driver kit.
-func (t *treeWriter) write(dest, version string, features map[string]any, overlays []string) error {
+// order, a later one winning), the features file, the contract, and the driver kit. A bare
+// tree (m) gets none of skewtest's files; a tree after a late adoption gets the contracts of
+// the releases before it and the versions rows that build them.
+func (t *treeWriter) write(dest, version string, features map[string]any, overlays []string, m treeMode) error {
 	for _, f := range t.base {
+		if m.bare && t.skewtestFile(f) {
+			continue
+		}
 		if err := t.copy(f, dest, f); err != nil {
 			return err
 		}
@@ -251,6 +319,9 @@ func (t *treeWriter) write(dest, version string, features map[string]any, overla
 			return err
 		}
 		for _, f := range files {
+			if m.bare && t.skewtestFile(f) {
+				continue
+			}
 			if err := t.copy(path.Join(dir, f), dest, f); err != nil {
 				return err
 			}
@@ -267,16 +338,90 @@ func (t *treeWriter) write(dest, version string, features map[string]any, overla
 			return err
 		}
 	}
+	if m.bare {
+		return dropKit(dest)
+	}
 	if t.h.Contract != nil {
-		c, err := deriveContract(t.template, version, features, t.h.Contract)
+		c, err := t.contract(version, features)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.h.Contract.Template, err)
+			return err
 		}
 		if err := writeFile(filepath.Join(dest, filepath.FromSlash(t.h.Contract.Path)), c); err != nil {
 			return err
 		}
 	}
-	return vendorKit(dest, t.kit)
+	if err := vendorKit(dest, t.kit); err != nil {
+		return err
+	}
+	return t.writeAdopted(dest, m.old)
+}
+
+// contract is version's contract, derived from the template for its features.
+func (t *treeWriter) contract(version string, features map[string]any) ([]byte, error) {
+	c, err := deriveContract(t.template, version, features, t.h.Contract)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.h.Contract.Template, err)
+	}
+	return c, nil
+}
+
+// skewtestFile reports whether the subject's file f belongs to skewtest (history.yaml's
+// adoption.files, and the contract).
+func (t *treeWriter) skewtestFile(f string) bool {
+	if f == t.h.contractPath() {
+		return true
+	}
+	for _, p := range t.h.Adoption.Files {
+		if f == p || inDir(f, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeAdopted gives a tree after a late adoption the contracts of the releases before it,
+// and appends to its skewtest.yaml the versions rows that build each of them with the
+// working tree's drivers and that contract.
+func (t *treeWriter) writeAdopted(dest string, old []oldRelease) error {
+	if len(old) == 0 {
+		return nil
+	}
+	overlay := slices.Clone(t.h.Adoption.Overlay)
+	if _, err := os.Stat(filepath.Join(dest, kitDest)); err == nil {
+		overlay = append(overlay, kitDest, "go.mod") // the kit the drivers import, and go.mod's lines for it
+	}
+	var rows strings.Builder
+	fmt.Fprintf(&rows, "\n# The releases before %s predate skewtest (written by skewtest example --adopted-at): they\n", t.adoptedAt(old))
+	rows.WriteString("# have no skewtest.yaml, contract or drivers of their own. Each is built with this file and\n")
+	rows.WriteString("# the working tree's drivers laid over it, and read with the contract it spoke, kept here.\n")
+	rows.WriteString("versions:\n")
+	for _, r := range old {
+		p := path.Join(adoptedContracts, r.tag+".json")
+		if err := writeFile(filepath.Join(dest, filepath.FromSlash(p)), r.contract); err != nil {
+			return err
+		}
+		fmt.Fprintf(&rows, "  - range: %q\n    overlay: [%s]\n    contract: %s\n", r.tag, strings.Join(overlay, ", "), p)
+	}
+	cfg := filepath.Join(dest, "skewtest.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		return err
+	}
+	if bytes.Contains(data, []byte("\nversions:")) || bytes.HasPrefix(data, []byte("versions:")) {
+		return fmt.Errorf("adoption: skewtest.yaml has a versions table already: the adopted releases' rows cannot be added to it")
+	}
+	return writeFile(cfg, append(data, rows.String()...))
+}
+
+// adoptedAt is the release after the last of old, named for the rows' comment.
+func (t *treeWriter) adoptedAt(old []oldRelease) string {
+	last := old[len(old)-1].tag
+	for i, r := range t.h.Releases {
+		if r.Tag == last && i+1 < len(t.h.Releases) {
+			return t.h.Releases[i+1].Tag
+		}
+	}
+	return "the adoption"
 }
 
 func (t *treeWriter) copy(from, dest, to string) error {

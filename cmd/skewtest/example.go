@@ -18,9 +18,11 @@ import (
 )
 
 func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("example", stderr, "example [--subject NAME] [--source DIR] DIR")
+	fs := newFlagSet("example", stderr, "example [--subject NAME] [--source DIR] [--adopted-at TAG] DIR")
 	subject := fs.String("subject", "", "the example subject: "+strings.Join(example.Subjects(), ", ")+" (default "+example.Subjects()[0]+")")
 	src := fs.String("source", "", "the subject's directory (default: the subject of the skewtest checkout around the working directory, else the copy built into skewtest)")
+	var o example.Options
+	fs.StringVar(&o.AdoptedAt, "adopted-at", "", "write it as adopted late: the releases before TAG have no skewtest files, and the working tree builds them through versions rows")
 	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
@@ -28,14 +30,17 @@ func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	w, err := example.Write(s, fs.Arg(0))
-	if errors.Is(err, example.ErrNotEmpty) {
+	w, err := example.WriteWith(s, fs.Arg(0), o)
+	if errors.Is(err, example.ErrNotEmpty) || errors.Is(err, example.ErrOptions) {
 		return usagef("%v", err)
 	}
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote the %s history (from %s) to %s\n  tags: %v\n  uncommitted in the working tree: %v\n", s.Name, s.From, w.Dir, w.Tags, w.Worktree)
+	if w.AdoptedAt != "" {
+		fmt.Fprintf(stdout, "  adopted at %s: the releases before it have no skewtest files; skewtest.yaml's versions rows build them\n", w.AdoptedAt)
+	}
 	return nil
 }
 
@@ -60,13 +65,15 @@ func exampleSource(subject, dir string) (*example.Source, error) {
 }
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", stderr, "demo [--subject NAME] [--source DIR] [--report-dir D] [--cache-dir D] [--known-bugs=false] [-v]")
+	fs := newFlagSet("demo", stderr, "demo [--subject NAME] [--source DIR] [--adopted-at TAG] [--report-dir D] [--cache-dir D] [--known-bugs=false] [-v]")
 	subject := fs.String("subject", "", "the example subject: "+strings.Join(example.Subjects(), ", ")+" (default "+example.Subjects()[0]+")")
 	src := fs.String("source", "", "the subject's directory (default: the subject of the skewtest checkout around the working directory, else the copy built into skewtest)")
 	reportDir := fs.String("report-dir", "", "where reports go (default: inside the demo's temporary directory); the known bugs' go to its known-bugs/")
 	cacheDir := fs.String("cache-dir", "", "build cache (default: the user cache directory's skewtest)")
 	knownBugs := fs.Bool("known-bugs", true, "after the default plan, run the release-skew bugs the history declares (history.yaml knownBugs): each must be found red")
 	verbose := fs.Bool("v", false, "print progress")
+	var eo example.Options
+	fs.StringVar(&eo.AdoptedAt, "adopted-at", "", "write the history as adopted late at TAG (see example -h): the releases before it are built from the working tree's versions rows")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -81,7 +88,10 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// Each demo writes a new temporary directory: say so, and how to remove it (D15).
 	defer fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with rm -rf %s\n", tmp, tmp)
 	repo := filepath.Join(tmp, s.Name)
-	w, err := example.Write(s, repo)
+	w, err := example.WriteWith(s, repo, eo)
+	if errors.Is(err, example.ErrOptions) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -110,6 +110,10 @@ func spanPolicy(f release.Features, path string, declared wire.Capabilities) Spa
 		return SpanNone
 	}
 	if path == wire.PathSubscribe {
+		// COMPAT(subscribe-span-gate): mobile clients read Output only and drop OutputSpan,
+		// so terminal.subscribe downgrades transformed runs to text for a client that does
+		// not declare outputSpan. Remove when no supported client predates v1.5.0.
+		// Turn off: REMOTETERM_FEATURES={"subscribeSpanGate":false}
 		if f.SubscribeSpanGate && !declared.Has(wire.CapOutputSpan) {
 			return SpanDowngrade
 		}

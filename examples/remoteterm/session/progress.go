@@ -74,6 +74,9 @@ func (l *RoundLog) Add(seq *uint64, event json.RawMessage) bool {
 	}
 	_ = json.Unmarshal(event, &e) // tolerant: an event without a known phase folds as nothing
 	if seq == nil {
+		// COMPAT(round-progress-unsequenced): a daemon before v1.4.157 sends roundProgress
+		// without seq; its events fold in arrival order.
+		// Remove when no supported host predates v1.4.157.
 		l.unsequenced = append(l.unsequenced, loggedEvent{phase: e.Phase})
 		return true
 	}
