@@ -61,8 +61,8 @@ func recordingFiles(p string) ([]string, error) {
 	}
 	for _, pattern := range []string{
 		filepath.Join("pairings", "*", transcript.File), // a report
-		"*" + fixtures.Ext,                              // one release's fixtures
-		filepath.Join("*", "*"+fixtures.Ext),            // a fixtures directory
+		"*" + fixtures.Ext,                   // one release's fixtures
+		filepath.Join("*", "*"+fixtures.Ext), // a fixtures directory
 	} {
 		files, err := filepath.Glob(filepath.Join(p, pattern))
 		if err != nil {

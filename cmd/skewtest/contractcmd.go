@@ -23,6 +23,7 @@ const contractUsage = `Usage:
   skewtest contract check  --repo DIR [PIN RULES] [--since TAG] [--allow [OLD..NEW:]RULE[@POINTER]]
   skewtest contract verify --repo DIR [--runner local|container] [--cache-dir D] [--timeout D]
   skewtest contract decode [--repo DIR] [--dir H>C|C>H] [--path P] [--json] CONTRACT [FILE|-]
+  skewtest contract infer  [-o FILE | --out DIR | --against CONTRACT] DIR…   draft a contract from recorded frames
 
 OLD and NEW are contract files, "worktree", a REF of --repo (the contract its skewtest.yaml
 names, read from git objects) or REF:PATH. Warnings (what a contract leaves undecided) go to
@@ -33,7 +34,7 @@ differences), 2 bad input, 3 infrastructure error.
 func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, contractUsage)
-		return usagef("contract: give diff, check, verify or decode")
+		return usagef("contract: give diff, check, verify, decode or infer")
 	}
 	switch args[0] {
 	case "diff":
@@ -44,12 +45,14 @@ func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return cmdContractVerify(ctx, args[1:], stdout, stderr)
 	case "decode":
 		return cmdContractDecode(ctx, args[1:], stdout, stderr)
+	case "infer":
+		return cmdContractInfer(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, contractUsage)
 		return nil
 	}
 	fmt.Fprint(stderr, contractUsage)
-	return usagef("contract: unknown command %q (want diff, check, verify or decode)", args[0])
+	return usagef("contract: unknown command %q (want diff, check, verify, decode or infer)", args[0])
 }
 
 // allowance allows violations of a rule, for every pair or (Old, New set) for one pair of
