@@ -29,7 +29,7 @@ func (r *Result) Report(w io.Writer) error {
 			}
 			kind := "JSON"
 			if c.c.Header != nil {
-				kind = "a binary header"
+				kind = "a fixed header found by byte statistics"
 			}
 			fmt.Fprintf(&b, "  %s messages (%d): %s\n", c.what, c.c.messages, kind)
 			for _, s := range c.c.how {
