@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/skewtest/skewtest/contract"
@@ -174,7 +175,7 @@ func clip(s string) string {
 	return s
 }
 
-// Decode reads frames with c, as the receiving build of a pairing whose builds both speak
+// Decode reads frames with c (leaving them as they are), as the receiving build of a pairing whose builds both speak
 // c would (both directions are read with c), and returns them as a transcript whose frames
 // carry what was read (transcript.Frame.Read; reports.Transcript prints it), with the frames
 // c could not read, and why: bytes without the channel's framing, or a frame c does not
@@ -182,7 +183,7 @@ func clip(s string) string {
 // depend on it ("" when none does).
 func Decode(c *contract.Contract, frames []transcript.Frame, kind string) (t *transcript.Transcript, unread []string) {
 	t = &transcript.Transcript{Host: transcript.Build{Label: "contract"}, Client: transcript.Build{Label: "contract"}, Kind: kind,
-		Journey: "samples", Frames: frames}
+		Journey: "samples", Frames: slices.Clone(frames)} // what is read is the copy's, not the caller's
 	named := checks.NameFrames(&checks.Input{Transcript: t, Host: c, Client: c})
 	harness.KeepRead(t, named)
 	for _, n := range named {

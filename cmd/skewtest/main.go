@@ -191,6 +191,7 @@ Usage:
   skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
   skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
   skewtest contract decode [--repo DIR] CONTRACT [FILE|-]   sample frames (hex, base64, JSON lines, a transcript) read with a contract, offline
+  skewtest contract infer -o FILE | --out DIR | --against CONTRACT DIR...   a draft contract from recorded traffic (reports, fixtures, skewtest tap)
   skewtest init    [--repo DIR] [--product NAME] [--kind K,...]   write a commented skewtest.yaml, a contract, a driver and a first journey
   skewtest doctor  [--repo DIR]   check a subject's setup step by step (yaml, contract, journeys, build, drivers, a reference pairing, old tags) and say what to fix
   skewtest compat  [--repo DIR]   the COMPAT(name) shims: removable now, overdue, or still needed and by which supported releases
