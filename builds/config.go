@@ -26,9 +26,10 @@ const ConfigFile = "skewtest.yaml"
 // other directory (Config.Fixtures).
 const DefaultFixtures = "skewtest/fixtures"
 
-// FixturesDir is the fixtures directory, relative to the repository root.
+// FixturesDir is the fixtures directory, relative to the repository root; a nil config
+// (no skewtest.yaml) keeps them at DefaultFixtures.
 func (c *Config) FixturesDir() string {
-	if c.Fixtures == "" {
+	if c == nil || c.Fixtures == "" {
 		return DefaultFixtures
 	}
 	return filepath.FromSlash(c.Fixtures)

@@ -150,10 +150,8 @@ func planWorktree(ctx context.Context, repo *git.Repository, label, cacheDir str
 	// Neither skewtest.lock nor the fixtures (skewtest record) are the product: recording
 	// a release's fixtures rebuilds nothing.
 	root := wt.Filesystem.Root()
-	exclude := []string{cacheDir, filepath.Join(root, pins.LockFile), filepath.Join(root, DefaultFixtures)}
-	if c, err := loadSubjectConfig(filepath.Join(root, ConfigFile)); err == nil && c != nil {
-		exclude[2] = filepath.Join(root, c.FixturesDir())
-	}
+	c, _ := loadSubjectConfig(filepath.Join(root, ConfigFile)) // a bad one is reported below
+	exclude := []string{cacheDir, filepath.Join(root, pins.LockFile), filepath.Join(root, c.FixturesDir())}
 	snap, err := scanWorktree(ctx, repo, scanOptions{exclude: exclude})
 	if err != nil {
 		return nil, err

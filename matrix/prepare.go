@@ -211,14 +211,11 @@ func fixtureTier(ctx context.Context, s *subject.Subject, worktree *harness.Buil
 	if worktree.Label != pins.WorktreeLabel || worktree.Err != nil {
 		return nil, nil
 	}
-	dir := builds.DefaultFixtures
 	cfg, err := s.WorktreeConfig()
 	if err != nil {
 		return nil, err
 	}
-	if cfg != nil {
-		dir = cfg.FixturesDir()
-	}
+	dir := cfg.FixturesDir()
 	f, err := fixtures.Tier(ctx, fixtures.TierConfig{Repo: s.Dir, Dir: dir, Build: worktree, Support: support,
 		LogDir: filepath.Join(o.ReportDir, reports.DriversDir, "fixtures"), Parallel: o.Parallel, Stdout: o.Stdout})
 	if errors.Is(err, harness.ErrNoDecode) {
