@@ -41,22 +41,22 @@ var _ = Describe("skewtest demo", Ordered, Label(testlabels.E2E, testlabels.Slow
 		Expect(err).NotTo(HaveOccurred())
 		w, err := example.Write(src, filepath.Join(GinkgoT().TempDir(), "rt"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(w.KnownBugs).To(HaveLen(5))
+		Expect(w.KnownBugs).To(HaveLen(6))
 
 		code, out, dir := demo(ctx)
 		Expect(code).To(Equal(0), out)
 		Expect(out).To(ContainSubstring("12 pairings: 12 passed, 0 failed"))
 		Expect(out).To(ContainSubstring("the default plan passed"))
 		Expect(strings.Count(out, "contract check:")).To(Equal(1), "the known bugs' run has no static tier")
-		Expect(out).To(ContainSubstring("now the 5 known release-skew bugs the remoteterm history ships on purpose"))
-		Expect(out).To(ContainSubstring("plan: 15 pairings"))
+		Expect(out).To(ContainSubstring("now the 6 known release-skew bugs the remoteterm history ships on purpose"))
+		Expect(out).To(ContainSubstring("plan: 17 pairings"))
 		for _, b := range w.KnownBugs {
 			Expect(out).To(MatchRegexp(`found as documented: %s\n  %s: .*\n  skewtest repro --repo \S+ --host %s --client %s --kind %s --journey %s --seed \d+\n`,
 				regexp.QuoteMeta(b.Why), regexp.QuoteMeta(b.Label()), b.Host, b.Client, b.Kind, b.Journey))
 		}
 		Expect(out).NotTo(ContainSubstring("NOT FOUND"))
 		Expect(out).To(ContainSubstring("also red (a reference: the build fails with its own peer): host v1.4.147 × mobile client v1.4.147 · terminal-mobile"))
-		Expect(out).To(ContainSubstring("5 known release-skew bugs found as documented; open " + filepath.Join(dir, "known-bugs", "report.html") + " to see them red"))
+		Expect(out).To(ContainSubstring("6 known release-skew bugs found as documented; open " + filepath.Join(dir, "known-bugs", "report.html") + " to see them red"))
 		Expect(filepath.Join(dir, "known-bugs", "results.json")).To(BeAnExistingFile())
 		Expect(filepath.Join(dir, "results.json")).To(BeAnExistingFile())
 	}, NodeTimeout(15*time.Minute))

@@ -75,6 +75,15 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 		Expect(run.Bisect.FirstBad.Subject).To(Equal("session client: report presence"))
 	})
 
+	It("finds a client's change that breaks an older host the support policy still requires", func(ctx SpecContext) {
+		code, out, run := bisect(ctx, "--host", "v1.4.185", "--client", "v1.4.190", "--kind", "desktop", "--journey", "terminal")
+		Expect(code).To(Equal(exitFindings), out)
+		Expect(run.Bisect.Side).To(Equal("client"))
+		Expect(run.Bisect.FirstBadTag).To(Equal("v1.4.190"))
+		Expect(run.Bisect.Exact).To(BeTrue())
+		Expect(run.Bisect.FirstBad.Subject).To(Equal("host: multiplex always frames transformed runs as OutputSpan"))
+	})
+
 	It("skips a commit that does not build, and names it", func(ctx SpecContext) {
 		good := commitNamed(repo, "chunker: name the transformed-run paths")
 		broken := commitNamed(repo, "wip: transformedRuns option")
