@@ -25,6 +25,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
@@ -125,7 +128,8 @@ type Verdict string
 const (
 	// Removable: the working tree's contract or support policy makes it unreachable.
 	Removable Verdict = "removable"
-	// Overdue: removable already at the newest stable release, which shipped it anyway.
+	// Overdue: removable already at the newest stable release, which shipped it anyway (its
+	// tree holds the marker).
 	Overdue Verdict = "overdue"
 	// Needed: some release the working tree must still work with needs it.
 	Needed Verdict = "needed"
@@ -185,7 +189,7 @@ func scanTracked(s *subject.Subject) ([]Marker, error) {
 	root := wt.Filesystem.Root()
 	var out []Marker
 	for _, e := range idx.Entries {
-		if strings.HasPrefix(e.Name, "third_party/") || strings.HasPrefix(e.Name, "vendor/") {
+		if !ours(e.Name) {
 			continue // others' code
 		}
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(e.Name)))
@@ -211,6 +215,9 @@ type auditor struct {
 	policy   *pins.Support
 	stable   []string
 	protocol map[string]contract.Protocol // each stable tag's protocol window
+	// shipped are the markers' names in the newest stable release's tree: a shim is
+	// overdue only if that release shipped it.
+	shipped map[string]bool
 }
 
 func (a *auditor) load(ctx context.Context) error {
@@ -247,7 +254,41 @@ func (a *auditor) load(ctx context.Context) error {
 			a.protocol[t.Name] = c.Protocol
 		}
 	}
+	if len(tags) > 0 {
+		return a.loadShipped(tags[len(tags)-1].Commit)
+	}
 	return nil
+}
+
+// loadShipped reads the markers of the newest release's tree.
+func (a *auditor) loadShipped(commit plumbing.Hash) error {
+	a.shipped = map[string]bool{}
+	c, err := a.s.Repo.CommitObject(commit)
+	if err != nil {
+		return err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return err
+	}
+	return tree.Files().ForEach(func(f *object.File) error {
+		if !ours(f.Name) || f.Size > 4<<20 {
+			return nil
+		}
+		data, err := f.Contents()
+		if err != nil || !strings.Contains(data, "COMPAT(") {
+			return err
+		}
+		for _, m := range Scan(f.Name, []byte(data)) {
+			a.shipped[m.Name] = true
+		}
+		return nil
+	})
+}
+
+// ours reports whether a tracked file is the product's own code, not a vendored copy.
+func ours(name string) bool {
+	return !strings.HasPrefix(name, "third_party/") && !strings.HasPrefix(name, "vendor/")
 }
 
 // supported lists the releases the working tree must still work with in role ("" both):
@@ -291,7 +332,7 @@ func (a *auditor) judge(m Marker) Shim {
 			newest = a.stable[len(a.stable)-1]
 		}
 		switch {
-		case have >= m.MinCompatible && newest != "" && a.protocol[newest].MinCompatible >= m.MinCompatible:
+		case have >= m.MinCompatible && newest != "" && a.protocol[newest].MinCompatible >= m.MinCompatible && a.shipped[m.Name]:
 			sh.Verdict, sh.Why = Overdue, fmt.Sprintf("%s already had minCompatible %d, and shipped the shim", newest, a.protocol[newest].MinCompatible)
 		case have >= m.MinCompatible:
 			sh.Verdict, sh.Why = Removable, fmt.Sprintf("the working tree's contract has minCompatible %d", have)
@@ -312,7 +353,7 @@ func (a *auditor) judge(m Marker) Shim {
 		case len(needing) > 0:
 			sh.Verdict, sh.NeededBy = Needed, needing
 			sh.Why = fmt.Sprintf("supported %ss older than %s", m.Role, m.Predates)
-		case a.removableBefore(m):
+		case a.shipped[m.Name] && a.removableBefore(m):
 			sh.Verdict, sh.Why = Overdue, fmt.Sprintf("no supported %s predated %s already when the newest release was cut", m.Role, m.Predates)
 		default:
 			sh.Verdict, sh.Why = Removable, fmt.Sprintf("no %s the working tree must still serve predates %s", m.Role, m.Predates)

@@ -55,22 +55,7 @@ func subject(policy string, worktreeMin int) string {
 	yaml := "product: p\ncontract: contract.json\nbuild:\n  steps: [\"true\"]\ndrivers:\n  host: [./d]\n  clients: {app: [./d]}\n"
 	wt, err := r.Worktree()
 	Expect(err).NotTo(HaveOccurred())
-	for i, rel := range []struct {
-		tag          string
-		version, min int
-	}{{"v1.0.0", 1, 1}, {"v1.1.0", 2, 1}, {"v1.2.0", 2, 2}} {
-		write("skewtest.yaml", yaml)
-		write("contract.json", contract(rel.version, rel.min))
-		Expect(wt.AddWithOptions(&git.AddOptions{All: true})).To(Succeed())
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000+int64(i)*60, 0)}
-		h, err := wt.Commit(rel.tag, &git.CommitOptions{Author: sig, Committer: sig})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = r.CreateTag(rel.tag, h, nil)
-		Expect(err).NotTo(HaveOccurred())
-	}
-	write("skewtest.yaml", yaml+policy)
-	write("contract.json", contract(3, worktreeMin))
-	write("host/shims.go", `package host
+	shims := `package host
 
 // COMPAT(v1-frames): read protocol 1's frames.
 // Remove when MIN_COMPATIBLE_PROTOCOL_VERSION is at least 2.
@@ -82,7 +67,27 @@ func subject(policy string, worktreeMin int) string {
 // Remove when no supported client predates v1.1.0.
 
 // COMPAT(someday): no condition.
-`)
+`
+	for i, rel := range []struct {
+		tag          string
+		version, min int
+	}{{"v1.0.0", 1, 1}, {"v1.1.0", 2, 1}, {"v1.2.0", 2, 2}} {
+		if rel.tag == "v1.2.0" {
+			write("host/shims.go", shims) // the newest release ships them
+		}
+		write("skewtest.yaml", yaml)
+		write("contract.json", contract(rel.version, rel.min))
+		Expect(wt.AddWithOptions(&git.AddOptions{All: true})).To(Succeed())
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000+int64(i)*60, 0)}
+		h, err := wt.Commit(rel.tag, &git.CommitOptions{Author: sig, Committer: sig})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = r.CreateTag(rel.tag, h, nil)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	write("skewtest.yaml", yaml+policy)
+	write("contract.json", contract(3, worktreeMin))
+	// A shim the working tree adds, which no release shipped: removable, never overdue.
+	write("host/fresh.go", "package host\n\n// COMPAT(fresh-v1): new, for protocol 1.\n// Remove when MIN_COMPATIBLE_PROTOCOL_VERSION is at least 2.\n")
 	write("third_party/lib/x.go", "// COMPAT(not-ours): Remove when MIN_COMPATIBLE_PROTOCOL_VERSION is at least 9.\n")
 	Expect(wt.AddWithOptions(&git.AddOptions{All: true})).To(Succeed())
 	return dir
@@ -105,6 +110,8 @@ var _ = Describe("The audit", func() {
 		Expect(got["v1-frames"]).To(And(HaveField("Verdict", compat.Overdue), HaveField("Why", "v1.2.0 already had minCompatible 2, and shipped the shim")))
 		Expect(got["v2-frames"]).To(And(HaveField("Verdict", compat.Needed), HaveField("NeededBy", []string{"v1.1.0", "v1.2.0"})))
 		Expect(got["someday"].Verdict).To(Equal(compat.Unknown))
+		Expect(got["fresh-v1"]).To(And(HaveField("Verdict", compat.Removable), HaveField("Why", "the working tree's contract has minCompatible 2")),
+			"v1.2.0 did not ship it: nothing is overdue yet")
 		Expect(a.Releases).To(Equal([]string{"v1.1.0", "v1.2.0"}), "v1.0.0 speaks protocol 1, outside the window")
 	})
 
