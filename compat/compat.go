@@ -155,6 +155,18 @@ type Audit struct {
 	Releases []string
 }
 
+// Shim is the audited shim named name; a name no marker has is a usage error listing them.
+func (a *Audit) Shim(name string) (*Shim, error) {
+	var names []string
+	for i := range a.Shims {
+		if a.Shims[i].Name == name {
+			return &a.Shims[i], nil
+		}
+		names = append(names, a.Shims[i].Name)
+	}
+	return nil, subject.Usagef("compat: no COMPAT(%s) marker (markers: %s)", name, strings.Join(names, ", "))
+}
+
 // Run audits the shims of the subject in repo.
 func Run(ctx context.Context, repo string) (*Audit, error) {
 	s, err := subject.Open(repo)

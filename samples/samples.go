@@ -67,6 +67,21 @@ func unread(t *transcript.Transcript) []transcript.Frame {
 	return frames
 }
 
+// DefaultsFor fills what d leaves of the path with c's only WebSocket path, when it has one.
+func DefaultsFor(c *contract.Contract, d Defaults) Defaults {
+	if d.Path != "" {
+		return d
+	}
+	var paths []string
+	for _, ch := range c.Channels {
+		paths = append(paths, ch.Paths...)
+	}
+	if len(paths) == 1 {
+		d.Path = paths[0]
+	}
+	return d
+}
+
 // Parse reads sample frames from data, named name in errors: a recorded transcript
 // (transcript.json.gz, or its JSON), else one frame per line:
 //

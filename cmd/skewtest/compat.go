@@ -81,16 +81,9 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // proveShim runs the supported pairings with one shim turned off (compat.Prove).
 func proveShim(ctx context.Context, a *compat.Audit, name string, c common, stdout, stderr io.Writer) error {
-	var sh *compat.Shim
-	var names []string
-	for i := range a.Shims {
-		names = append(names, a.Shims[i].Name)
-		if a.Shims[i].Name == name {
-			sh = &a.Shims[i]
-		}
-	}
-	if sh == nil {
-		return usagef("compat --prove %s: no COMPAT(%s) marker (markers: %s)", name, name, strings.Join(names, ", "))
+	sh, err := a.Shim(name)
+	if err != nil {
+		return err
 	}
 	o := &runOptions{common: c, Matrix: "default", Parallel: harness.DefaultParallel()}
 	o.command, o.args = "compat", []string{"--prove", name}

@@ -38,15 +38,7 @@ func cmdContractDecode(_ context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if d.Path == "" {
-		var paths []string
-		for _, ch := range c.Channels {
-			paths = append(paths, ch.Paths...)
-		}
-		if len(paths) == 1 {
-			d.Path = paths[0]
-		}
-	}
+	d = samples.DefaultsFor(c, d)
 	from := "-"
 	if len(pos) == 2 {
 		from = pos[1]
