@@ -3,6 +3,7 @@ package tap
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -18,8 +19,8 @@ const closeGrace = 2 * time.Second
 type conn struct {
 	id     int
 	path   string
-	client *websocket.Conn
-	host   *websocket.Conn
+	client wire // a *websocket.Conn, or a *stream on a byte-stream tap
+	host   wire
 	done   chan struct{} // closed once the close is recorded
 	ended  chan struct{} // closed when end closes both sides
 
@@ -57,7 +58,12 @@ func (c *conn) run(p *Proxy) {
 // answered by the tap: a peer that stops answering pings is then visible, as it is without
 // the tap. Closes are forwarded by pump (the close handler only keeps gorilla from
 // answering a close itself).
-func (c *conn) forwardControl(p *Proxy, src, dst *websocket.Conn, dir Direction) {
+func (c *conn) forwardControl(p *Proxy, srcWire, dstWire wire, dir Direction) {
+	src, ok := srcWire.(*websocket.Conn)
+	dst, ok2 := dstWire.(*websocket.Conn)
+	if !ok || !ok2 { // a byte stream has no control frames
+		return
+	}
 	forward := func(kind string, mt int) func(string) error {
 		return func(data string) error {
 			p.frame(c, dir, mt, []byte(data), kind)
@@ -76,7 +82,7 @@ func (c *conn) forwardControl(p *Proxy, src, dst *websocket.Conn, dir Direction)
 // pump forwards messages from src to dst, recording each one first. A close from src is
 // forwarded with its code and reason; dst's answer comes back through the other pump, which
 // is given closeGrace to see it.
-func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
+func (c *conn) pump(p *Proxy, src, dst wire, dir Direction) {
 	from, to := "client", "host"
 	if dir == HostToClient {
 		from, to = to, from
@@ -107,9 +113,9 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 		}
 		mt, data, err := src.ReadMessage()
 		if err != nil {
-			var ce *websocket.CloseError
-			if errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure {
-				// A close frame: pass it on. (1005 goes on as an empty one.)
+			if ce := closing(err); ce != nil {
+				// A close frame, or a stream's end between messages: pass it on. (1005 goes
+				// on as an empty close frame, or as the end of a stream.)
 				if fw != nil {
 					fw.send(c, p, item{closing: ce, due: fw.due(delay{}, time.Now())})
 					return
@@ -144,7 +150,7 @@ func (c *conn) pump(p *Proxy, src, dst *websocket.Conn, dir Direction) {
 // deliver forwards one message to dst: at once, or through the direction's forwarder once
 // the journey delays or fragments it (*fw is started then). It reports whether the
 // connection goes on.
-func (c *conn) deliver(p *Proxy, dst *websocket.Conn, dir Direction, from, to string, mt int, data []byte, rt route, fw **forwarder) bool {
+func (c *conn) deliver(p *Proxy, dst wire, dir Direction, from, to string, mt int, data []byte, rt route, fw **forwarder) bool {
 	if d, fr := rt.delay, rt.frag; *fw != nil || d.d > 0 || d.jitter > 0 || fr.size > 0 {
 		if *fw == nil {
 			*fw = c.forward(p, dst, dir, from, to)
@@ -161,10 +167,14 @@ func (c *conn) deliver(p *Proxy, dst *websocket.Conn, dir Direction, from, to st
 
 // closeOn forwards a close frame from's side sent (in dir) to dst, and gives dst's answer
 // closeGrace to come back.
-func (c *conn) closeOn(p *Proxy, dst *websocket.Conn, dir Direction, from string, ce *websocket.CloseError) {
+func (c *conn) closeOn(p *Proxy, dst wire, dir Direction, from string, ce *websocket.CloseError) {
 	msg := websocket.FormatCloseMessage(ce.Code, ce.Text)
 	p.frame(c, dir, websocket.CloseMessage, msg, ControlClose)
-	c.because(fmt.Sprintf("%s closed: %d %s", from, ce.Code, ce.Text))
+	if _, ok := dst.(*stream); ok {
+		c.because(from + " ended its stream")
+	} else {
+		c.because(fmt.Sprintf("%s closed: %d %s", from, ce.Code, ce.Text))
+	}
 	writeClose(dst, ce.Code, ce.Text)
 	_ = dst.SetReadDeadline(time.Now().Add(closeGrace))
 }
@@ -191,7 +201,7 @@ type forwarder struct {
 const forwardQueue = 1024
 
 // forward starts the forwarder of direction dir, which writes to dst from now on.
-func (c *conn) forward(p *Proxy, dst *websocket.Conn, dir Direction, from, to string) *forwarder {
+func (c *conn) forward(p *Proxy, dst wire, dir Direction, from, to string) *forwarder {
 	seed := uint64(1)
 	if dir == HostToClient {
 		seed = 2
@@ -297,6 +307,19 @@ func (c *conn) end(why string, before func()) bool {
 func (c *conn) goAway() {
 	writeClose(c.client, websocket.CloseGoingAway, "tap closed")
 	writeClose(c.host, websocket.CloseGoingAway, "tap closed")
+}
+
+// closing is the close a read error stands for, or nil: a close frame's (a 1006 is no close
+// frame but a transport's end), or, on a stream, 1005 for an end between messages.
+func closing(err error) *websocket.CloseError {
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) && ce.Code != websocket.CloseAbnormalClosure {
+		return ce
+	}
+	if errors.Is(err, io.EOF) {
+		return &websocket.CloseError{Code: websocket.CloseNoStatusReceived}
+	}
+	return nil
 }
 
 func readError(side string, err error) string {

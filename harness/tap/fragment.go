@@ -3,7 +3,9 @@ package tap
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -66,13 +68,20 @@ func (w *wireConn) writeFrame(f []byte, split int) error {
 	return nil
 }
 
-// listener makes every connection the tap accepts a wireConn.
-type listener struct{ net.Listener }
+// listener makes every connection the tap accepts a wireConn, over TLS when tls is set (the
+// handshake happens on the connection's first read or write).
+type listener struct {
+	net.Listener
+	tls *tls.Config
+}
 
 func (l listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
+	}
+	if l.tls != nil {
+		c = tls.Server(c, l.tls)
 	}
 	return &wireConn{Conn: c}, nil
 }
@@ -83,6 +92,28 @@ func dialWire(ctx context.Context, network, addr string) (net.Conn, error) {
 	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
+	}
+	return &wireConn{Conn: c}, nil
+}
+
+// dialTLS dials the host over TLS, trusting the run's CA alone, as a wireConn whose writes
+// go through TLS (so that fragmenting writes TLS records).
+func (p *Proxy) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	conf := p.ca.client()
+	conf.ServerName = host
+	c := tls.Client(raw, conf)
+	if err := c.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, fmt.Errorf("tls handshake with the host: %w", err)
 	}
 	return &wireConn{Conn: c}, nil
 }
@@ -140,7 +171,11 @@ func frame(b0 byte, payload []byte, masked bool) []byte {
 }
 
 // writeFragmented writes a message to dst as fragment says.
-func writeFragmented(dst *websocket.Conn, mt int, data []byte, fr fragment, masked bool) error {
+func writeFragmented(dstWire wire, mt int, data []byte, fr fragment, masked bool) error {
+	if s, ok := dstWire.(*stream); ok {
+		return s.writeFragmented(data, fr)
+	}
+	dst := dstWire.(*websocket.Conn)
 	w, ok := dst.NetConn().(*wireConn)
 	if !ok { // not a connection of the tap's: as gorilla writes it
 		return dst.WriteMessage(mt, data)

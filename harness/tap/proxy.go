@@ -1,5 +1,7 @@
-// Package tap is the wire tap: a WebSocket proxy between a client and a
-// host that forwards every message unchanged and records it.
+// Package tap is the wire tap: a proxy between a client and a host that forwards every
+// message unchanged and records it. It carries WebSocket connections (ws://, and wss://
+// over TLS), or byte streams (tcp://, and tls:// over TLS) that it cuts into messages by a
+// framing (Stream).
 //
 // Each connection has exactly one reader and one writer per side (gorilla's
 // rule): one goroutine pumps client to host and another host to client.
@@ -7,12 +9,15 @@
 package tap
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,11 +43,15 @@ const (
 // forwards each connection to the same path and query on the upstream.
 type Proxy struct {
 	upstream string // ws://host:port, no trailing slash
+	scheme   string // the upstream's, which is also the tap's: ws, wss, tcp or tls
 	rec      Recorder
+	stream   Stream   // how a byte-stream tap cuts messages (WithStream)
+	ca       *CA      // the TLS of wss and tls (WithTLS)
 	rewrite  Rewriter // nil: every message is forwarded unchanged
 	listen   string   // the address to listen on (ListenOn)
 	ln       net.Listener
-	srv      *http.Server
+	srv      *http.Server // WebSocket taps
+	addr     string       // where ln listens
 	upgrader websocket.Upgrader
 	dialer   websocket.Dialer
 
@@ -69,16 +78,20 @@ type Proxy struct {
 	closeErr  error
 }
 
-// Start listens on 127.0.0.1 port 0 (or ListenOn's address) and proxies to upstream
-// ("ws://127.0.0.1:PORT", optionally with a base path). The proxy closes
-// when ctx is done or Close is called. rec may be nil.
+// Start listens on 127.0.0.1 port 0 (or ListenOn's address) and proxies to upstream:
+// "ws://127.0.0.1:PORT" (optionally with a base path) or "wss://…" for WebSocket,
+// "tcp://127.0.0.1:PORT" or "tls://…" for a byte stream (WithStream says how to cut it).
+// wss and tls need WithTLS. The proxy closes when ctx is done or Close is called. rec may
+// be nil.
 func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (*Proxy, error) {
 	u, err := url.Parse(upstream)
 	if err != nil {
 		return nil, fmt.Errorf("tap upstream %q: %w", upstream, err)
 	}
-	if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" || u.RawQuery != "" {
-		return nil, fmt.Errorf("tap upstream %q: want ws://host:port", upstream)
+	byteStream := u.Scheme == "tcp" || u.Scheme == "tls"
+	if (u.Scheme != "ws" && u.Scheme != "wss" && !byteStream) || u.Host == "" || u.RawQuery != "" ||
+		(byteStream && strings.Trim(u.Path, "/") != "") {
+		return nil, fmt.Errorf("tap upstream %q: want ws://, wss://, tcp:// or tls://host:port", upstream)
 	}
 	if rec == nil {
 		rec = discard{}
@@ -86,6 +99,7 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	writeBuffers := &sync.Pool{}
 	p := &Proxy{
 		upstream: strings.TrimSuffix(upstream, "/"),
+		scheme:   u.Scheme,
 		rec:      rec,
 		listen:   "127.0.0.1:0",
 		upgrader: websocket.Upgrader{
@@ -108,22 +122,41 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	for _, o := range opts {
 		o(p)
 	}
+	if !slices.Contains(Framings, cmp.Or(p.stream.Framing, FramingRaw)) {
+		return nil, fmt.Errorf("tap framing %q: want one of %s", p.stream.Framing, strings.Join(Framings, ", "))
+	}
+	var serverTLS *tls.Config
+	if u.Scheme == "wss" || u.Scheme == "tls" {
+		if p.ca == nil {
+			return nil, fmt.Errorf("tap upstream %q: %s needs the run's certificate authority (WithTLS)", upstream, u.Scheme)
+		}
+		serverTLS = p.ca.server()
+		p.dialer.NetDialTLSContext = p.dialTLS
+	}
 	if p.ln, err = net.Listen("tcp", p.listen); err != nil {
 		return nil, fmt.Errorf("tap listen: %w", err)
 	}
-	ln := p.ln
+	p.addr = p.ln.Addr().String()
+	ln := listener{p.ln, serverTLS}
 	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: dialTimeout}
-	go func() {
-		defer close(p.serveDone)
-		_ = p.srv.Serve(listener{ln}) // ends with Close
-	}()
+	if byteStream {
+		go func() {
+			defer close(p.serveDone)
+			p.accept(ln) // ends with Close
+		}()
+	} else {
+		p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: dialTimeout}
+		go func() {
+			defer close(p.serveDone)
+			_ = p.srv.Serve(ln) // ends with Close
+		}()
+	}
 	p.stopAfter = context.AfterFunc(ctx, func() { _ = p.Close() })
 	return p, nil
 }
 
-// URL returns the tap's base URL, ws://127.0.0.1:PORT.
-func (p *Proxy) URL() string { return "ws://" + p.ln.Addr().String() }
+// URL returns the tap's base URL, ws://127.0.0.1:PORT, with the upstream's scheme.
+func (p *Proxy) URL() string { return p.scheme + "://" + p.addr }
 
 // Drop makes a transport drop: it closes the network connection on both
 // sides of every live connection, without a close frame, so both peers
@@ -132,7 +165,7 @@ func (p *Proxy) URL() string { return "ws://" + p.ln.Addr().String() }
 func (p *Proxy) Drop() int {
 	n := 0
 	for _, c := range p.liveConns() {
-		if c.end("dropped", func() { p.event(c, EventDrop, "") }) {
+		if c.end("dropped", func() { p.event(c, EventDrop, ""); c.reset() }) {
 			n++
 		}
 		<-c.done
@@ -322,7 +355,12 @@ func (p *Proxy) Close() error {
 		p.closed = true
 		p.mu.Unlock()
 		p.cancel()
-		err := p.srv.Close() // the listener and connections not yet upgraded
+		var err error
+		if p.srv != nil {
+			err = p.srv.Close() // the listener and connections not yet upgraded
+		} else if err = p.ln.Close(); errors.Is(err, net.ErrClosed) {
+			err = nil
+		}
 		for _, c := range p.liveConns() {
 			c.end("tap closed", func() { c.goAway() })
 		}
@@ -395,8 +433,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		up.Close()
 		return
 	}
-	c.client, c.host = cl, up
+	p.connect(c, cl, up, up.Subprotocol())
+}
 
+// connect proxies c, whose sides are open, for its whole life.
+func (p *Proxy) connect(c *conn, cl, up wire, subprotocol string) {
+	c.client, c.host = cl, up
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -406,7 +448,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.live[c.id] = c
-	p.event(c, EventOpen, up.Subprotocol()) // before Drop or Close can see c
+	p.event(c, EventOpen, subprotocol) // before Drop or Close can see c
 	p.mu.Unlock()
 
 	c.run(p)
@@ -483,11 +525,16 @@ func dialError(err error, resp *http.Response) string {
 	return err.Error()
 }
 
-// writeClose sends a close frame, bounded in time; errors are ignored
-// since the connection is closed next anyway.
-func writeClose(ws *websocket.Conn, code int, text string) {
-	msg := websocket.FormatCloseMessage(code, truncate(text, 123))
-	_ = ws.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeTimeout))
+// writeClose sends a close frame, bounded in time, or on a stream ends its sending half;
+// errors are ignored since the connection is closed next anyway.
+func writeClose(w wire, code int, text string) {
+	switch w := w.(type) {
+	case *websocket.Conn:
+		msg := websocket.FormatCloseMessage(code, truncate(text, 123))
+		_ = w.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeTimeout))
+	case *stream:
+		w.closeWrite()
+	}
 }
 
 // truncate cuts s to at most n bytes without splitting a UTF-8 sequence.

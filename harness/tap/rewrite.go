@@ -27,3 +27,16 @@ func ListenOn(addr string) Option {
 func WithRewriter(rw Rewriter) Option {
 	return func(p *Proxy) { p.rewrite = rw }
 }
+
+// WithStream says how a byte-stream tap (tcp://, tls://) cuts what it carries into messages
+// and files them; it does nothing for a WebSocket tap.
+func WithStream(s Stream) Option {
+	return func(p *Proxy) { p.stream = s }
+}
+
+// WithTLS gives the tap the run's certificate authority, which wss:// and tls:// upstreams
+// need: the tap presents the CA's certificate to clients and trusts the CA alone towards the
+// host. It records what travels inside TLS.
+func WithTLS(ca *CA) Option {
+	return func(p *Proxy) { p.ca = ca }
+}

@@ -564,7 +564,7 @@ var _ = Describe("Proxy", func() {
 
 	It("rejects an upstream that is not a ws URL", func(ctx SpecContext) {
 		_, err := tap.Start(ctx, "http://127.0.0.1:1", nil)
-		Expect(err).To(MatchError(ContainSubstring("want ws://host:port")))
+		Expect(err).To(MatchError(ContainSubstring("want ws://, wss://, tcp:// or tls://host:port")))
 	}, NodeTimeout(5*time.Second))
 })
 

@@ -1,0 +1,274 @@
+package tap
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// Framings: how a byte-stream tap (tcp://, tls://) cuts each direction's bytes into the
+// messages it records and forwards. A message is recorded without its delimiter or length
+// prefix, and written on with it, so the receiver gets the sender's bytes.
+const (
+	// FramingRaw records what each read returns: where a stream is cut then depends on when
+	// its bytes arrive, so a contract that names frames in it needs a stream codec, which
+	// puts packets back together whatever the cuts (docs/contract.md).
+	FramingRaw    = "raw"
+	FramingLines  = "lines"  // a message per line, cut at "\n" (JSON lines, line protocols)
+	FramingU16BE  = "u16be"  // each message prefixed by its length as a u16 big-endian
+	FramingU32BE  = "u32be"  // each message prefixed by its length as a u32 big-endian
+	FramingVarint = "varint" // each message prefixed by its length as an unsigned varint
+)
+
+// Framings lists every framing a byte-stream tap knows, for validation and messages.
+var Framings = []string{FramingRaw, FramingLines, FramingU16BE, FramingU32BE, FramingVarint}
+
+// maxMessage is the longest message a framing reads; a longer line or length is taken as
+// bytes of another framing.
+const maxMessage = 64 << 20
+
+// Stream says how a byte-stream tap cuts and files what it carries (WithStream).
+type Stream struct {
+	Framing string // FramingRaw when empty
+	// Path is what every connection is recorded under (Frame.Path): a byte stream has no
+	// request path, so the tap files it under the path of the contract channel it carries.
+	Path string
+	// Text records messages as text; binary otherwise.
+	Text bool
+}
+
+// stream is one side of a byte-stream connection, read and written as messages.
+type stream struct {
+	net.Conn // a *wireConn, so that writes are whole
+	r        *bufio.Reader
+	framing  string
+	mt       int
+}
+
+func newStream(c net.Conn, s Stream) *stream {
+	mt := websocket.BinaryMessage
+	if s.Text {
+		mt = websocket.TextMessage
+	}
+	return &stream{Conn: c, r: bufio.NewReaderSize(c, bufferSize), framing: s.Framing, mt: mt}
+}
+
+// errMidMessage: the peer closed its side inside a message.
+var errMidMessage = errors.New("closed inside a message")
+
+// ReadMessage reads the next message. io.EOF means the peer ended its side between messages
+// (an orderly close); an end inside one is errMidMessage.
+func (s *stream) ReadMessage() (int, []byte, error) {
+	var data []byte
+	var err error
+	switch s.framing {
+	case FramingLines:
+		data, err = s.line()
+	case FramingU16BE, FramingU32BE, FramingVarint:
+		data, err = s.prefixed()
+	default:
+		buf := make([]byte, bufferSize)
+		var n int
+		n, err = s.r.Read(buf)
+		if n > 0 {
+			return s.mt, buf[:n], nil
+		}
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.mt, data, nil
+}
+
+func (s *stream) line() ([]byte, error) {
+	var line []byte
+	for {
+		part, err := s.r.ReadSlice('\n')
+		line = append(line, part...)
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line) > maxMessage {
+				return nil, fmt.Errorf("a line longer than %d bytes: not lines framing?", maxMessage)
+			}
+		case errors.Is(err, io.EOF) && len(line) > 0:
+			return nil, fmt.Errorf("%w (%d bytes of a line with no end)", errMidMessage, len(line))
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (s *stream) prefixed() ([]byte, error) {
+	var n uint64
+	var err error
+	switch s.framing {
+	case FramingVarint:
+		n, err = binary.ReadUvarint(s.r)
+	case FramingU16BE:
+		var b [2]byte
+		_, err = io.ReadFull(s.r, b[:])
+		n = uint64(binary.BigEndian.Uint16(b[:]))
+	default:
+		var b [4]byte
+		_, err = io.ReadFull(s.r, b[:])
+		n = uint64(binary.BigEndian.Uint32(b[:]))
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, fmt.Errorf("%w (inside a %s length)", errMidMessage, s.framing)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if n > maxMessage {
+		return nil, fmt.Errorf("a %s length of %d bytes: not %s framing?", s.framing, n, s.framing)
+	}
+	data := make([]byte, n)
+	if got, err := io.ReadFull(s.r, data); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w (%d of %d bytes)", errMidMessage, got, n)
+		}
+		return nil, err
+	}
+	return data, nil
+}
+
+// framed is a message as it travels: with its delimiter or length prefix.
+func (s *stream) framed(data []byte) []byte {
+	switch s.framing {
+	case FramingLines:
+		return append(bytes.Clone(data), '\n')
+	case FramingU16BE:
+		return append(binary.BigEndian.AppendUint16(nil, uint16(len(data))), data...)
+	case FramingU32BE:
+		return append(binary.BigEndian.AppendUint32(nil, uint32(len(data))), data...)
+	case FramingVarint:
+		return append(binary.AppendUvarint(nil, uint64(len(data))), data...)
+	}
+	return data
+}
+
+// WriteMessage writes one message, framed, in one write.
+func (s *stream) WriteMessage(_ int, data []byte) error {
+	_, err := s.Conn.Write(s.framed(data))
+	return err
+}
+
+// writeFragmented writes one message, framed, in transport writes of at most fr.size bytes.
+func (s *stream) writeFragmented(data []byte, fr fragment) error {
+	if w, ok := s.Conn.(*wireConn); ok {
+		return w.writeFrame(s.framed(data), fr.size)
+	}
+	return s.WriteMessage(s.mt, data)
+}
+
+// closeWrite ends the side's sending half (a FIN): an orderly close, passed on. The read
+// half stays open for the peer's answer.
+func (s *stream) closeWrite() {
+	type closeWriter interface{ CloseWrite() error }
+	c := s.Conn
+	if w, ok := c.(*wireConn); ok {
+		c = w.Conn
+	}
+	if cw, ok := c.(closeWriter); ok {
+		_ = cw.CloseWrite()
+		return
+	}
+	_ = s.Conn.Close()
+}
+
+// wire is one side of a proxied connection: a WebSocket connection, or a stream.
+type wire interface {
+	ReadMessage() (int, []byte, error)
+	WriteMessage(mt int, data []byte) error
+	SetReadDeadline(time.Time) error
+	Close() error
+}
+
+// accept serves the connections of a byte-stream tap until its listener is closed.
+func (p *Proxy) accept(ln net.Listener) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return
+		}
+		go p.serveStream(c)
+	}
+}
+
+// serveStream handles one client connection of a byte-stream tap for its whole life.
+func (p *Proxy) serveStream(cl net.Conn) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		cl.Close()
+		return
+	}
+	p.nextConn++
+	c := &conn{id: p.nextConn, path: p.stream.Path, done: make(chan struct{}), ended: make(chan struct{})}
+	if p.blocked {
+		p.mu.Unlock()
+		p.event(c, EventRefused, "blocked by the journey (tap block)")
+		cl.Close()
+		return
+	}
+	p.handlers.Add(1)
+	p.mu.Unlock()
+	defer p.handlers.Done()
+
+	dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
+	up, err := p.dialStream(dctx)
+	cancel()
+	if err != nil {
+		if p.ctx.Err() == nil {
+			p.event(c, EventUpstreamError, err.Error())
+		}
+		cl.Close()
+		return
+	}
+	p.connect(c, newStream(cl, p.stream), newStream(up, p.stream), "")
+}
+
+// dialStream reaches the host of a byte-stream tap.
+func (p *Proxy) dialStream(ctx context.Context) (net.Conn, error) {
+	addr := strings.TrimPrefix(strings.TrimPrefix(p.upstream, "tcp://"), "tls://")
+	if p.scheme == "tls" {
+		return p.dialTLS(ctx, "tcp", addr)
+	}
+	return dialWire(ctx, "tcp", addr)
+}
+
+// reset makes closing the connection's streams abrupt (a TCP reset), as a transport drop is.
+func (c *conn) reset() {
+	for _, w := range []wire{c.client, c.host} {
+		s, ok := w.(*stream)
+		if !ok {
+			continue
+		}
+		var nc net.Conn = s.Conn
+		if w, ok := nc.(*wireConn); ok {
+			nc = w.Conn
+		}
+		if tc, ok := nc.(*tls.Conn); ok {
+			nc = tc.NetConn()
+		}
+		if tc, ok := nc.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+	}
+}
