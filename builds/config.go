@@ -76,6 +76,10 @@ type Config struct {
 	// reported as allowed, they fail nothing (see docs/subject.md). Only the working tree's
 	// list is used.
 	Allow []pins.Reviewed `yaml:"allow"`
+	// Channels says, by contract channel name, how this build's host carries a channel:
+	// WebSocket unless a channel says otherwise (transport.go, docs/subject.md). Every
+	// build's own: a host's transport is that build's.
+	Channels map[string]ChannelConfig `yaml:"channels"`
 
 	// driverLines are the lines the drivers are declared at: the host's under "", each
 	// client's under its kind (DriverLine).
@@ -274,6 +278,7 @@ func (c *Config) validate(name string, doc *yaml.Node) []error {
 			}
 		}
 	}
+	errs = append(errs, c.validateChannels(name, doc)...)
 	if c.Fixtures != "" && !filepath.IsLocal(filepath.FromSlash(c.Fixtures)) {
 		add(lineOf(doc, "fixtures"), "fixtures %q is not a path inside the repository", c.Fixtures)
 	}

@@ -52,7 +52,36 @@ var _ = Describe("ParseConfig", func() {
 		Expect(c.Drivers.Env).To(Equal([]string{"GOMAXPROCS=1", "EMPTY="}))
 	})
 
+	It("reads channels' transports: WebSocket unless one says otherwise", func() {
+		base := "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\n"
+		c, err := builds.ParseConfig("skewtest.yaml", []byte(base))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "ws"}))
+		c, err = builds.ParseConfig("skewtest.yaml", []byte(base+"channels:\n  rpc: {transport: tcp, framing: lines}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "tcp", Channel: "rpc", Framing: "lines"}))
+		Expect(c.Transport().Stream()).To(BeTrue())
+		c, err = builds.ParseConfig("skewtest.yaml", []byte(base+"channels:\n  bin: {transport: tls}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "tls", Channel: "bin", Framing: "raw"}))
+		Expect(c.Transport().TLS()).To(BeTrue())
+		c, err = builds.ParseConfig("skewtest.yaml", []byte(base+"channels:\n  a: {transport: wss}\n  b: {transport: wss}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "wss"}))
+		Expect((*builds.Config)(nil).Transport()).To(Equal(builds.Transport{Scheme: "ws"}))
+	})
+
 	DescribeTable("errors say file, line and what is wrong",
+		Entry("channels: an unknown transport", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc:\n    transport: quic\n",
+			`skewtest.yaml:7: channels.rpc.transport "quic": want ws, wss, tcp, tls`),
+		Entry("channels: an unknown framing", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc: {transport: tcp, framing: crlf}\n",
+			`skewtest.yaml:6: channels.rpc.framing "crlf": want raw, lines, u16be, u32be, varint`),
+		Entry("channels: a framing for WebSocket", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc: {framing: lines}\n",
+			"skewtest.yaml:6: channels.rpc.framing: only a tcp or tls channel is cut by a framing"),
+		Entry("channels: two transports for one host URL", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  a: {transport: tcp}\n  b: {transport: ws}\n",
+			"skewtest.yaml:5: channels: the host reports one URL, so its channels share one transport; these differ: b (ws); a (tcp)"),
+		Entry("channels: two channels on one byte stream", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  a: {transport: tcp}\n  b: {transport: tcp}\n",
+			"skewtest.yaml:5: channels: a and b over tcp: a byte stream carries one channel"),
 		func(body, want string) {
 			_, err := builds.ParseConfig("skewtest.yaml", []byte(body))
 			Expect(err).To(HaveOccurred())

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness/driver"
 )
 
@@ -299,8 +300,8 @@ func (c Config) checkReady(r *Report, m driver.Message) {
 	switch {
 	case m.URL == "":
 		r.add("ready", false, `a host's ready names no url: want {"type":"ready","url":"ws://127.0.0.1:PORT"}`)
-	case err != nil || u.Scheme != "ws" || u.Port() == "":
-		r.add("ready", false, "url %q: want ws://127.0.0.1:PORT", m.URL)
+	case err != nil || !slices.Contains(builds.Transports, u.Scheme) || u.Port() == "":
+		r.add("ready", false, "url %q: want ws://127.0.0.1:PORT (or wss://, tcp://, tls:// for a channel of that transport)", m.URL)
 	default:
 		conn, err := net.DialTimeout("tcp", u.Host, c.Grace)
 		if err != nil {

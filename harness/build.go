@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/checks"
 	"github.com/skewtest/skewtest/results"
@@ -26,6 +27,9 @@ type Build struct {
 	// ContractFrom says where Contract came from when not from the build's own checkout: a
 	// versions row of the working tree, or the working tree laid over it; "" otherwise.
 	ContractFrom string
+	// Transport is how the build's host serves, from its skewtest.yaml's channels; the zero
+	// value is WebSocket.
+	Transport builds.Transport
 	// Err is set when the build failed: its pairings are errors, not findings.
 	Err error
 	// Env is added to the environment of this build's drivers (a negative control can

@@ -175,6 +175,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	if parallel <= 0 {
 		parallel = DefaultParallel()
 	}
+	prepareTLS(plan)
 	if opts.Pairing.notReady == nil {
 		// A driver that does not get ready for one pairing is not waited for again in this
 		// run; a pool's record lasts as long as the pool (a campaign of many plans).

@@ -17,3 +17,10 @@ func NewReference(users int) *Reference {
 // Publish and Take are publish and take.
 func (r *Reference) Publish(t *transcript.Transcript) { r.publish(t) }
 func (r *Reference) Take() *transcript.Transcript     { return r.take() }
+
+// CheckHostURL and TapOptions are checkHostURL and tapOptions, for the specs.
+func (b *Build) CheckHostURL(name, url string) error { return b.checkHostURL(name, url) }
+func (b *Build) TapOptions() (int, error) {
+	opts, err := b.tapOptions()
+	return len(opts), err
+}

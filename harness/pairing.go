@@ -414,7 +414,11 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		dec.attach(transcript.Host, host.d)
 	}
 
-	proxy, err := tap.Start(ctx, host.url, rec, tap.WithRewriter(opts.Rewriter))
+	tapOpts, err := p.Host.tapOptions()
+	if err != nil {
+		return err
+	}
+	proxy, err := tap.Start(ctx, host.url, rec, append(tapOpts, tap.WithRewriter(opts.Rewriter))...)
 	if err != nil {
 		return fmt.Errorf("start wire tap: %w", err)
 	}
@@ -580,7 +584,7 @@ func driverSpec(b *Build, role transcript.Role, kind string, argv, env []string,
 			"SKEWTEST_KIND=" + kind,
 			"SKEWTEST_BUILD_LABEL=" + b.Label,
 			"SKEWTEST_BUILD_REVISION=" + b.Revision,
-		}, append(append([]string(nil), b.Env...), env...)...),
+		}, append(append(tlsEnv(), b.Env...), env...)...),
 		StopGrace: stopGrace,
 	}
 }
@@ -618,7 +622,7 @@ func stopQuietly(ctx context.Context, d *driver.Driver) {
 
 // checkStarted checks a driver (or lane) that just got ready: the working tree's driver
 // must announce the journey's actions (a usage error otherwise), a driver of another
-// protocol version is a problem, and a host must report a ws:// URL.
+// protocol version is a problem, and a host must report a URL of its transport.
 func checkStarted(p Pairing, b *Build, role transcript.Role, name string, d peer, url string, rec *recorder) error {
 	if b.Journeys {
 		if err := CheckActions(p.Journey, string(role), name, d.Hello().Actions); err != nil {
@@ -628,8 +632,8 @@ func checkStarted(p Pairing, b *Build, role transcript.Role, name string, d peer
 	if h := d.Hello(); h.Protocol != 1 {
 		rec.problem(role, fmt.Sprintf("announced driver protocol %d; this skewtest speaks 1 and drives it as 1", h.Protocol), "")
 	}
-	if role == transcript.Host && !strings.HasPrefix(url, "ws://") {
-		return fmt.Errorf("%s driver reported ready without a ws:// url (got %q)", name, url)
+	if role == transcript.Host {
+		return b.checkHostURL(name, url)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ import (
 // disagree, which only the configuration can fix).
 func FromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) {
 	b := &harness.Build{Label: a.Label, Revision: a.Revision, Dir: a.Dir, Host: a.Config.Drivers.Host, Clients: a.Config.Drivers.Clients,
-		Env:      slices.Clone(a.Config.Drivers.Env),
+		Env: slices.Clone(a.Config.Drivers.Env), Transport: a.Config.Transport(),
 		DriverAt: func(kind string) string { return fmt.Sprintf("%s:%d", builds.ConfigFile, a.Config.DriverLine(kind)) }}
 	if d != nil {
 		b.Journeys, b.DriverAt = d.Journeys, d.DriverAt

@@ -35,7 +35,7 @@ func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harnes
 		}
 		cfg := d.Config
 		b := &harness.Build{Label: d.Label, Revision: d.Revision, Host: cfg.Drivers.Host, Clients: cfg.Drivers.Clients,
-			DriverAt: d.DriverAt, Journeys: src.IsWorktree()}
+			DriverAt: d.DriverAt, Journeys: src.IsWorktree(), Transport: cfg.Transport()}
 		var cf pins.ContractFile
 		switch {
 		case src.IsWorktree():

@@ -17,6 +17,7 @@ import (
 	"syscall"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/proc"
@@ -46,7 +47,10 @@ func main() {
 	proc.Main()
 	ctx, stop := interruptible()
 	defer stop()
-	os.Exit(profiled(func() int { return exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr) }))
+	os.Exit(profiled(func() int {
+		defer harness.CloseTLS() // the throwaway CA of TLS transports, if a run made one
+		return exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	}))
 }
 
 // profileEnv names a file to write a CPU profile of skewtest to (go tool pprof reads it):

@@ -1,0 +1,41 @@
+package harness_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/harness"
+)
+
+var _ = Describe("a host's transport", func() {
+	c, err := contract.Parse("c.json", []byte(`{"contractVersion":2,"protocol":{"version":1,"minCompatible":1},
+		"channels":[{"name":"rpc","paths":["/rpc"],"text":{"json":{"discriminator":"method"}},"frames":[]}]}`))
+	It("parses the contract", func() { Expect(err).NotTo(HaveOccurred()) })
+
+	It("must report a URL of the transport its skewtest.yaml declares", func() {
+		ws := &harness.Build{Label: "v1", Contract: c}
+		Expect(ws.CheckHostURL("v1 host", "ws://127.0.0.1:1")).To(Succeed())
+		Expect(ws.CheckHostURL("v1 host", "tcp://127.0.0.1:1")).To(MatchError(
+			`v1 host driver reported ready with "tcp://127.0.0.1:1", but no channel of its skewtest.yaml has the tcp transport: declare it (channels: NAME: {transport: tcp}, docs/subject.md)`))
+		Expect(ws.CheckHostURL("v1 host", "127.0.0.1:1")).To(MatchError(ContainSubstring("reported ready without a ws:// url")))
+
+		tcp := &harness.Build{Label: "v2", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "rpc", Framing: "lines"}}
+		Expect(tcp.CheckHostURL("v2 host", "tcp://127.0.0.1:1")).To(Succeed())
+		Expect(tcp.CheckHostURL("v2 host", "ws://127.0.0.1:1")).To(MatchError(
+			`v2 host driver reported ready with "ws://127.0.0.1:1", but its skewtest.yaml gives channel rpc the tcp transport: want tcp://127.0.0.1:PORT`))
+	})
+
+	It("gives the tap the channel it carries, and refuses a channel the contract lacks", func() {
+		n, err := (&harness.Build{Label: "v1", Contract: c}).TapOptions()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(BeZero(), "a WebSocket tap needs no options")
+		n, err = (&harness.Build{Label: "v2", Contract: c, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}}).TapOptions()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(2), "how to cut the stream, and the run's CA")
+		DeferCleanup(harness.CloseTLS)
+		_, err = (&harness.Build{Label: "v3", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "events"}}).TapOptions()
+		Expect(err).To(MatchError(`v3: its skewtest.yaml gives channel "events" the tcp transport, but its contract has no channel of that name`))
+	})
+})
