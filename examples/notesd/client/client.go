@@ -7,7 +7,10 @@
 //     while offline and, when it reconnects, catches up (notes.changes since its cursor)
 //     and flushes the queue as one batch.
 //
-// It speaks JSON-RPC 2.0 with github.com/creachadair/jrpc2 over a WebSocket (package wsrpc).
+// It speaks JSON-RPC 2.0 with github.com/creachadair/jrpc2 over the transport its host URL
+// names: a WebSocket (ws://, wss://; package wsrpc) or a TCP or TLS byte stream carrying one
+// record per line (tcp://, tls://; package linerpc). Everything above the channel is the
+// same on every transport.
 package client
 
 import (
@@ -15,14 +18,20 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
 	"github.com/gorilla/websocket"
 
+	"github.com/skewtest/skewtest/driverkit"
+
 	"github.com/skewtest/skewtest/examples/notesd/api"
+	"github.com/skewtest/skewtest/examples/notesd/linerpc"
 	"github.com/skewtest/skewtest/examples/notesd/observe"
 	"github.com/skewtest/skewtest/examples/notesd/release"
 	"github.com/skewtest/skewtest/examples/notesd/wsrpc"
@@ -67,7 +76,7 @@ func (e *RefusedError) Error() string { return "refused by the " + e.By + ": " +
 type Client struct {
 	kind     string
 	features release.Features
-	base     string // the host's base URL, ws://host:port
+	base     string // the host's base URL: ws://, wss://, tcp:// or tls://host:port
 	obs      observe.Sink
 	logf     func(format string, args ...any)
 
@@ -81,9 +90,9 @@ type Client struct {
 	accepted  []string
 }
 
-// connection is one WebSocket connection and its jrpc2 client.
+// connection is one connection (a WebSocket, or a TCP or TLS stream) and its jrpc2 client.
 type connection struct {
-	ch    *wsrpc.Channel
+	ch    channel.Channel // wsrpc's or linerpc's
 	rpc   *jrpc2.Client
 	inbox *inbox
 }
@@ -103,8 +112,10 @@ func WithLog(logf func(format string, args ...any)) Option {
 	return func(c *Client) { c.logf = logf }
 }
 
-// New returns a client of the given kind for release f. base is the host's base URL
-// (ws://127.0.0.1:PORT); the client connects to base + /rpc.
+// New returns a client of the given kind for release f. base is the host's base URL:
+// ws://127.0.0.1:PORT or wss://…, and the client connects to base + /rpc; or tcp://… or
+// tls://…, and it connects to that address. Connect dials it (and says so of a scheme it
+// does not know).
 func New(kind string, f release.Features, base string, obs observe.Sink, opts ...Option) (*Client, error) {
 	if kind != KindCLI && kind != KindSync {
 		return nil, fmt.Errorf("client kind %q: want %s or %s", kind, KindCLI, KindSync)
@@ -141,11 +152,11 @@ func (c *Client) Accepted() []string {
 // refuses this build) ends with a *RefusedError after the connection is closed.
 func (c *Client) Connect(ctx context.Context) (api.OpenResult, error) {
 	c.Close()
-	ws, _, err := websocket.DefaultDialer.DialContext(ctx, c.base+wsrpc.Path, http.Header{})
+	ch, err := c.dial(ctx)
 	if err != nil {
-		return api.OpenResult{}, fmt.Errorf("dial %s: %w", c.base+wsrpc.Path, err)
+		return api.OpenResult{}, err
 	}
-	conn := &connection{ch: wsrpc.New(ws), inbox: startInbox(c.onNotify)}
+	conn := &connection{ch: ch, inbox: startInbox(c.onNotify)}
 	conn.rpc = jrpc2.NewClient(conn.ch, &jrpc2.ClientOptions{
 		Logger:   func(text string) { c.logf("jrpc2: %s", text) },
 		OnNotify: conn.inbox.put,
@@ -172,6 +183,43 @@ func (c *Client) Connect(ctx context.Context) (api.OpenResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// dialTimeout bounds dialing a tcp:// or tls:// host, TLS handshake included, as gorilla's
+// default dialer bounds a WebSocket's handshake.
+const dialTimeout = 45 * time.Second
+
+// dial connects to the host by the scheme of its URL: ws:// and wss:// with gorilla's
+// dialer (wss:// trusting skewtest's authority, driverkit.ClientTLS), tcp:// and tls://
+// with driverkit.Dial, one record per line.
+func (c *Client) dial(ctx context.Context) (channel.Channel, error) {
+	u, err := url.Parse(c.base)
+	if err != nil {
+		return nil, fmt.Errorf("host URL %q: %w", c.base, err)
+	}
+	switch u.Scheme {
+	case driverkit.TransportWS, driverkit.TransportWSS:
+		dialer := *websocket.DefaultDialer
+		if u.Scheme == driverkit.TransportWSS {
+			if dialer.TLSClientConfig, err = driverkit.ClientTLS(); err != nil {
+				return nil, fmt.Errorf("dial %s: %w", c.base+wsrpc.Path, err)
+			}
+		}
+		ws, _, err := dialer.DialContext(ctx, c.base+wsrpc.Path, http.Header{})
+		if err != nil {
+			return nil, fmt.Errorf("dial %s: %w", c.base+wsrpc.Path, err)
+		}
+		return wsrpc.New(ws), nil
+	case driverkit.TransportTCP, driverkit.TransportTLS:
+		ctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+		nc, err := driverkit.Dial(ctx, c.base)
+		if err != nil {
+			return nil, fmt.Errorf("dial %s: %w", c.base, err)
+		}
+		return linerpc.New(nc), nil
+	}
+	return nil, fmt.Errorf("host URL %q: want ws://, wss://, tcp:// or tls://", c.base)
 }
 
 func (c *Client) open(ctx context.Context, conn *connection) (api.OpenResult, error) {

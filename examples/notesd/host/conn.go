@@ -10,11 +10,9 @@ import (
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/creachadair/jrpc2/handler"
-	"github.com/gorilla/websocket"
 
 	"github.com/skewtest/skewtest/examples/notesd/api"
 	"github.com/skewtest/skewtest/examples/notesd/store"
-	"github.com/skewtest/skewtest/examples/notesd/wsrpc"
 )
 
 // conn is one client connection: its jrpc2 server and, once opened, its session.
@@ -30,10 +28,11 @@ type conn struct {
 	accepted []string // capabilities accepted in session.open
 }
 
-func newConn(h *Host, ws *websocket.Conn, n int) *conn {
-	c := &conn{h: h, ch: wsrpc.New(ws), id: "s" + strconv.Itoa(n)}
+// newConn makes connection number n, on ch (wsrpc's or linerpc's).
+func newConn(h *Host, ch channel.Channel, n int) *conn {
+	c := &conn{h: h, ch: ch, id: "s" + strconv.Itoa(n)}
 	if h.features.NoticeAfterReply {
-		c.ch = &noticeChannel{Channel: wsrpc.New(ws)}
+		c.ch = &noticeChannel{Channel: ch}
 	}
 	c.methods = handler.Map{}
 	for name, m := range methods(h.features) {

@@ -1,15 +1,19 @@
 // Package host is the notesd daemon: notes served as JSON-RPC 2.0 (github.com/creachadair/
-// jrpc2) over WebSocket at /rpc, one jrpc2 server per connection over one shared store. A
-// connection opens a session first (session.open: protocol window and capabilities), then
-// reads and writes notes; a session that negotiated push is sent notes.changed whenever
-// someone else writes a note.
+// jrpc2), one jrpc2 server per connection over one shared store, over WebSocket at /rpc
+// (ServeHTTP, package wsrpc: one record per message) or over a TCP or TLS byte stream
+// (Serve and ServeConn, package linerpc: one record per line). A connection opens a session
+// first (session.open: protocol window and capabilities), then reads and writes notes; a
+// session that negotiated push is sent notes.changed whenever someone else writes a note.
+// Every transport gets the same connection, sessions, push and observations.
 package host
 
 import (
+	"net"
 	"net/http"
 	"sync"
 
 	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
 	"github.com/gorilla/websocket"
 
 	"github.com/skewtest/skewtest/examples/notesd/api"
@@ -39,8 +43,8 @@ const (
 	ObsAcked = "acked"
 )
 
-// Host serves notes. Create it with New, mount it (it is an http.Handler for /rpc), and
-// Close it to end every connection.
+// Host serves notes. Create it with New, mount it (it is an http.Handler for /rpc) or hand
+// it a listener (Serve) or connections (ServeConn), and Close it to end every connection.
 type Host struct {
 	features release.Features
 	store    *store.Store
@@ -48,12 +52,15 @@ type Host struct {
 	logf     func(format string, args ...any)
 	upgrader websocket.Upgrader
 
-	mu       sync.Mutex
-	conns    map[*conn]struct{}
-	pushTo   map[*conn]struct{} // connections that are sent notes.changed
-	nextID   int
-	closed   bool
-	sessions sync.WaitGroup
+	mu        sync.Mutex
+	conns     map[*conn]struct{}
+	pushTo    map[*conn]struct{}        // connections that are sent notes.changed
+	accepted  map[net.Conn]struct{}     // ServeConn's connections still in their TLS handshake
+	listeners map[net.Listener]struct{} // Serve's
+	nextID    int
+	closed    bool
+	sessions  sync.WaitGroup // every ServeHTTP and ServeConn, from when it is admitted
+	accepting sync.WaitGroup // every Serve
 }
 
 // Option changes a Host.
@@ -67,12 +74,14 @@ func WithLog(logf func(format string, args ...any)) Option {
 // New returns a host for the release f, serving st and reporting to obs.
 func New(f release.Features, st *store.Store, obs observe.Sink, opts ...Option) *Host {
 	h := &Host{
-		features: f,
-		store:    st,
-		obs:      obs,
-		logf:     func(string, ...any) {},
-		conns:    map[*conn]struct{}{},
-		pushTo:   map[*conn]struct{}{},
+		features:  f,
+		store:     st,
+		obs:       obs,
+		logf:      func(string, ...any) {},
+		conns:     map[*conn]struct{}{},
+		pushTo:    map[*conn]struct{}{},
+		accepted:  map[net.Conn]struct{}{},
+		listeners: map[net.Listener]struct{}{},
 	}
 	for _, o := range opts {
 		o(h)
@@ -97,18 +106,28 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = ws.Close()
 		return
 	}
-	h.nextID++
-	c := newConn(h, ws, h.nextID)
-	h.conns[c] = struct{}{}
 	h.sessions.Add(1)
+	defer h.sessions.Done()
+	c := h.addLocked(wsrpc.New(ws))
 	h.mu.Unlock()
+	h.run(c)
+}
 
+// addLocked makes the next connection, on ch, and counts it. The caller holds h.mu.
+func (h *Host) addLocked(ch channel.Channel) *conn {
+	h.nextID++
+	c := newConn(h, ch, h.nextID)
+	h.conns[c] = struct{}{}
+	return c
+}
+
+// run serves a connection until it ends, then forgets it.
+func (h *Host) run(c *conn) {
 	c.serve() // blocks until the connection ends
 	h.mu.Lock()
 	delete(h.conns, c)
 	delete(h.pushTo, c)
 	h.mu.Unlock()
-	h.sessions.Done()
 }
 
 // Edit writes a note on the host itself (another device, the host's own editor): every
@@ -150,7 +169,8 @@ func (h *Host) pushes(c *conn) {
 	h.pushTo[c] = struct{}{}
 }
 
-// Close ends every connection and waits for their servers to stop.
+// Close stops every Serve (closing its listener), ends every connection and waits for
+// their servers to stop and for every Serve to return.
 func (h *Host) Close() {
 	h.mu.Lock()
 	h.closed = true
@@ -158,10 +178,25 @@ func (h *Host) Close() {
 	for c := range h.conns {
 		conns = append(conns, c)
 	}
+	listeners := make([]net.Listener, 0, len(h.listeners))
+	for ln := range h.listeners {
+		listeners = append(listeners, ln)
+	}
+	handshaking := make([]net.Conn, 0, len(h.accepted))
+	for nc := range h.accepted {
+		handshaking = append(handshaking, nc)
+	}
 	h.mu.Unlock()
+	for _, ln := range listeners {
+		_ = ln.Close()
+	}
+	for _, nc := range handshaking {
+		_ = nc.Close()
+	}
 	for _, c := range conns {
 		c.stop()
 	}
+	h.accepting.Wait()
 	h.sessions.Wait()
 }
 

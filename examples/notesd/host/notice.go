@@ -4,16 +4,17 @@ import (
 	"encoding/json"
 	"sync/atomic"
 
+	"github.com/creachadair/jrpc2/channel"
+
 	"github.com/skewtest/skewtest/examples/notesd/api"
-	"github.com/skewtest/skewtest/examples/notesd/wsrpc"
 )
 
 // noticeChannel is the connection's channel with the NoticeAfterReply switch: right after
 // a message that carries a reply (or a batch of replies), the host sends notes.notice in a
-// message of its own. jrpc2 sends replies through the channel, so this is the one place
-// that sees every reply go out.
+// message of its own (a line of its own over tcp and tls). jrpc2 sends replies through the
+// channel, so this is the one place that sees every reply go out.
 type noticeChannel struct {
-	*wsrpc.Channel
+	channel.Channel
 	seq atomic.Int64
 }
 

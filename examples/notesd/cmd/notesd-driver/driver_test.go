@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/examples/notesd/internal/tcpproxy"
+	"github.com/skewtest/skewtest/examples/notesd/internal/testca"
 )
 
 type line = map[string]any
@@ -152,13 +153,25 @@ type pairing struct {
 
 func startPairing(kind string, hostEnv, clientEnv []string) *pairing {
 	GinkgoHelper()
-	h := start(hostEnv, "host")
+	return startPairingOn("ws", kind, hostEnv, clientEnv)
+}
+
+// startPairingOn is startPairing on a transport: the host is started with --transport
+// (but for ws, its default) and the client reaches it through the proxy with the
+// transport's scheme.
+func startPairingOn(transport, kind string, hostEnv, clientEnv []string) *pairing {
+	GinkgoHelper()
+	args := []string{"host"}
+	if transport != "ws" {
+		args = append(args, "--transport", transport)
+	}
+	h := start(hostEnv, args...)
 	url, _ := h.first("ready")["url"].(string)
-	Expect(url).To(HavePrefix("ws://127.0.0.1:"))
-	proxy, err := tcpproxy.Start(strings.TrimPrefix(url, "ws://"))
+	Expect(url).To(HavePrefix(transport + "://127.0.0.1:"))
+	proxy, err := tcpproxy.Start(strings.TrimPrefix(url, transport+"://"))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(proxy.Close)
-	c := start(append([]string{"SKEWTEST_ROLE=client", "SKEWTEST_KIND=" + kind, "SKEWTEST_HOST_URL=ws://" + proxy.Addr()}, clientEnv...),
+	c := start(append([]string{"SKEWTEST_ROLE=client", "SKEWTEST_KIND=" + kind, "SKEWTEST_HOST_URL=" + transport + "://" + proxy.Addr()}, clientEnv...),
 		"client", kind)
 	c.first("ready")
 	return &pairing{host: h, client: c, net: proxy}
@@ -250,6 +263,9 @@ var _ = Describe("notesd-driver", func() {
 			{[]string{`NOTESD_FEATURES={"nope":true}`}, []string{"host"}},
 			{nil, []string{"client", "desktop"}},
 			{nil, []string{"server"}},
+			{nil, []string{"host", "--transport", "quic"}},
+			{nil, []string{"host", "--transport"}},
+			{nil, []string{"host", "tcp"}},
 		} {
 			cmd := exec.Command(binary, c.args...)
 			cmd.Env = append(os.Environ(), c.env...)
@@ -260,5 +276,62 @@ var _ = Describe("notesd-driver", func() {
 			Expect(err.(*exec.ExitError).ExitCode()).To(Equal(2))
 			Expect(out).To(BeEmpty())
 		}
+	})
+
+	Describe("transports", func() {
+		BeforeEach(func() {
+			ca, err := testca.Write(GinkgoT().TempDir())
+			Expect(err).NotTo(HaveOccurred())
+			ca.Env(GinkgoT().Setenv) // the driver processes inherit it
+		})
+
+		for _, transport := range []string{"wss", "tcp", "tls"} {
+			It("runs a cli and a sync client against a host on "+transport+": a session, a round trip, a batch, push, a drop and a reconnect", func() {
+				p := startPairingOn(transport, "cli", nil, nil)
+				Expect(p.client.ok("open", nil)).To(HaveKeyWithValue("accepted", true))
+				Expect(p.client.observed("connected")()).To(ConsistOf(HaveKeyWithValue("path", "/rpc")))
+				Expect(p.client.ok("put", line{"id": "n1", "content": "first note"})).To(HaveKeyWithValue("rev", 1.0))
+				Expect(p.client.ok("get", line{"id": "n1"})).To(HaveKeyWithValue("text", "first note"))
+				Expect(p.client.ok("get", line{"id": "nope"})).To(HaveKeyWithValue("error", HaveKeyWithValue("code", -32004.0)))
+				p.client.ok("import", line{"notes": []line{{"id": "b1", "content": "one"}, {"id": "b2", "content": "two"}}})
+				Expect(p.host.observed("stored")()).To(HaveLen(3))
+
+				s := start([]string{"SKEWTEST_ROLE=client", "SKEWTEST_KIND=sync", "SKEWTEST_HOST_URL=" + transport + "://" + p.net.Addr()}, "client", "sync")
+				Expect(s.ok("open", nil)).To(HaveKeyWithValue("capabilities", []any{"push", "slimPush"}))
+				p.host.ok("edit", line{"id": "h1", "content": "written on the host"})
+				Eventually(s.observed("applied")).Should(ContainElement(SatisfyAll(
+					HaveKeyWithValue("text", "written on the host"), HaveKeyWithValue("via", "push+fetch"))))
+
+				p.net.Drop()
+				Eventually(p.client.observed("transport-closed")).ShouldNot(BeEmpty())
+				Eventually(s.observed("transport-closed")).ShouldNot(BeEmpty())
+				p.client.ok("reconnect", nil)
+				Expect(p.client.ok("get", line{"id": "b2"})).To(HaveKeyWithValue("text", "two"))
+				s.stop()
+				p.client.stop()
+				p.host.stop()
+			})
+		}
+
+		It("fails to start a tls host without skewtest's TLS files, saying so", func() {
+			GinkgoT().Setenv("SKEWTEST_TLS_CERT", "")
+			cmd := exec.Command(binary, "host", "--transport", "tls")
+			cmd.Env = append(os.Environ(), "SKEWTEST_DRIVER_PROTOCOL=1")
+			cmd.Stdin = strings.NewReader("")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			Expect(err).To(HaveOccurred())
+			Expect(string(out)).NotTo(ContainSubstring(`"ready"`))
+			Expect(stderr.String()).To(ContainSubstring("SKEWTEST_TLS_CERT"))
+		})
+
+		It("a client of tls:// against a tcp host fails to open, and does not hang", func() {
+			h := start(nil, "host", "--transport", "tcp")
+			url, _ := h.first("ready")["url"].(string)
+			c := start([]string{"SKEWTEST_ROLE=client", "SKEWTEST_KIND=cli", "SKEWTEST_HOST_URL=tls://" + strings.TrimPrefix(url, "tcp://")}, "client", "cli")
+			Expect(c.do("open", nil)).To(HaveKeyWithValue("ok", false))
+			Expect(h.observed("session-opened")()).To(BeEmpty())
+		})
 	})
 })

@@ -2,8 +2,14 @@
 // protocol (docs/driver-protocol.md in the skewtest repository), with skewtest's driver
 // kit:
 //
-//	notesd-driver host
+//	notesd-driver host [--transport ws|wss|tcp|tls]
 //	notesd-driver client cli|sync
+//
+// The host listens on 127.0.0.1, port 0, on the transport given (ws by default) and reports
+// its URL in ready: WebSocket at /rpc (ws, or wss over TLS), or JSON-RPC one record per line
+// on a TCP stream (tcp, or tls over TLS); wss and tls use the certificate skewtest hands
+// over (SKEWTEST_TLS_CERT, SKEWTEST_TLS_KEY). A client dials the scheme of
+// SKEWTEST_HOST_URL the same way (trusting SKEWTEST_TLS_CA for wss:// and tls://).
 //
 // It reads actions as JSON lines on stdin and writes hello, ready, results and
 // observations as JSON lines on stdout; its log (and jrpc2's) goes to stderr. It exits 0
@@ -15,10 +21,13 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/skewtest/skewtest/driverkit"
 
@@ -46,7 +55,8 @@ func main() {
 func run(args []string, in io.Reader, out, stderr io.Writer) int {
 	logger := log.New(stderr, "notesd-driver: ", log.LstdFlags|log.Lmicroseconds)
 	usage := func(err error) int {
-		fmt.Fprintf(stderr, "notesd-driver: %v\nusage: notesd-driver host | client cli|sync\n", err)
+		fmt.Fprintf(stderr, "notesd-driver: %v\nusage: notesd-driver host [--transport %s] | client cli|sync\n",
+			err, strings.Join(transports, "|"))
 		return 2
 	}
 	features, err := release.Override(release.Current(), os.Getenv(featuresEnv))
@@ -55,9 +65,13 @@ func run(args []string, in io.Reader, out, stderr io.Writer) int {
 	}
 	env := driverkit.FromEnv()
 	hello := driverkit.Hello{Product: product, Version: features.Version}
+	transport := driverkit.TransportWS
 	switch {
-	case len(args) == 1 && args[0] == driverkit.Host:
+	case len(args) >= 1 && args[0] == driverkit.Host:
 		hello.Role = driverkit.Host
+		if transport, err = hostFlags(args[1:]); err != nil {
+			return usage(err)
+		}
 	case len(args) == 2 && args[0] == driverkit.Client:
 		hello.Role, hello.Kind = driverkit.Client, args[1]
 	default:
@@ -66,7 +80,7 @@ func run(args []string, in io.Reader, out, stderr io.Writer) int {
 	d := driverkit.New(in, out, hello)
 	var r role
 	if hello.Role == driverkit.Host {
-		r = newHost(features, d, logger.Printf)
+		r = newHost(features, transport, d, logger.Printf)
 	} else if r, err = newClient(hello.Kind, features, env.HostURL, d, logger.Printf); err != nil {
 		return usage(err)
 	}
@@ -83,4 +97,22 @@ func run(args []string, in io.Reader, out, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// hostFlags reads the host's arguments: --transport ws|wss|tcp|tls (or -transport, or
+// --transport=…), ws when absent.
+func hostFlags(args []string) (transport string, err error) {
+	fs := flag.NewFlagSet("host", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // usage says it
+	fs.StringVar(&transport, "transport", driverkit.TransportWS, "")
+	if err := fs.Parse(args); err != nil {
+		return "", fmt.Errorf("host: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return "", fmt.Errorf("host: bad arguments %q", fs.Args())
+	}
+	if !slices.Contains(transports, transport) {
+		return "", fmt.Errorf("host: transport %q: want %s", transport, strings.Join(transports, ", "))
+	}
+	return transport, nil
 }
