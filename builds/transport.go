@@ -33,6 +33,14 @@ type Transport struct {
 	Framing string // for tcp and tls
 }
 
+// String is how reports name the transport: "ws", "wss", "tcp (channel rpc, lines framing)".
+func (t Transport) String() string {
+	if !t.Stream() {
+		return t.Scheme
+	}
+	return fmt.Sprintf("%s (channel %s, %s framing)", t.Scheme, t.Channel, t.Framing)
+}
+
 // Stream reports whether the transport is a byte stream (tcp or tls).
 func (t Transport) Stream() bool { return t.Scheme == "tcp" || t.Scheme == "tls" }
 

@@ -96,6 +96,9 @@ func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 			var built *harness.Build
 			if built, err = FromArtifact(a, d); err == nil {
 				rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
+				if tr := built.Transport; tr.Scheme != "" && tr.Scheme != "ws" {
+					rec.Transport = tr.String()
+				}
 				if a.Cached {
 					rec.Status = "cached"
 				}

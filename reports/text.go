@@ -184,6 +184,16 @@ func Markdown(run *results.Run) string {
 	for _, bl := range run.Builds {
 		fmt.Fprintf(&b, "| %s | `%.12s` | %s |\n", bl.Label, bl.Revision, bl.Status)
 	}
+	served := false
+	for _, bl := range run.Builds {
+		if bl.Transport != "" {
+			if !served {
+				b.WriteString("\nHosts that do not serve plain WebSocket:\n\n")
+				served = true
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", bl.Label, bl.Transport)
+		}
+	}
 	borrowed := false
 	for _, bl := range run.Builds {
 		if bl.Contract != "" {

@@ -299,6 +299,9 @@ type Build struct {
 	// Contract says where the build's contract came from when not from its own checkout (a
 	// tag that predates skewtest, given one by a versions row of the working tree).
 	Contract string `json:"contract,omitempty"`
+	// Transport says how the build's host serves when not over plain WebSocket: "tcp
+	// (channel rpc, lines framing)", "wss" (from its skewtest.yaml's channels).
+	Transport string `json:"transport,omitempty"`
 }
 
 // Pairing is one (host build, client build, client kind, journey) and what became of it.
