@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/skewtest/skewtest/harness/tap"
@@ -23,8 +24,11 @@ import (
 // Config is one recording.
 type Config struct {
 	// Listen is the tap's address ("127.0.0.1:9000"); Upstream the product's host
-	// ("ws://127.0.0.1:8080").
+	// ("ws://127.0.0.1:8080", or "tcp://127.0.0.1:1883" for a byte stream).
 	Listen, Upstream string
+	// Stream says how a tcp:// upstream's bytes are cut into messages and filed (its
+	// framing, the path to file them under, text or binary).
+	Stream tap.Stream
 	// Dir receives the transcript (transcript.File); it is created if need be.
 	Dir string
 	// Label names the recorded build in the transcript (default "recorded").
@@ -52,7 +56,13 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 	}
 	rec := &recorder{t: &transcript.Transcript{Host: transcript.Build{Label: c.Label, Revision: "recorded"},
 		Client: transcript.Build{Label: c.Label, Revision: "recorded"}, Journey: "recorded"}, out: c.Stdout}
-	p, err := tap.Start(context.WithoutCancel(ctx), c.Upstream, rec, tap.ListenOn(c.Listen))
+	if strings.HasPrefix(c.Upstream, "wss://") || strings.HasPrefix(c.Upstream, "tls://") {
+		return nil, subject.Usagef("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
+	}
+	if c.Stream.Path == "" {
+		c.Stream.Path = "/"
+	}
+	p, err := tap.Start(context.WithoutCancel(ctx), c.Upstream, rec, tap.ListenOn(c.Listen), tap.WithStream(c.Stream))
 	if err != nil {
 		return nil, subject.Usagef("%v", err)
 	}

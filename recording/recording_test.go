@@ -1,8 +1,11 @@
 package recording_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/harness/tap"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/recording"
 )
@@ -85,6 +89,62 @@ var _ = Describe("A standalone tap", func() {
 
 	It("refuses an upstream that is no WebSocket URL, as a usage error", func(ctx SpecContext) {
 		_, err := recording.Run(ctx, recording.Config{Listen: "127.0.0.1:0", Upstream: "http://x", Dir: GinkgoT().TempDir()})
-		Expect(err).To(MatchError(ContainSubstring("want ws://host:port")))
+		Expect(err).To(MatchError(ContainSubstring("want ws://, wss://, tcp:// or tls://host:port")))
+		_, err = recording.Run(ctx, recording.Config{Listen: "127.0.0.1:0", Upstream: "tls://127.0.0.1:1", Dir: GinkgoT().TempDir()})
+		Expect(err).To(MatchError(ContainSubstring("a standalone tap cannot end the product's TLS")))
+	})
+
+	It("records a TCP product's lines as messages, filed under the path it is given", func(ctx SpecContext) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		defer ln.Close()
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			r := bufio.NewReader(c)
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if _, err := io.WriteString(c, "ack:"+line); err != nil {
+					return
+				}
+			}
+		}()
+		urls := make(chan string, 1)
+		tctx, stop := context.WithCancel(ctx)
+		defer stop()
+		done := make(chan *transcript.Transcript, 1)
+		go func() {
+			defer GinkgoRecover()
+			t, err := recording.Run(tctx, recording.Config{Listen: "127.0.0.1:0", Upstream: "tcp://" + ln.Addr().String(),
+				Stream: tap.Stream{Framing: tap.FramingLines, Path: "/rpc", Text: true}, Dir: GinkgoT().TempDir(), Ready: func(u string) { urls <- u }})
+			Expect(err).NotTo(HaveOccurred())
+			done <- t
+		}()
+		var url string
+		Eventually(urls).Should(Receive(&url))
+		c, err := net.Dial("tcp", strings.TrimPrefix(url, "tcp://"))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = io.WriteString(c, "one\ntwo\n")
+		Expect(err).NotTo(HaveOccurred())
+		r := bufio.NewReader(c)
+		Expect(r.ReadString('\n')).To(Equal("ack:one\n"))
+		Expect(r.ReadString('\n')).To(Equal("ack:two\n"))
+		Expect(c.Close()).To(Succeed())
+		stop()
+		var t *transcript.Transcript
+		Eventually(done).Should(Receive(&t))
+		var data []string
+		for _, f := range t.Frames {
+			if f.Control == "" && f.Dir == "C>H" {
+				data = append(data, f.Path+" "+string(f.Data))
+			}
+		}
+		Expect(data).To(Equal([]string{"/rpc one", "/rpc two"}))
 	})
 })

@@ -15,9 +15,12 @@ func cmdTap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		c   recording.Config
 		dur time.Duration
 	)
-	fs := newFlagSet("tap", stderr, "tap --listen ADDR --upstream ws://HOST:PORT --record DIR [--label L] [--for D]")
+	fs := newFlagSet("tap", stderr, "tap --listen ADDR --upstream ws://HOST:PORT|tcp://HOST:PORT --record DIR [--framing F] [--path P] [--text] [--label L] [--for D]")
 	fs.StringVar(&c.Listen, "listen", "127.0.0.1:0", "the address the tap listens on: point the product's clients or tests here")
-	fs.StringVar(&c.Upstream, "upstream", "", "the product's host, ws://HOST:PORT")
+	fs.StringVar(&c.Upstream, "upstream", "", "the product's host, ws://HOST:PORT, or tcp://HOST:PORT for a byte stream")
+	fs.StringVar(&c.Stream.Framing, "framing", "", "tcp:// only: how to cut the stream into messages: raw (default), lines, u16be, u32be or varint")
+	fs.StringVar(&c.Stream.Path, "path", "", "tcp:// only: the path to file the connections under, the contract channel's (default /)")
+	fs.BoolVar(&c.Stream.Text, "text", false, "tcp:// only: record the messages as text (default binary)")
 	fs.StringVar(&c.Dir, "record", "", "where the transcript goes (DIR/transcript.json.gz)")
 	fs.StringVar(&c.Label, "label", "", "the recorded build's label in the transcript (default: recorded)")
 	fs.DurationVar(&dur, "for", 0, "stop after this long (default: at Ctrl-C)")
@@ -25,7 +28,7 @@ func cmdTap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if c.Upstream == "" {
-		return usagef("tap: give --upstream ws://HOST:PORT, the product's host")
+		return usagef("tap: give --upstream ws://HOST:PORT (or tcp://HOST:PORT), the product's host")
 	}
 	if dur > 0 {
 		var cancel context.CancelFunc
