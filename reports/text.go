@@ -145,6 +145,20 @@ func skipLabel(sk results.Skip) string {
 	return results.PairingLabel(sk.Host, sk.ClientKind, sk.Client, sk.Journey)
 }
 
+// buildNotes lists, under heading, the builds whose note is not empty, with it.
+func buildNotes(b *strings.Builder, builds []results.Build, heading string, note func(results.Build) string) {
+	first := true
+	for _, bl := range builds {
+		if n := note(bl); n != "" {
+			if first {
+				fmt.Fprintf(b, "\n%s:\n\n", heading)
+				first = false
+			}
+			fmt.Fprintf(b, "- %s: %s\n", bl.Label, n)
+		}
+	}
+}
+
 func bold(s string) string { return "**" + s + "**" }
 
 // Markdown renders run as a Markdown summary.
@@ -184,26 +198,8 @@ func Markdown(run *results.Run) string {
 	for _, bl := range run.Builds {
 		fmt.Fprintf(&b, "| %s | `%.12s` | %s |\n", bl.Label, bl.Revision, bl.Status)
 	}
-	served := false
-	for _, bl := range run.Builds {
-		if bl.Transport != "" {
-			if !served {
-				b.WriteString("\nHosts that do not serve plain WebSocket:\n\n")
-				served = true
-			}
-			fmt.Fprintf(&b, "- %s: %s\n", bl.Label, bl.Transport)
-		}
-	}
-	borrowed := false
-	for _, bl := range run.Builds {
-		if bl.Contract != "" {
-			if !borrowed {
-				b.WriteString("\nContracts not read from the build's own checkout:\n\n")
-				borrowed = true
-			}
-			fmt.Fprintf(&b, "- %s: %s\n", bl.Label, bl.Contract)
-		}
-	}
+	buildNotes(&b, run.Builds, "Hosts that do not serve plain WebSocket", func(bl results.Build) string { return bl.Transport })
+	buildNotes(&b, run.Builds, "Contracts not read from the build's own checkout", func(bl results.Build) string { return bl.Contract })
 	b.WriteString("\n## Pairings\n\n| host | client | kind | journey | status | findings |\n|---|---|---|---|---|---|\n")
 	for _, p := range run.Pairings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.JourneyLabel(), statusMark[p.Status], summarize(p))
