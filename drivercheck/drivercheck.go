@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/harness/tap"
 )
 
 // Config is one driver to check.
@@ -106,6 +108,17 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 	}
 	env := append([]string{"SKEWTEST_DRIVER_PROTOCOL=1", "SKEWTEST_ROLE=" + c.Role, "SKEWTEST_KIND=" + c.Kind,
 		"SKEWTEST_BUILD_LABEL=driver-check", "SKEWTEST_BUILD_REVISION=worktree"}, c.Env...)
+	// A host that serves wss or tls needs the certificate a run would hand it.
+	caDir, err := os.MkdirTemp("", "skewtest-tls-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(caDir)
+	ca, err := tap.NewCA(caDir)
+	if err != nil {
+		return nil, err
+	}
+	env = append(ca.Env(), env...)
 	if c.Role == "client" {
 		// A client is told where its host is; it must not connect before an action asks it
 		// to. A listener that accepts and holds stands in for the host.

@@ -1,6 +1,7 @@
 package drivercheck_test
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -109,5 +110,24 @@ while read -r line; do exit 0; done
 `), 0o755)).To(Succeed())
 		got = check(ctx, drivercheck.Config{Argv: []string{host}, Role: "host"})
 		Expect(got["ready"]).To(failed(HavePrefix("url ws://127.0.0.1:1: nothing listens there")))
+	}, SpecTimeout(time.Minute))
+
+	It("hands a host the certificate a run would, and takes a URL of every transport", func(ctx SpecContext) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		defer ln.Close()
+		host := filepath.Join(GinkgoT().TempDir(), "host.sh")
+		Expect(os.WriteFile(host, []byte(`#!/bin/sh
+grep -q "BEGIN CERTIFICATE" "$SKEWTEST_TLS_CERT" && grep -q "PRIVATE KEY" "$SKEWTEST_TLS_KEY" && grep -q "BEGIN CERTIFICATE" "$SKEWTEST_TLS_CA" || exit 3
+echo '{"type":"hello","protocol":1,"role":"host","actions":["stop"]}'
+echo '{"type":"ready","url":"'"$URL"'"}'
+while read -r line; do exit 0; done
+`), 0o755)).To(Succeed())
+		for _, scheme := range []string{"tls", "tcp", "wss"} {
+			got := check(ctx, drivercheck.Config{Argv: []string{host}, Role: "host", Env: []string{"URL=" + scheme + "://" + ln.Addr().String()}})
+			Expect(got["ready"]).To(passed, scheme)
+		}
+		got := check(ctx, drivercheck.Config{Argv: []string{host}, Role: "host", Env: []string{"URL=quic://" + ln.Addr().String()}})
+		Expect(got["ready"]).To(failed(ContainSubstring("want ws://127.0.0.1:PORT (or wss://, tcp://, tls:// for a channel of that transport)")))
 	}, SpecTimeout(time.Minute))
 })
