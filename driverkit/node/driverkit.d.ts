@@ -134,13 +134,25 @@ export function stdio(): {input: NodeJS.ReadableStream; output: {write(line: str
 /** Reads the SKEWTEST_* variables (of process.env unless given). */
 export function fromEnv(env?: NodeJS.ProcessEnv): Env;
 
-/** Listens on 127.0.0.1 port 0 and resolves to ws://127.0.0.1:PORT, the port read back. */
+/** The transports a host serves on: the scheme of the URL it reports in ready. */
+export const TRANSPORTS: readonly ['ws', 'wss', 'tcp', 'tls'];
+
+/**
+ * Listens on 127.0.0.1 port 0 and resolves to ws://127.0.0.1:PORT (or the transport's
+ * scheme), the port read back.
+ */
 export function listen(server: {
   listen(port: number, host: string, callback: () => void): unknown;
   address(): {port: number} | string | null;
   once(event: 'error', listener: (err: Error) => void): unknown;
   removeListener(event: 'error', listener: (err: Error) => void): unknown;
-}): Promise<string>;
+}, transport?: 'ws' | 'wss' | 'tcp' | 'tls'): Promise<string>;
+
+/**
+ * The throwaway certificate authority's files skewtest hands drivers of a run with a wss or
+ * tls host: ca for clients to trust, cert and key for hosts to serve.
+ */
+export function tlsFiles(env?: NodeJS.ProcessEnv): {ca: Buffer; cert: Buffer; key: Buffer};
 
 /**
  * The global WebSocket class, or an error saying how to get it (Node 20:

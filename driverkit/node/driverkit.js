@@ -18,6 +18,7 @@
 // See docs/driver-protocol.md and docs/driver-authors.md in the skewtest repository, and
 // README.md beside this file. The types are in driverkit.d.ts.
 
+const fs = require('node:fs');
 const readline = require('node:readline');
 
 /** The driver protocol version this kit speaks. */
@@ -136,22 +137,50 @@ function fromEnv(env = process.env) {
   };
 }
 
+/** The transports a host serves on: the scheme of the URL it reports in ready. */
+const TRANSPORTS = ['ws', 'wss', 'tcp', 'tls'];
+
 /**
  * Listens on 127.0.0.1, port 0, with a server that has listen(port, host, callback) and
- * address() (net.Server, http.Server), and resolves to the base URL a host reports in ready,
- * ws://127.0.0.1:PORT, the port read back from the server.
+ * address() (net.Server, http.Server, tls.Server), and resolves to the base URL a host
+ * reports in ready, ws://127.0.0.1:PORT (or wss://, tcp://, tls:// for a channel whose
+ * skewtest.yaml says so), the port read back from the server. For wss and tls, make the
+ * server with tlsFiles()'s cert and key.
  *
  * @returns {Promise<string>}
  */
-function listen(server) {
+function listen(server, transport = 'ws') {
+  if (!TRANSPORTS.includes(transport)) {
+    return Promise.reject(new Error(`transport ${JSON.stringify(transport)}: want ${TRANSPORTS.join(', ')}`));
+  }
   return new Promise((resolve, reject) => {
     const onError = (err) => reject(new Error(`listen on 127.0.0.1:0: ${err.message}`, {cause: err}));
     server.once('error', onError);
     server.listen(0, '127.0.0.1', () => {
       server.removeListener('error', onError);
-      resolve(`ws://127.0.0.1:${server.address().port}`);
+      resolve(`${transport}://127.0.0.1:${server.address().port}`);
     });
   });
+}
+
+/**
+ * The files of the throwaway certificate authority skewtest hands every driver of a run with
+ * a wss or tls host (SKEWTEST_TLS_CA, SKEWTEST_TLS_CERT, SKEWTEST_TLS_KEY), read: ca for a
+ * client to trust (tls.connect's ca), cert and key for a host to serve (tls.createServer's).
+ *
+ * @returns {{ca: Buffer, cert: Buffer, key: Buffer}}
+ */
+function tlsFiles(env = process.env) {
+  const names = {ca: 'SKEWTEST_TLS_CA', cert: 'SKEWTEST_TLS_CERT', key: 'SKEWTEST_TLS_KEY'};
+  const out = {};
+  for (const [k, name] of Object.entries(names)) {
+    if (!env[name]) {
+      throw new Error(`no TLS files from skewtest (${Object.values(names).join(', ')}): skewtest hands them over ` +
+        'when the host\'s skewtest.yaml gives a channel the wss or tls transport');
+    }
+    out[k] = fs.readFileSync(env[name]);
+  }
+  return out;
 }
 
 /**
@@ -650,5 +679,7 @@ module.exports = {
   listen,
   newDriver,
   stdio,
+  tlsFiles,
+  TRANSPORTS,
   webSocket,
 };

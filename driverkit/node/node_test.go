@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -85,6 +86,20 @@ var _ = Describe("The Node.js driver kit", func() {
 			}
 			Expect(names).To(Equal([]string{"start", "hello", "ready", "unknown action", "decode", "stop", "stdout", "stdin closed"}))
 		}
+	}, SpecTimeout(time.Minute))
+
+	It("serves TLS with the certificate skewtest hands over, and reports a tls:// URL that answers", func(ctx SpecContext) {
+		r, err := drivercheck.Run(ctx, drivercheck.Config{Role: "host", Argv: []string{node, "tlshost.js"}, Dir: "testdata"})
+		Expect(err).NotTo(HaveOccurred())
+		for _, ch := range r.Checks {
+			if ch.Name == "ready" {
+				Expect(ch.OK).To(BeTrue(), ch.String())
+			}
+		}
+		// Without the files (a run with no TLS host), the kit says where they come from.
+		out, err := exec.CommandContext(ctx, node, "-e", `require("./driverkit").tlsFiles({})`).CombinedOutput()
+		Expect(err).To(HaveOccurred())
+		Expect(string(out)).To(ContainSubstring("no TLS files from skewtest (SKEWTEST_TLS_CA, SKEWTEST_TLS_CERT, SKEWTEST_TLS_KEY)"))
 	}, SpecTimeout(time.Minute))
 
 	It("says hello with its actions sorted, decode among them, and its params; an early observation follows hello", func(ctx SpecContext) {
