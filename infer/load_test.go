@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/infer"
 	"github.com/skewtest/skewtest/subject"
@@ -79,5 +80,27 @@ var _ = Describe("Recordings", func() {
 			"as client of v2, then both sides of its reference pairing")
 		r := draft(by["v2"]...)
 		Expect(r.Contract.Channel("/ws").Frames).To(HaveLen(1))
+	})
+
+	It("write one draft per build, each with its report beside it", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "drafts")
+		drafts, err := infer.PerBuild([]infer.Recording{
+			pairing("v2", "team/v1", "desktop", text("C>H", "/ws", `{"type":"hello"}`), text("H>C", "/ws", `{"type":"welcome"}`)),
+		}, dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(drafts).To(HaveLen(2))
+		Expect(drafts[0].Label).To(Equal("team/v1"))
+		Expect(drafts[0].File).To(Equal(filepath.Join(dir, "team_v1.json")), "a / in a label stays out of the path")
+		Expect(drafts[1].Report).To(Equal(filepath.Join(dir, "v2.txt")))
+		for _, d := range drafts {
+			c, err := contract.Load(d.File)
+			Expect(err).NotTo(HaveOccurred(), "a draft is a contract skewtest reads")
+			Expect(c.Channel("/ws").Frames).To(HaveLen(1))
+			report, err := os.ReadFile(d.Report)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(report)).To(ContainSubstring("/ws"))
+		}
+		_, err = infer.PerBuild(nil, "/dev/null/drafts")
+		Expect(err).To(HaveOccurred(), "a directory that cannot be made")
 	})
 })

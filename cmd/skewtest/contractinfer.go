@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/skewtest/skewtest/infer"
 	"github.com/skewtest/skewtest/results"
@@ -67,7 +64,7 @@ func cmdContractInfer(_ context.Context, args []string, stdout, stderr io.Writer
 			return err
 		}
 	} else {
-		report, err := writeDraft(r, out)
+		report, err := r.WriteFile(out)
 		if err != nil {
 			return err
 		}
@@ -82,48 +79,22 @@ func cmdContractInfer(_ context.Context, args []string, stdout, stderr io.Writer
 	return nil
 }
 
-// inferPerBuild writes one draft per build, from the frames it sent.
+// inferPerBuild writes one draft per build, from the frames it sent, and says where.
 func inferPerBuild(recs []infer.Recording, dir string, stdout io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	drafts, err := infer.PerBuild(recs, dir)
+	if err != nil {
 		return err
 	}
-	labels, by := infer.BySender(recs)
 	unread := 0
-	for _, l := range labels {
-		r, err := infer.Draft(by[l])
-		if err != nil {
-			return fmt.Errorf("%s: %w", l, err)
-		}
-		file := filepath.Join(dir, strings.NewReplacer("/", "_", string(filepath.Separator), "_").Replace(l)+".json")
-		report, err := writeDraft(r, file)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s: %s, from %s it sent (report: %s)\n", l, file, results.Plural(r.Messages, "message"), report)
-		for _, u := range r.Unread {
+	for _, d := range drafts {
+		fmt.Fprintf(stdout, "%s: %s, from %s it sent (report: %s)\n", d.Label, d.File, results.Plural(d.Messages, "message"), d.Report)
+		for _, u := range d.Unread {
 			fmt.Fprintf(stdout, "  not read: %s\n", u)
 		}
-		unread += len(r.Unread)
+		unread += len(d.Unread)
 	}
 	if unread > 0 {
 		return &exitError{exitFindings}
 	}
 	return nil
-}
-
-// writeDraft writes the draft to file and its report beside it; it returns the report's path.
-func writeDraft(r *infer.Result, file string) (string, error) {
-	report := strings.TrimSuffix(file, ".json") + ".txt"
-	if err := os.WriteFile(file, r.Document, 0o644); err != nil {
-		return "", err
-	}
-	f, err := os.Create(report)
-	if err != nil {
-		return "", err
-	}
-	if err := r.Report(f); err != nil {
-		f.Close()
-		return "", err
-	}
-	return report, f.Close()
 }
