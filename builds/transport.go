@@ -22,7 +22,7 @@ type ChannelConfig struct {
 	Transport string `yaml:"transport"`
 	// Framing is, for tcp and tls, how the stream is cut into messages: raw (the default:
 	// as the bytes arrive, for a contract whose codec reassembles a stream), lines, u16be,
-	// u32be or varint.
+	// u32be, varint, or packets (where the contract's stream codec says each ends).
 	Framing string `yaml:"framing"`
 }
 

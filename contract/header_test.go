@@ -175,3 +175,29 @@ var _ = Describe("Header codecs", func() {
 		Expect(ps[2].Err).To(MatchError("3-byte frame: truncated: the header says the packet has 7 bytes"))
 	})
 })
+
+var _ = Describe("PacketEnd", func() {
+	It("says where each packet of a stream codec ends, and 0 until it has", func() {
+		mqtt := mustChannel(mqttDoc, "/mqtt")
+		packets := [][]byte{mqttPacket(1, 0, concat(u16str("MQTT"), []byte{4, 2, 0, 60}, u16str("abc"))...), mqttPacket(12, 0),
+			mqttPacket(3, 1, concat(u16str("a"), []byte("x"))...)}
+		stream := concat(packets...)
+		var got [][]byte
+		for start, end := 0, 1; end <= len(stream); end++ { // a byte at a time, as a slow link brings them
+			n, err := mqtt.PacketEnd(true, stream[start:end])
+			Expect(err).NotTo(HaveOccurred())
+			if n > 0 {
+				got = append(got, stream[start:start+n])
+				start += n
+			}
+		}
+		Expect(got).To(Equal(packets))
+
+		opaque := mustChannel(driverDoc, "/opaque")
+		Expect(opaque.PacketEnd(true, []byte{0, 0, 0, 2, 'h', 'i', 0})).To(Equal(6), "the u32be prefix and the item")
+		_, err := opaque.PacketEnd(true, []byte{0xff, 0xff, 0xff, 0xff})
+		Expect(err).To(HaveOccurred(), "a length no packet has")
+		_, err = mustChannel(jsonrpcDoc, "/rpc").PacketEnd(false, []byte(`{}`))
+		Expect(err).To(MatchError(contract.ErrNoPacketEnd))
+	})
+})

@@ -92,3 +92,37 @@ func (s *Stream) cut(c *Codec, isBinary bool, buf []byte) (int, []Packet, error)
 	}
 	return total, []Packet{{Decoded: s.ch.packet(hv, s.dir, isBinary, buf[size:total])}}, nil
 }
+
+// ErrNoPacketEnd says a channel's codec cannot say where a packet ends in a byte stream: it
+// is no stream codec, or it has neither a header length field nor a length-prefix batch.
+var ErrNoPacketEnd = errors.New("the codec says nowhere where a packet ends: a stream codec with a header length field or a length-prefix batch does")
+
+// PacketEnd returns how many bytes the first packet (or batch item with its prefix) at the
+// front of buf takes in a stream of the channel's text or binary messages: 0 when buf ends
+// before it does. An error says buf does not start with a packet, or the codec cannot say
+// (ErrNoPacketEnd). A byte-stream tap cuts a connection's bytes into packets with it.
+func (ch *Channel) PacketEnd(isBinary bool, buf []byte) (int, error) {
+	c := ch.Codec(isBinary)
+	if c == nil || !c.Stream {
+		return 0, ErrNoPacketEnd
+	}
+	var n int
+	var err error
+	switch {
+	case c.prefixed():
+		_, n, err = cutPrefixed(c.Batch, buf)
+	case c.Header != nil:
+		var hv headerValues
+		hv, _, n, err = c.Header.cut(buf)
+		if err == nil && !hv.hasLen {
+			return 0, ErrNoPacketEnd
+		}
+	default:
+		return 0, ErrNoPacketEnd
+	}
+	var short *shortError
+	if errors.As(err, &short) {
+		return 0, nil
+	}
+	return n, err
+}

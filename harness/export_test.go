@@ -21,6 +21,6 @@ func (r *Reference) Take() *transcript.Transcript     { return r.take() }
 // CheckHostURL and TapOptions are checkHostURL and tapOptions, for the specs.
 func (b *Build) CheckHostURL(name, url string) error { return b.checkHostURL(name, url) }
 func (b *Build) TapOptions() (int, error) {
-	opts, err := b.tapOptions()
+	opts, err := tapOptions(Pairing{Host: b, Client: b})
 	return len(opts), err
 }

@@ -414,7 +414,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		dec.attach(transcript.Host, host.d)
 	}
 
-	tapOpts, err := p.Host.tapOptions()
+	tapOpts, err := tapOptions(p)
 	if err != nil {
 		return err
 	}

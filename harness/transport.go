@@ -1,12 +1,14 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/harness/tap"
 )
 
@@ -37,9 +39,10 @@ func (b *Build) checkHostURL(name, url string) error {
 		name, url, builds.ConfigFile, tr.Channel, tr.Scheme, tr.Scheme)
 }
 
-// tapOptions are the options of a wire tap in front of host b: how a byte stream is cut and
-// filed, and the run's CA for TLS.
-func (b *Build) tapOptions() ([]tap.Option, error) {
+// tapOptions are the options of the wire tap in front of the pairing's host: how a byte
+// stream is cut and filed, and the run's CA for TLS.
+func tapOptions(p Pairing) ([]tap.Option, error) {
+	b := p.Host
 	tr := b.transport()
 	var opts []tap.Option
 	if tr.Stream() {
@@ -52,6 +55,13 @@ func (b *Build) tapOptions() ([]tap.Option, error) {
 		if len(ch.Paths) > 0 {
 			s.Path = ch.Paths[0]
 		}
+		if tr.Framing == tap.FramingPackets {
+			if _, err := ch.PacketEnd(!s.Text, nil); errors.Is(err, contract.ErrNoPacketEnd) {
+				return nil, fmt.Errorf("%s: its %s cuts channel %s into packets (framing: packets), but its contract's codec for the channel cannot: %v",
+					b.Label, builds.ConfigFile, tr.Channel, err)
+			}
+			s.PacketEnd = packetEnds(p, tr.Channel, ch, !s.Text)
+		}
 		opts = append(opts, tap.WithStream(s))
 	}
 	if tr.TLS() {
@@ -62,6 +72,25 @@ func (b *Build) tapOptions() ([]tap.Option, error) {
 		opts = append(opts, tap.WithTLS(ca))
 	}
 	return opts, nil
+}
+
+// packetEnds cuts each direction where its sender's contract says a packet ends: the host's
+// for H>C, the client's for C>H (the host's when the client's has no such stream codec).
+func packetEnds(p Pairing, name string, host *contract.Channel, binary bool) func(tap.Direction, []byte) (int, error) {
+	client := host
+	if p.Client != nil && p.Client.Contract != nil {
+		if ch := p.Client.Contract.ChannelNamed(name); ch != nil {
+			if _, err := ch.PacketEnd(binary, nil); !errors.Is(err, contract.ErrNoPacketEnd) {
+				client = ch
+			}
+		}
+	}
+	return func(dir tap.Direction, buf []byte) (int, error) {
+		if dir == tap.HostToClient {
+			return host.PacketEnd(binary, buf)
+		}
+		return client.PacketEnd(binary, buf)
+	}
 }
 
 // theCA is the process's throwaway certificate authority for TLS transports. It is made

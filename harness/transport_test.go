@@ -38,4 +38,15 @@ var _ = Describe("a host's transport", func() {
 		_, err = (&harness.Build{Label: "v3", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "events"}}).TapOptions()
 		Expect(err).To(MatchError(`v3: its skewtest.yaml gives channel "events" the tcp transport, but its contract has no channel of that name`))
 	})
+
+	It("cuts packets only where the contract's codec says they end", func() {
+		_, err := (&harness.Build{Label: "v1", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "rpc", Framing: "packets"}}).TapOptions()
+		Expect(err).To(MatchError(ContainSubstring("v1: its skewtest.yaml cuts channel rpc into packets (framing: packets), but its contract's codec for the channel cannot")))
+		stream, err := contract.Parse("s.json", []byte(`{"contractVersion":2,"protocol":{"version":1,"minCompatible":1},
+			"channels":[{"name":"opaque","paths":["/opaque"],"binary":{"driver":true,"batch":"u32be","stream":true},"frames":[]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		n, err := (&harness.Build{Label: "v2", Contract: stream, Transport: builds.Transport{Scheme: "tcp", Channel: "opaque", Framing: "packets"}}).TapOptions()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(1))
+	})
 })

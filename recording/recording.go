@@ -59,6 +59,9 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 	if strings.HasPrefix(c.Upstream, "wss://") || strings.HasPrefix(c.Upstream, "tls://") {
 		return nil, subject.Usagef("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
 	}
+	if c.Stream.Framing == tap.FramingPackets {
+		return nil, subject.Usagef("tap: --framing packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing")
+	}
 	if c.Stream.Path == "" {
 		c.Stream.Path = "/"
 	}

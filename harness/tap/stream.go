@@ -28,10 +28,14 @@ const (
 	FramingU16BE  = "u16be"  // each message prefixed by its length as a u16 big-endian
 	FramingU32BE  = "u32be"  // each message prefixed by its length as a u32 big-endian
 	FramingVarint = "varint" // each message prefixed by its length as an unsigned varint
+	// FramingPackets cuts where the protocol says a packet ends (Stream.PacketEnd: a
+	// contract's stream codec, by its header's length field or its length prefix). A packet
+	// is recorded and written whole, header and all.
+	FramingPackets = "packets"
 )
 
 // Framings lists every framing a byte-stream tap knows, for validation and messages.
-var Framings = []string{FramingRaw, FramingLines, FramingU16BE, FramingU32BE, FramingVarint}
+var Framings = []string{FramingRaw, FramingLines, FramingU16BE, FramingU32BE, FramingVarint, FramingPackets}
 
 // maxMessage is the longest message a framing reads; a longer line or length is taken as
 // bytes of another framing.
@@ -45,6 +49,10 @@ type Stream struct {
 	Path string
 	// Text records messages as text; binary otherwise.
 	Text bool
+	// PacketEnd, for FramingPackets, says how many bytes the packet at the front of buf takes
+	// in direction dir: 0 while buf ends before it does; an error when buf starts no packet,
+	// after which the direction's bytes go on as they arrive (FramingRaw).
+	PacketEnd func(dir Direction, buf []byte) (int, error)
 }
 
 // stream is one side of a byte-stream connection, read and written as messages.
@@ -53,14 +61,22 @@ type stream struct {
 	r        *bufio.Reader
 	framing  string
 	mt       int
+
+	// FramingPackets: what the side sent that no packet took yet, how packets end in the
+	// direction it sends, and whether that stopped working (lost).
+	dir       Direction
+	packetEnd func(Direction, []byte) (int, error)
+	buf       []byte
+	lost      bool
 }
 
-func newStream(c net.Conn, s Stream) *stream {
+// newStream reads c as a side that sends in direction dir.
+func newStream(c net.Conn, s Stream, dir Direction) *stream {
 	mt := websocket.BinaryMessage
 	if s.Text {
 		mt = websocket.TextMessage
 	}
-	return &stream{Conn: c, r: bufio.NewReaderSize(c, bufferSize), framing: s.Framing, mt: mt}
+	return &stream{Conn: c, r: bufio.NewReaderSize(c, bufferSize), framing: s.Framing, mt: mt, dir: dir, packetEnd: s.PacketEnd}
 }
 
 // errMidMessage: the peer closed its side inside a message.
@@ -76,6 +92,8 @@ func (s *stream) ReadMessage() (int, []byte, error) {
 		data, err = s.line()
 	case FramingU16BE, FramingU32BE, FramingVarint:
 		data, err = s.prefixed()
+	case FramingPackets:
+		data, err = s.packet()
 	default:
 		buf := make([]byte, bufferSize)
 		var n int
@@ -105,6 +123,39 @@ func (s *stream) line() ([]byte, error) {
 		case errors.Is(err, io.EOF) && len(line) > 0:
 			return nil, fmt.Errorf("%w (%d bytes of a line with no end)", errMidMessage, len(line))
 		default:
+			return nil, err
+		}
+	}
+}
+
+// packet reads the next packet whole, where packetEnd says it ends; once packetEnd finds no
+// packet, what arrives goes on as it arrives.
+func (s *stream) packet() ([]byte, error) {
+	for {
+		if len(s.buf) > 0 {
+			n := len(s.buf)
+			if !s.lost && s.packetEnd != nil {
+				var err error
+				if n, err = s.packetEnd(s.dir, s.buf); err != nil {
+					s.lost, n = true, len(s.buf)
+				}
+			}
+			if n > len(s.buf) {
+				n = len(s.buf)
+			}
+			if n > 0 {
+				msg := bytes.Clone(s.buf[:n])
+				s.buf = s.buf[n:]
+				return msg, nil
+			}
+		}
+		chunk := make([]byte, bufferSize)
+		k, err := s.r.Read(chunk)
+		s.buf = append(s.buf, chunk[:k]...)
+		if err != nil && k == 0 {
+			if len(s.buf) > 0 && errors.Is(err, io.EOF) {
+				return nil, fmt.Errorf("%w (%d bytes of a packet with no end)", errMidMessage, len(s.buf))
+			}
 			return nil, err
 		}
 	}
@@ -241,7 +292,7 @@ func (p *Proxy) serveStream(cl net.Conn) {
 		cl.Close()
 		return
 	}
-	p.connect(c, newStream(cl, p.stream), newStream(up, p.stream), "")
+	p.connect(c, newStream(cl, p.stream, ClientToHost), newStream(up, p.stream, HostToClient), "")
 }
 
 // dialStream reaches the host of a byte-stream tap.

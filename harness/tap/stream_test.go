@@ -191,6 +191,47 @@ var _ = Describe("Proxy over a byte stream", func() {
 		}
 	}, NodeTimeout(30*time.Second))
 
+	It("cuts packets where the protocol says they end, whatever the writes, and goes on raw after bytes that start none", func(ctx SpecContext) {
+		got := make(chan []byte, 1)
+		addr := tcpHost(nil, func(c net.Conn) {
+			b, _ := io.ReadAll(c)
+			got <- b
+		})
+		// A packet: a type byte (0xff is none), a length byte, that many bytes.
+		end := func(dir tap.Direction, b []byte) (int, error) {
+			Expect(dir).To(Equal(tap.ClientToHost))
+			switch {
+			case len(b) > 0 && b[0] == 0xff:
+				return 0, errors.New("no packet starts with 0xff")
+			case len(b) < 2 || len(b) < 2+int(b[1]):
+				return 0, nil
+			}
+			return 2 + int(b[1]), nil
+		}
+		rec := &recording{}
+		p := startStreamTap(ctx, "tcp://"+addr, rec, tap.WithStream(tap.Stream{Framing: tap.FramingPackets, PacketEnd: end}))
+		packets := []string{"\x01\x03abc", "\x02\x00", "\x03\x05hello"}
+		c := dialTCP(p.URL())
+		for _, b := range []byte(strings.Join(packets, "")) {
+			_, err := c.Write([]byte{b})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Eventually(func() []string { return dataFrames(rec) }).WithContext(ctx).Should(HaveLen(3))
+		Expect(dataFrames(rec)).To(Equal([]string{"C>H \x01\x03abc", "C>H \x02\x00", "C>H \x03\x05hello"}))
+		_, err := c.Write([]byte("\xffgarbage"))
+		Expect(err).NotTo(HaveOccurred())
+		// What arrives after goes on as it arrives, in as many messages as it takes.
+		Eventually(func() string {
+			var after []string
+			for _, f := range dataFrames(rec)[3:] {
+				after = append(after, strings.TrimPrefix(f, "C>H "))
+			}
+			return strings.Join(after, "")
+		}).WithContext(ctx).Should(Equal("\xffgarbage"))
+		Expect(c.(*net.TCPConn).CloseWrite()).To(Succeed())
+		Eventually(got).WithContext(ctx).Should(Receive(Equal([]byte(strings.Join(packets, "") + "\xffgarbage"))))
+	}, NodeTimeout(20*time.Second))
+
 	It("ends a connection whose peer stops inside a message, and says so", func(ctx SpecContext) {
 		rec := &recording{}
 		p := startStreamTap(ctx, "tcp://"+tcpHost(nil, lineEcho), rec, tap.WithStream(tap.Stream{Framing: tap.FramingLines}))
@@ -244,7 +285,7 @@ var _ = Describe("Proxy over a byte stream", func() {
 		Eventually(rec.summary).WithContext(ctx).Should(ConsistOf(And(HavePrefix("1 upstream-error"), ContainSubstring("refused"))))
 
 		_, err = tap.Start(ctx, "tcp://"+addr, nil, tap.WithStream(tap.Stream{Framing: "crlf"}))
-		Expect(err).To(MatchError(ContainSubstring(`tap framing "crlf": want one of raw, lines, u16be, u32be, varint`)))
+		Expect(err).To(MatchError(ContainSubstring(`tap framing "crlf": want one of raw, lines, u16be, u32be, varint, packets`)))
 		_, err = tap.Start(ctx, "tcp://"+addr+"/rpc", nil)
 		Expect(err).To(MatchError(ContainSubstring("want ws://, wss://, tcp:// or tls://host:port")))
 	}, NodeTimeout(20*time.Second))
