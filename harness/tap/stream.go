@@ -68,6 +68,8 @@ type stream struct {
 	packetEnd func(Direction, []byte) (int, error)
 	buf       []byte
 	lost      bool
+
+	chunk []byte // what one read takes, reused
 }
 
 // newStream reads c as a side that sends in direction dir.
@@ -95,11 +97,10 @@ func (s *stream) ReadMessage() (int, []byte, error) {
 	case FramingPackets:
 		data, err = s.packet()
 	default:
-		buf := make([]byte, bufferSize)
 		var n int
-		n, err = s.r.Read(buf)
+		n, err = s.r.Read(s.readBuffer())
 		if n > 0 {
-			return s.mt, buf[:n], nil
+			return s.mt, bytes.Clone(s.chunk[:n]), nil
 		}
 	}
 	if err != nil {
@@ -145,13 +146,12 @@ func (s *stream) packet() ([]byte, error) {
 			}
 			if n > 0 {
 				msg := bytes.Clone(s.buf[:n])
-				s.buf = s.buf[n:]
+				s.buf = s.buf[:copy(s.buf, s.buf[n:])]
 				return msg, nil
 			}
 		}
-		chunk := make([]byte, bufferSize)
-		k, err := s.r.Read(chunk)
-		s.buf = append(s.buf, chunk[:k]...)
+		k, err := s.r.Read(s.readBuffer())
+		s.buf = append(s.buf, s.chunk[:k]...)
 		if err != nil && k == 0 {
 			if len(s.buf) > 0 && errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("%w (%d bytes of a packet with no end)", errMidMessage, len(s.buf))
@@ -159,6 +159,14 @@ func (s *stream) packet() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// readBuffer is where one read goes.
+func (s *stream) readBuffer() []byte {
+	if s.chunk == nil {
+		s.chunk = make([]byte, bufferSize)
+	}
+	return s.chunk
 }
 
 func (s *stream) prefixed() ([]byte, error) {
