@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/example"
+	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/internal/testlabels"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/reports"
@@ -108,6 +109,7 @@ var _ = Describe("a host that serves TCP and TLS instead of WebSocket", Ordered,
 
 	It("passes over TLS, through the run's throwaway certificate authority", func(ctx SpecContext) {
 		serve("tls")
+		DeferCleanup(harness.CloseTLS) // what main does on its way out
 		dir := GinkgoT().TempDir()
 		code, out := cli(ctx, "run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir, "--kind", "cli,sync",
 			"--pins", "v0.2.0", "--seed", "5")
