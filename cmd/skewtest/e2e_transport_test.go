@@ -82,6 +82,9 @@ var _ = Describe("a host that serves TCP and TLS instead of WebSocket", Ordered,
 		summary, err := os.ReadFile(filepath.Join(dir, reports.SummaryFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(summary)).To(ContainSubstring("- worktree: tcp (channel rpc, lines framing)"))
+		html, err := os.ReadFile(filepath.Join(dir, reports.HTMLFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(html)).To(ContainSubstring("host serves tcp (channel rpc, lines framing)"))
 	}, SpecTimeout(15*time.Minute))
 
 	It("finds a skew bug over TCP: the working tree's host pushing slim notes.changed to a v0.2.0 sync client", func(ctx SpecContext) {
