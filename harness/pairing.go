@@ -405,6 +405,7 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		defer cancel()
 	}
 
+	prepareTLS([]Pairing{p}) // a pairing run on its own (Run), its client of a build without TLS among it
 	host, err := openSide(ctx, p, p.Host, transcript.Host, "", p.Host.Host, "", opts, rec)
 	if err != nil {
 		return err
@@ -584,7 +585,7 @@ func driverSpec(b *Build, role transcript.Role, kind string, argv, env []string,
 			"SKEWTEST_KIND=" + kind,
 			"SKEWTEST_BUILD_LABEL=" + b.Label,
 			"SKEWTEST_BUILD_REVISION=" + b.Revision,
-		}, append(append(tlsEnv(), b.Env...), env...)...),
+		}, append(append(tlsEnv(b), b.Env...), env...)...),
 		StopGrace: stopGrace,
 	}
 }

@@ -94,9 +94,10 @@ func packetEnds(p Pairing, name string, host *contract.Channel, binary bool) fun
 }
 
 // theCA is the process's throwaway certificate authority for TLS transports. It is made
-// before the first plan with a TLS host runs (prepareTLS), in a directory of its own that
-// CloseTLS removes; from then on every driver is handed its files (driverSpec), the
-// clients that must trust it and a pool's processes among them.
+// before the first plan with a TLS host runs (prepareTLS), or the first driver of a build
+// that serves TLS starts, in a directory of its own that CloseTLS removes; from then on
+// every driver is handed its files (driverSpec), the clients that must trust it and a
+// pool's processes among them.
 var theCA struct {
 	mu  sync.Mutex
 	ca  *tap.CA
@@ -130,9 +131,13 @@ func prepareTLS(plan []Pairing) {
 	}
 }
 
-// tlsEnv is the environment that hands the CA's files to a driver: none before a plan
-// needed one.
-func tlsEnv() []string {
+// tlsEnv is the environment that hands the CA's files to a driver of b: none before a plan
+// or a build needed one. A build whose own host serves TLS makes it, whichever way its
+// drivers are started (a pairing, a hello probe, a decode driver).
+func tlsEnv(b *Build) []string {
+	if b.transport().TLS() {
+		_, _ = runCA()
+	}
 	theCA.mu.Lock()
 	defer theCA.mu.Unlock()
 	if theCA.ca == nil {

@@ -1,6 +1,10 @@
 package harness_test
 
 import (
+	"os"
+	"path/filepath"
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -38,6 +42,27 @@ var _ = Describe("a host's transport", func() {
 		_, err = (&harness.Build{Label: "v3", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "events"}}).TapOptions()
 		Expect(err).To(MatchError(`v3: its skewtest.yaml gives channel "events" the tcp transport, but its contract has no channel of that name`))
 	})
+
+	It("hands the run's CA to every driver of a build that serves TLS, however it is started", func(ctx SpecContext) {
+		// A host that gets ready only with the files in hand (as driverkit.ListenOn does).
+		host := filepath.Join(GinkgoT().TempDir(), "host.sh")
+		Expect(os.WriteFile(host, []byte(`#!/bin/sh
+test -r "$SKEWTEST_TLS_CERT" && test -r "$SKEWTEST_TLS_KEY" && test -r "$SKEWTEST_TLS_CA" || { echo "no TLS files" >&2; exit 1; }
+echo '{"type":"hello","protocol":1,"role":"host","actions":["stop"]}'
+echo '{"type":"ready","url":"tls://127.0.0.1:1"}'
+while read -r line; do exit 0; done
+`), 0o755)).To(Succeed())
+		DeferCleanup(harness.CloseTLS)
+		harness.CloseTLS() // no CA made by an earlier spec
+		b := &harness.Build{Label: "v2", Contract: c, Host: []string{host}, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}}
+		_, err := harness.Announce(ctx, b, "host", "", "")
+		Expect(err).NotTo(HaveOccurred(), "a hello probe (explore) of a TLS host")
+
+		harness.CloseTLS()
+		b.Transport = builds.Transport{Scheme: "ws"}
+		_, err = harness.Announce(ctx, b, "host", "", "")
+		Expect(err).To(MatchError(ContainSubstring("exit status 1")), "the negative control: no TLS host, no files")
+	}, SpecTimeout(time.Minute))
 
 	It("cuts packets only where the contract's codec says they end", func() {
 		_, err := (&harness.Build{Label: "v1", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "rpc", Framing: "packets"}}).TapOptions()
