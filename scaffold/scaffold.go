@@ -17,6 +17,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/subject"
 )
 
@@ -26,8 +27,20 @@ type Options struct {
 	Product string
 	// Kinds are the client kinds (default: one, "app").
 	Kinds []string
-	// Path is the WebSocket path clients connect to (default "/ws").
+	// Path is the WebSocket path clients connect to (default "/ws"); a tcp or tls channel's
+	// connections are filed under it (default "/main").
 	Path string
+	// Transport is how the host serves: ws (the default), wss, tcp or tls (docs/subject.md,
+	// channels). A byte stream carries one JSON value per line.
+	Transport string
+}
+
+// Stream reports whether the host serves a byte stream (tcp or tls).
+func (o Options) Stream() bool { return o.Transport == "tcp" || o.Transport == "tls" }
+
+// TransportConst is the driver kit's constant for the transport.
+func (o Options) TransportConst() string {
+	return map[string]string{"ws": "TransportWS", "wss": "TransportWSS", "tcp": "TransportTCP", "tls": "TransportTLS"}[o.Transport]
 }
 
 // Files are the paths Write writes, relative to the repository root.
@@ -49,8 +62,17 @@ func Write(dir string, o Options) ([]string, error) {
 	if len(o.Kinds) == 0 {
 		o.Kinds = []string{"app"}
 	}
+	if o.Transport == "" {
+		o.Transport = "ws"
+	}
+	if !slices.Contains(builds.Transports, o.Transport) {
+		return nil, subject.Usagef("init: --transport %q: want %s", o.Transport, strings.Join(builds.Transports, ", "))
+	}
 	if o.Path == "" {
 		o.Path = "/ws"
+		if o.Stream() {
+			o.Path = "/main"
+		}
 	}
 	if !name.MatchString(o.Product) {
 		return nil, subject.Usagef("init: product %q: give a name of letters, digits, - and _ (--product)", o.Product)
@@ -129,6 +151,19 @@ drivers:
 
 # The journeys a run covers (docs/journeys.md).
 journeys: ["skewtest/journeys/*.txtar"]
+{{- if ne .Transport "ws"}}
+
+# How the host serves the contract's channel (docs/subject.md, channels).
+{{- if .Stream}} skewtest's tap
+# cuts the byte stream into messages at each newline: one JSON value per line.
+{{- end}}
+channels:
+  main:
+    transport: {{.Transport}}
+{{- if .Stream}}
+    framing: lines
+{{- end}}
+{{- end}}
 
 # Which releases to pair the working tree with: by default the newest stable vX.Y.Z tag.
 # pins:
@@ -184,7 +219,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log"
+{{- if .Stream}}
+	"net"
+{{- else}}
 	"net/http"
+{{- end}}
 	"os"
 
 	"github.com/skewtest/skewtest/driverkit"
@@ -198,8 +237,14 @@ func main() {
 	d := driverkit.New(in, out, driverkit.Hello{Role: env.Role, Kind: env.Kind, Product: "{{.Product}}", Version: version()})
 	if env.Role == driverkit.Client {
 		d.Handle("connect", func(ctx context.Context, raw json.RawMessage) (any, error) {
+{{- if .Stream}}
+			// TODO: connect with your client's real code (driverkit.Dial(ctx, env.HostURL)
+			// gives the {{.Transport}} connection), say hello, and report what happened with
+			// d.Observe.
+{{- else}}
 			// TODO: connect to env.HostURL + "{{.Path}}" with your client's real code, say
 			// hello, and report what happened with d.Observe.
+{{- end}}
 			return nil, driverkit.Failed(errors.New("connect is not written yet: skewtest/driver/main.go"))
 		})
 	}
@@ -214,13 +259,40 @@ func main() {
 		}
 		return driverkit.Decoded{Type: m.Type, Fields: json.RawMessage(f.Data)}
 	})
-
+{{if .Stream}}
+	var ln net.Listener
+	start := func(ctx context.Context) (string, error) {
+		if env.Role != driverkit.Host {
+			return "", nil
+		}
+		var url string
+		var err error
+		if ln, url, err = driverkit.ListenOn(ctx, driverkit.{{.TransportConst}}); err != nil {
+			return "", err
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				// TODO: serve your host's real connection on c (one JSON value per line).
+				c.Close()
+			}
+		}()
+		return url, nil
+	}
+	err := d.Run(context.Background(), start)
+	if ln != nil {
+		_ = ln.Close()
+	}
+{{- else}}
 	var srv *http.Server
 	start := func(ctx context.Context) (string, error) {
 		if env.Role != driverkit.Host {
 			return "", nil
 		}
-		ln, url, err := driverkit.Listen(ctx)
+		ln, url, err := driverkit.{{if eq .Transport "ws"}}Listen(ctx){{else}}ListenOn(ctx, driverkit.{{.TransportConst}}){{end}}
 		if err != nil {
 			return "", err
 		}
@@ -233,6 +305,7 @@ func main() {
 	if srv != nil {
 		_ = srv.Close()
 	}
+{{- end}}
 	if err != nil {
 		log.Print(err)
 		os.Exit(1)

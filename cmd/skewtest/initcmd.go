@@ -15,11 +15,12 @@ func cmdInit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		repo, kinds string
 		o           scaffold.Options
 	)
-	fs := newFlagSet("init", stderr, "init [--repo DIR] [--product NAME] [--kind K,...] [--path /P]")
+	fs := newFlagSet("init", stderr, "init [--repo DIR] [--product NAME] [--kind K,...] [--path /P] [--transport ws|wss|tcp|tls]")
 	fs.StringVar(&repo, "repo", ".", "the product's repository")
 	fs.StringVar(&o.Product, "product", "", "the product's name (default: the directory's)")
 	fs.StringVar(&kinds, "kind", "app", "its client kinds, comma-separated")
-	fs.StringVar(&o.Path, "path", "/ws", "the WebSocket path its clients connect to")
+	fs.StringVar(&o.Path, "path", "", "the WebSocket path its clients connect to (default /ws); a tcp or tls channel's connections are filed under it (default /main)")
+	fs.StringVar(&o.Transport, "transport", "ws", "how its host serves: ws, wss (WebSocket over TLS), tcp or tls (a byte stream of JSON lines)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/contract"
 	"github.com/skewtest/skewtest/internal/testlabels"
 )
 
@@ -58,7 +60,32 @@ var _ = Describe("skewtest init", func() {
 		Entry("a kind twice", []string{"--kind", "a,a"}, "names a kind twice"),
 		Entry("a path without its slash", []string{"--path", "ws"}, `--path "ws"`),
 		Entry("a product with a quote", []string{"--product", `p"q`}, `product "p\"q"`),
+		Entry("a transport skewtest has no tap for", []string{"--transport", "quic"}, `--transport "quic": want ws, wss, tcp, tls`),
 	)
+
+	It("writes a subject whose host serves a byte stream over TLS, and a driver for it that compiles", Label(testlabels.Slow), func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		root, err := filepath.Abs("../..")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prod\n\ngo 1.26\n\nrequire github.com/skewtest/skewtest v0.0.0\n\nreplace github.com/skewtest/skewtest => "+root+"\n"), 0o644)).To(Succeed())
+		code, out := cli(ctx, "init", "--repo", dir, "--transport", "tls")
+		Expect(code).To(Equal(exitOK), out)
+		cfg, err := builds.LoadConfig(filepath.Join(dir, "skewtest.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Transport()).To(Equal(builds.Transport{Scheme: "tls", Channel: "main", Framing: "lines"}))
+		c, err := contract.Load(filepath.Join(dir, "skewtest", "contract.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.ChannelNamed("main").Paths).To(Equal([]string{"/main"}), "the path its connections are filed under")
+		main, err := os.ReadFile(filepath.Join(dir, "skewtest", "driver", "main.go"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(main)).To(ContainSubstring("driverkit.ListenOn(ctx, driverkit.TransportTLS)"))
+		for _, args := range [][]string{{"mod", "tidy"}, {"vet", "./skewtest/driver"}} {
+			cmd := exec.CommandContext(ctx, "go", args...)
+			cmd.Dir = dir
+			b, err := cmd.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(b))
+		}
+	})
 
 	It("writes what skewtest reads without complaint", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
