@@ -73,24 +73,48 @@ func (s *Stream) Feed(isBinary bool, data []byte) []Packet {
 
 // cut decodes the packet or batch item at the front of buf, returning the bytes it took.
 func (s *Stream) cut(c *Codec, isBinary bool, buf []byte) (int, []Packet, error) {
-	if c.prefixed() {
-		item, n, err := cutPrefixed(c.Batch, buf)
-		if err != nil {
-			return 0, nil, err
-		}
-		return n, s.ch.item(c, s.dir, isBinary, item), nil
-	}
-	if c.Header == nil {
+	b, err := bounds(c, buf)
+	if errors.Is(err, ErrNoPacketEnd) {
 		return 0, nil, fmt.Errorf("channel %s: a stream codec needs a header length field or a length-prefix batch", s.ch.Name)
 	}
-	hv, size, total, err := c.Header.cut(buf)
 	if err != nil {
 		return 0, nil, err
 	}
-	if !hv.hasLen {
-		return 0, nil, fmt.Errorf("channel %s: a stream codec needs a header length field or a length-prefix batch", s.ch.Name)
+	if c.prefixed() {
+		return b.end, s.ch.item(c, s.dir, isBinary, buf[b.start:b.end]), nil
 	}
-	return total, []Packet{{Decoded: s.ch.packet(hv, s.dir, isBinary, buf[size:total])}}, nil
+	return b.end, []Packet{{Decoded: s.ch.packet(b.hv, s.dir, isBinary, buf[b.start:b.end])}}, nil
+}
+
+// packetBounds is where the packet (or batch item) at the front of a stream's bytes lies:
+// its payload from start to end, end being the bytes it takes; hv is its header's values.
+type packetBounds struct {
+	start, end int
+	hv         headerValues
+}
+
+// bounds finds the packet at the front of buf by the codec's length prefix or header length
+// field: a *shortError when buf ends before it does, ErrNoPacketEnd when the codec has
+// neither.
+func bounds(c *Codec, buf []byte) (packetBounds, error) {
+	if c.prefixed() {
+		item, n, err := cutPrefixed(c.Batch, buf)
+		if err != nil {
+			return packetBounds{}, err
+		}
+		return packetBounds{start: n - len(item), end: n}, nil
+	}
+	if c.Header == nil {
+		return packetBounds{}, ErrNoPacketEnd
+	}
+	hv, size, total, err := c.Header.cut(buf)
+	if err != nil {
+		return packetBounds{}, err
+	}
+	if !hv.hasLen {
+		return packetBounds{}, ErrNoPacketEnd
+	}
+	return packetBounds{start: size, end: total, hv: hv}, nil
 }
 
 // ErrNoPacketEnd says a channel's codec cannot say where a packet ends in a byte stream: it
@@ -106,23 +130,9 @@ func (ch *Channel) PacketEnd(isBinary bool, buf []byte) (int, error) {
 	if c == nil || !c.Stream {
 		return 0, ErrNoPacketEnd
 	}
-	var n int
-	var err error
-	switch {
-	case c.prefixed():
-		_, n, err = cutPrefixed(c.Batch, buf)
-	case c.Header != nil:
-		var hv headerValues
-		hv, _, n, err = c.Header.cut(buf)
-		if err == nil && !hv.hasLen {
-			return 0, ErrNoPacketEnd
-		}
-	default:
-		return 0, ErrNoPacketEnd
-	}
-	var short *shortError
-	if errors.As(err, &short) {
+	b, err := bounds(c, buf)
+	if _, short := errors.AsType[*shortError](err); short {
 		return 0, nil
 	}
-	return n, err
+	return b.end, err
 }
