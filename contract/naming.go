@@ -27,7 +27,7 @@ func (n *Naming) name(v any) (string, error) {
 	}
 	if n.Pointer != "" {
 		t, ok := resolve(v, n.Pointer)
-		if name := pointerName(t); ok && name != "" {
+		if name := PointerName(t); ok && name != "" {
 			return name, nil
 		}
 		if !ok {
@@ -100,9 +100,9 @@ func (e *Nested) frameTypes() []string {
 	return out
 }
 
-// pointerName is the name a pointer's target gives: a non-empty string, or a number's
+// PointerName is the name a pointer's target gives a frame: a non-empty string, or a number's
 // decimal text.
-func pointerName(v any) string {
+func PointerName(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/skewtest/skewtest/contract"
 )
 
 // Channels: the paths that carry the same framing, their codecs and their frames.
@@ -339,7 +341,7 @@ func (g *guesser) jsonPayload(f *frame, its []item, c *codec) {
 	}
 	skip := ""
 	for _, k := range []string{c.JSON.Discriminator, unescapeToken(strings.TrimPrefix(c.JSON.Pointer, "/"))} {
-		if k != "" && scalarName(objs[0][k]) == f.Type {
+		if k != "" && contract.PointerName(objs[0][k]) == f.Type {
 			skip = k
 			break
 		}

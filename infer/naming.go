@@ -6,10 +6,11 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
+
+	"github.com/skewtest/skewtest/contract"
 )
 
 // JSON messages: how they are batched and how their objects name their frames.
@@ -117,7 +118,7 @@ func (n *naming) name(v map[string]any) string {
 		}
 	}
 	if n.Pointer != "" {
-		if s := scalarName(v[unescapeToken(strings.TrimPrefix(n.Pointer, "/"))]); s != "" {
+		if s := contract.PointerName(v[unescapeToken(strings.TrimPrefix(n.Pointer, "/"))]); s != "" {
 			return s
 		}
 	}
@@ -128,18 +129,6 @@ func (n *naming) name(v map[string]any) string {
 	}
 	if n.Empty != "" && len(v) == 0 {
 		return n.Empty
-	}
-	return ""
-}
-
-// scalarName is the name a pointer's target gives a frame: a non-empty string, or a number's
-// decimal text.
-func scalarName(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return ""
 }
@@ -227,7 +216,7 @@ func bestDiscriminator(objs []jsonObject, nonEmpty int) *discriminator {
 	cands := map[string]*discriminator{}
 	for _, o := range objs {
 		for k, v := range o.v {
-			name := scalarName(v)
+			name := contract.PointerName(v)
 			if name == "" {
 				continue
 			}
@@ -277,7 +266,7 @@ func keySetEntropy(objs []jsonObject, key string) float64 {
 	by := map[string]map[string]int{}
 	total := 0
 	for _, o := range objs {
-		name := scalarName(o.v[key])
+		name := contract.PointerName(o.v[key])
 		if name == "" {
 			continue
 		}
