@@ -8,12 +8,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skewtest/skewtest/driverkit"
 	"github.com/skewtest/skewtest/harness/tap"
 )
 
 // Transports a channel may declare (ChannelConfig.Transport): the scheme of the URL the
 // host reports in ready.
-var Transports = []string{"ws", "wss", "tcp", "tls"}
+var Transports = []string{driverkit.TransportWS, driverkit.TransportWSS, driverkit.TransportTCP, driverkit.TransportTLS}
 
 // ChannelConfig is how a build's host carries one channel of its contract.
 type ChannelConfig struct {

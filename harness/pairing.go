@@ -405,7 +405,6 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		defer cancel()
 	}
 
-	prepareTLS([]Pairing{p}) // a pairing run on its own (Run), its client of a build without TLS among it
 	host, err := openSide(ctx, p, p.Host, transcript.Host, "", p.Host.Host, "", opts, rec)
 	if err != nil {
 		return err

@@ -133,7 +133,8 @@ func prepareTLS(plan []Pairing) {
 
 // tlsEnv is the environment that hands the CA's files to a driver of b: none before a plan
 // or a build needed one. A build whose own host serves TLS makes it, whichever way its
-// drivers are started (a pairing, a hello probe, a decode driver).
+// drivers are started (a pairing, a hello probe, a decode driver); a pairing starts its
+// host before its client, so the client has it too.
 func tlsEnv(b *Build) []string {
 	if b.transport().TLS() {
 		_, _ = runCA()

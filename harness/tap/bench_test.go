@@ -88,11 +88,7 @@ func benchStream(b *testing.B, size int, framing, scheme string) {
 		b.Fatal(err)
 	}
 	var conf *tls.Config
-	files := map[string]string{}
-	for _, kv := range ca.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		files[k] = v
-	}
+	files := caFiles(ca)
 	pair, err := tls.LoadX509KeyPair(files[tap.EnvTLSCert], files[tap.EnvTLSKey])
 	if err != nil {
 		b.Fatal(err)

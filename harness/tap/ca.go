@@ -14,14 +14,16 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/skewtest/skewtest/driverkit"
 )
 
-// The variables that hand a CA's files to drivers (driverkit's EnvTLSCA, EnvTLSCert and
-// EnvTLSKey; docs/driver-protocol.md).
+// The variables that hand a CA's files to drivers (docs/driver-protocol.md): the driver
+// kit's, which reads them.
 const (
-	EnvTLSCA   = "SKEWTEST_TLS_CA"
-	EnvTLSCert = "SKEWTEST_TLS_CERT"
-	EnvTLSKey  = "SKEWTEST_TLS_KEY"
+	EnvTLSCA   = driverkit.EnvTLSCA
+	EnvTLSCert = driverkit.EnvTLSCert
+	EnvTLSKey  = driverkit.EnvTLSKey
 )
 
 // CA is a throwaway certificate authority for products that insist on TLS: it signs one

@@ -75,6 +75,16 @@ func lineEcho(c net.Conn) {
 	}
 }
 
+// caFiles is the CA's files, by the variable that hands each to a driver.
+func caFiles(ca *tap.CA) map[string]string {
+	files := map[string]string{}
+	for _, kv := range ca.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		files[k] = v
+	}
+	return files
+}
+
 func startStreamTap(ctx context.Context, upstream string, rec tap.Recorder, opts ...tap.Option) *tap.Proxy {
 	GinkgoHelper()
 	p, err := tap.Start(ctx, upstream, rec, opts...)
@@ -298,11 +308,7 @@ var _ = Describe("Proxy over a byte stream", func() {
 			var err error
 			ca, err = tap.NewCA(GinkgoT().TempDir())
 			Expect(err).NotTo(HaveOccurred())
-			files := map[string]string{}
-			for _, kv := range ca.Env() {
-				k, v, _ := strings.Cut(kv, "=")
-				files[k] = v
-			}
+			files := caFiles(ca)
 			pair, err := tls.LoadX509KeyPair(files[tap.EnvTLSCert], files[tap.EnvTLSKey])
 			Expect(err).NotTo(HaveOccurred())
 			hostTLS = &tls.Config{Certificates: []tls.Certificate{pair}}
