@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -165,6 +166,51 @@ func (a *Audit) Shim(name string) (*Shim, error) {
 		names = append(names, a.Shims[i].Name)
 	}
 	return nil, subject.Usagef("compat: no COMPAT(%s) marker (markers: %s)", name, strings.Join(names, ", "))
+}
+
+// Write writes the audit to w, the shims grouped by verdict, overdue first, and a count; it
+// returns how many are overdue (dead weight shipped in a release already).
+func (a *Audit) Write(w io.Writer) (overdue int, err error) {
+	if len(a.Shims) == 0 {
+		_, err := fmt.Fprintln(w, "compat: no COMPAT(name) marker in the working tree's tracked files")
+		return 0, err
+	}
+	groups := []struct {
+		v     Verdict
+		title string
+	}{
+		{Overdue, "overdue: removable already at the newest release, and still here"},
+		{Removable, "removable now"},
+		{Needed, "still needed"},
+		{Unknown, "no removal condition skewtest can read"},
+	}
+	var b strings.Builder
+	count := map[Verdict]int{}
+	for _, g := range groups {
+		var lines []string
+		for _, s := range a.Shims {
+			if s.Verdict != g.v {
+				continue
+			}
+			count[g.v]++
+			line := fmt.Sprintf("  %s:%d COMPAT(%s)", s.File, s.Line, s.Name)
+			if cond := s.Condition(); cond != "" {
+				line += ": remove when " + cond
+			}
+			line += "\n    " + s.Why
+			if len(s.NeededBy) > 0 {
+				line += ": " + strings.Join(s.NeededBy, ", ")
+			}
+			lines = append(lines, line)
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(&b, "%s:\n%s\n", g.title, strings.Join(lines, "\n"))
+		}
+	}
+	fmt.Fprintf(&b, "compat: %d shims: %d overdue, %d removable, %d needed, %d without a readable condition (supported releases: %s)\n",
+		len(a.Shims), count[Overdue], count[Removable], count[Needed], count[Unknown], strings.Join(a.Releases, ", "))
+	_, err = io.WriteString(w, b.String())
+	return count[Overdue], err
 }
 
 // Run audits the shims of the subject in repo.

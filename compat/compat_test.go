@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -135,5 +136,27 @@ var _ = Describe("The audit", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(verdicts(a)["old-clients"]).To(And(HaveField("Verdict", compat.Overdue),
 			HaveField("Why", "no supported client predated v1.1.0 already when the newest release was cut")))
+	})
+})
+
+var _ = Describe("An audit's text", func() {
+	It("groups shims by verdict, overdue first, and returns how many are overdue", func() {
+		a := &compat.Audit{Releases: []string{"v1.0.0", "v1.1.0"}, Shims: []compat.Shim{
+			{Marker: compat.Marker{Name: "new", File: "a.go", Line: 3}, Verdict: compat.Needed, Why: "supported clients", NeededBy: []string{"v1.0.0"}},
+			{Marker: compat.Marker{Name: "old", File: "b.go", Line: 9}, Verdict: compat.Overdue, Why: "shipped removable"},
+		}}
+		var b strings.Builder
+		overdue, err := a.Write(&b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(overdue).To(Equal(1))
+		Expect(b.String()).To(Equal("overdue: removable already at the newest release, and still here:\n  b.go:9 COMPAT(old)\n    shipped removable\n" +
+			"still needed:\n  a.go:3 COMPAT(new)\n    supported clients: v1.0.0\n" +
+			"compat: 2 shims: 1 overdue, 0 removable, 1 needed, 0 without a readable condition (supported releases: v1.0.0, v1.1.0)\n"))
+
+		b.Reset()
+		overdue, err = (&compat.Audit{}).Write(&b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(overdue).To(BeZero())
+		Expect(b.String()).To(ContainSubstring("no COMPAT(name) marker"))
 	})
 })

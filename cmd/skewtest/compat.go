@@ -36,44 +36,11 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if prove != "" {
 		return proveShim(ctx, a, prove, c, stdout, stderr)
 	}
-	if len(a.Shims) == 0 {
-		fmt.Fprintln(stdout, "compat: no COMPAT(name) marker in the working tree's tracked files")
-		return nil
+	overdue, err := a.Write(stdout)
+	if err != nil {
+		return err
 	}
-	groups := []struct {
-		v     compat.Verdict
-		title string
-	}{
-		{compat.Overdue, "overdue: removable already at the newest release, and still here"},
-		{compat.Removable, "removable now"},
-		{compat.Needed, "still needed"},
-		{compat.Unknown, "no removal condition skewtest can read"},
-	}
-	count := map[compat.Verdict]int{}
-	for _, g := range groups {
-		var lines []string
-		for _, s := range a.Shims {
-			if s.Verdict != g.v {
-				continue
-			}
-			count[g.v]++
-			line := fmt.Sprintf("  %s:%d COMPAT(%s)", s.File, s.Line, s.Name)
-			if cond := s.Condition(); cond != "" {
-				line += ": remove when " + cond
-			}
-			line += "\n    " + s.Why
-			if len(s.NeededBy) > 0 {
-				line += ": " + strings.Join(s.NeededBy, ", ")
-			}
-			lines = append(lines, line)
-		}
-		if len(lines) > 0 {
-			fmt.Fprintf(stdout, "%s:\n%s\n", g.title, strings.Join(lines, "\n"))
-		}
-	}
-	fmt.Fprintf(stdout, "compat: %d shims: %d overdue, %d removable, %d needed, %d without a readable condition (supported releases: %s)\n",
-		len(a.Shims), count[compat.Overdue], count[compat.Removable], count[compat.Needed], count[compat.Unknown], strings.Join(a.Releases, ", "))
-	if count[compat.Overdue] > 0 {
+	if overdue > 0 {
 		return &exitError{exitFindings} // dead weight shipped in a release already
 	}
 	return nil
