@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -15,25 +14,14 @@ import (
 
 	"github.com/skewtest/skewtest/drivercheck"
 	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/internal/drivertest"
 )
 
-// messages collects what a driver said, safe for the reader goroutine.
-type messages struct {
-	mu   sync.Mutex
-	list []driver.Message
-}
+// messages collects what a driver said.
+type messages struct{ drivertest.Messages }
 
-func (m *messages) add(msg driver.Message) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.list = append(m.list, msg)
-}
-
-func (m *messages) all() []driver.Message {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]driver.Message(nil), m.list...)
-}
+func (m *messages) add(msg driver.Message) { m.Add(msg) }
+func (m *messages) all() []driver.Message  { return m.All() }
 
 // observed lists the observations named what, their data as JSON text.
 func (m *messages) observed(what string) []string {
@@ -91,11 +79,7 @@ var _ = Describe("The Node.js driver kit", func() {
 	It("serves TLS with the certificate skewtest hands over, and reports a tls:// URL that answers", func(ctx SpecContext) {
 		r, err := drivercheck.Run(ctx, drivercheck.Config{Role: "host", Argv: []string{node, "tlshost.js"}, Dir: "testdata"})
 		Expect(err).NotTo(HaveOccurred())
-		for _, ch := range r.Checks {
-			if ch.Name == "ready" {
-				Expect(ch.OK).To(BeTrue(), ch.String())
-			}
-		}
+		Expect(r.Checks).To(ContainElement(And(HaveField("Name", "ready"), HaveField("OK", true))), "%v", r.Checks)
 		// Without the files (a run with no TLS host), the kit says where they come from.
 		out, err := exec.CommandContext(ctx, node, "-e", `require("./driverkit").tlsFiles({})`).CombinedOutput()
 		Expect(err).To(HaveOccurred())

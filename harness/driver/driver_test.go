@@ -14,28 +14,17 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/harness/driver"
+	"github.com/skewtest/skewtest/internal/drivertest"
 	"github.com/skewtest/skewtest/internal/proctest"
 )
 
 const grace = 300 * time.Millisecond
 
-// messages collects what a driver said, safe for the reader goroutine.
-type messages struct {
-	mu   sync.Mutex
-	list []driver.Message
-}
+// messages collects what a driver said.
+type messages struct{ drivertest.Messages }
 
-func (m *messages) add(msg driver.Message) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.list = append(m.list, msg)
-}
-
-func (m *messages) all() []driver.Message {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]driver.Message(nil), m.list...)
-}
+func (m *messages) add(msg driver.Message) { m.Add(msg) }
+func (m *messages) all() []driver.Message  { return m.All() }
 
 func (m *messages) types() []string {
 	var ts []string
