@@ -58,9 +58,12 @@ func (c *conn) serve() {
 	_ = c.ch.Close()
 }
 
-// stop ends the connection from the host's side.
+// stop ends the connection from the host's side: it closes the channel, and the server's
+// read loop, seeing the end, stops the server. Stopping it from here as well (srv.Stop)
+// races with that loop in jrpc2 (v1.3.x): a malformed record read just before the stop is
+// answered on a channel Stop has already cleared, a nil dereference that crashed the
+// host's specs when a TLS client's handshake bytes reached a TCP host as lines.
 func (c *conn) stop() {
-	c.srv.Stop()
 	_ = c.ch.Close()
 }
 

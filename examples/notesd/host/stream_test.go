@@ -137,6 +137,24 @@ var _ = Describe("Host over a byte stream (Serve, ServeConn)", func() {
 		})
 	}
 
+	It("closes while a peer floods it with malformed lines, without crashing", func() {
+		// jrpc2 answers a malformed record on its channel; a Stop from outside its read loop
+		// could clear that channel between the read and the answer (a nil dereference).
+		for range 50 {
+			s := serveStream(driverkit.TransportTCP, release.Features{})
+			p := s.dial()
+			go func() {
+				for {
+					if _, err := p.conn.Write([]byte("not json\n")); err != nil {
+						return
+					}
+				}
+			}()
+			Expect(p.line()).To(ContainSubstring(`"code":-32700`), "a parse error, answered")
+			s.h.Close()
+		}
+	})
+
 	It("ends every connection on Close, stops Serve, and leaves no goroutine behind", func() {
 		before := runtime.NumGoroutine()
 		s := serveStream(driverkit.TransportTLS, v020)
