@@ -20,7 +20,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
 
 # make test runs the suites at once, each target's output printed whole when it ends, and
-# gives them one build cache to share ($SKEWTEST_TEST_CACHE, internal/testcache): a tag of
+# gives them one build cache to share ($SKEWTEST_TEST_CACHE, internal/testkit/testcache): a tag of
 # the reference history builds once per make test, not once per spec file. The cache is
 # removed at the end, passed or failed.
 with-test-cache = cache=$$(mktemp -d "$${TMPDIR:-/tmp}/skewtest-test-cache.XXXXXX"); \
@@ -52,15 +52,15 @@ soak:
 # Whether the container-runner specs (label docker) run on this machine, and why not: go test
 # hides a passing suite's output, so its skip messages would not show.
 docker-note:
-	@$(GO) test -count=1 -v -run '^TestDockerNote$$' ./builds/container 2>/dev/null | grep '^docker specs' || true
+	@$(GO) test -count=1 -v -run '^TestDockerNote$$' ./internal/build/builds/container 2>/dev/null | grep '^docker specs' || true
 
 demo: build
 	./$(BIN) demo
 
 # The example subjects' sources and the driver kit, built into the binary (example/sources.zip);
-# a spec of ./example fails when it is stale.
+# a spec of ./internal/adopt/example fails when it is stale.
 generate:
-	$(GO) generate ./example
+	$(GO) generate ./internal/adopt/example
 
 # The README's picture of report.html (docs/report.png), taken with a headless Chromium
 # (chromium or chromium-browser on PATH, or $SKEWTEST_CHROMIUM) of the page rendered now from
@@ -89,8 +89,8 @@ lint:
 # them unbounded stalls a short run.
 FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 2s
-FUZZ_TARGETS := contract:FuzzParse contract:FuzzFeed contract:FuzzDiff journeys:FuzzParse \
-	builds:FuzzParseConfig pins:FuzzParseLock harness/driver:FuzzDecodeLine
+FUZZ_TARGETS := internal/declare/contract:FuzzParse internal/declare/contract:FuzzFeed internal/declare/contract:FuzzDiff internal/declare/journeys:FuzzParse \
+	internal/build/builds:FuzzParseConfig internal/declare/pins:FuzzParseLock internal/run/harness/driver:FuzzDecodeLine
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
@@ -101,7 +101,7 @@ fuzz:
 # exits (the race runtime's atexit_sleep_ms), and the process guardian is the test binary run
 # again: without the setting a polite driver outlives the specs' short stop grace.
 race:
-	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 40m ./harness/... ./driverkit/... ./proc/... ./fuzz/...
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout 40m ./internal/run/harness/... ./driverkit/... ./internal/build/proc/... ./internal/nightly/fuzz/...
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -7,8 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/internal/testkit/resultstest"
 	"github.com/skewtest/skewtest/results"
-	"github.com/skewtest/skewtest/results/resultstest"
 )
 
 // timingsAside is r with its start and finish cleared: what a merge keeps equal.

@@ -26,7 +26,7 @@ import (
 
 	"github.com/onsi/gomega/types"
 
-	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
 )
 

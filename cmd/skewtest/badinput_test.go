@@ -15,8 +15,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
 )
 

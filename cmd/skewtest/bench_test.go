@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/after/reports"
 )
 
 // BenchmarkRunWarm measures a whole `skewtest run` of the reference subject (working tree ×

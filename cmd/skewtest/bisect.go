@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/skewtest/skewtest/bisect"
+	"github.com/skewtest/skewtest/internal/after/bisect"
 )
 
 // bisectOptions are bisect's flags.

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/internal/build/builds"
 )
 
 type cacheOptions struct {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/skewtest/skewtest/compat"
-	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/internal/adopt/compat"
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
 )
 

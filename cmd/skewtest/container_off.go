@@ -7,7 +7,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/internal/build/builds"
 )
 
 // Built with -tags nocontainer: no container runner, and none of testcontainers-go's

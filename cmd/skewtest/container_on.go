@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/builds/container"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/builds/container"
 )
 
 // The container runner (builds/container, on testcontainers-go) is built in unless

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/results"
-	"github.com/skewtest/skewtest/subject"
 )
 
 type contractCheckOptions struct {

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/results"
-	"github.com/skewtest/skewtest/subject"
 )
 
 // The static tier: contract diff, check and verify (docs/contract.md, "The static tier").

@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/results"
 )
 

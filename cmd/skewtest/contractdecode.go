@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/after/samples"
 	"github.com/skewtest/skewtest/results"
-	"github.com/skewtest/skewtest/samples"
 )
 
 // cmdContractDecode reads sample frames with a contract, offline (package samples).

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skewtest/skewtest/infer"
+	"github.com/skewtest/skewtest/internal/after/infer"
 	"github.com/skewtest/skewtest/results"
 )
 

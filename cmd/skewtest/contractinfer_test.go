@@ -8,8 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/harness/transcript"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
 var _ = Describe("skewtest contract infer", func() {

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/matrix"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
 type contractVerifyOptions struct {

@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 )
 
 // skewtest demo on the reference subject: the default plan green, then the history's known

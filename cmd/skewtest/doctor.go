@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skewtest/skewtest/doctor"
+	"github.com/skewtest/skewtest/internal/adopt/doctor"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/skewtest/skewtest/drivercheck"
+	"github.com/skewtest/skewtest/internal/adopt/drivercheck"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 )
 
 var _ = Describe("compat on the reference history", Ordered, Label(testlabels.E2E, testlabels.Slow), func() {

@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/testlabels"
-	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
 

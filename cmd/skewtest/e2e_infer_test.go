@@ -8,11 +8,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/infer"
-	"github.com/skewtest/skewtest/internal/testlabels"
-	"github.com/skewtest/skewtest/samples"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/after/infer"
+	"github.com/skewtest/skewtest/internal/after/samples"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 )
 
 var _ = Describe("skewtest contract infer on the example subjects' traffic", Label(testlabels.E2E, testlabels.Slow), func() {

@@ -19,14 +19,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/harness/transcript"
-	"github.com/skewtest/skewtest/internal/proctest"
-	"github.com/skewtest/skewtest/internal/testlabels"
-	"github.com/skewtest/skewtest/matrix"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/internal/testkit/proctest"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/matrix"
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
 )
 

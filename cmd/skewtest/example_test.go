@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 )
 
 var _ = Describe("skewtest example", func() {

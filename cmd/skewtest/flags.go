@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
 // common are the flags every command that runs pairings takes.

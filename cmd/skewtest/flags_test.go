@@ -11,9 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/pins"
 )
 
 var _ = Describe("flags", func() {

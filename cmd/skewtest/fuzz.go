@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/skewtest/skewtest/campaign"
-	"github.com/skewtest/skewtest/explore"
-	"github.com/skewtest/skewtest/fuzz"
+	"github.com/skewtest/skewtest/internal/nightly/campaign"
+	"github.com/skewtest/skewtest/internal/nightly/explore"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -14,8 +14,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/campaign"
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/results"
 )
 

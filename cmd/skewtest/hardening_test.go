@@ -15,13 +15,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/internal/testlabels"
-	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/skewtest/skewtest/scaffold"
+	"github.com/skewtest/skewtest/internal/adopt/scaffold"
 )
 
 // cmdInit writes a subject's skeleton into a product repository (scaffold.Write).

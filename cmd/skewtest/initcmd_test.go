@@ -10,9 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/internal/testlabels"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 )
 
 var _ = Describe("skewtest init", func() {

@@ -17,9 +17,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/proctest"
-	"github.com/skewtest/skewtest/internal/testlabels"
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/testkit/proctest"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 )
 
 // The interrupt spec (issue 12, D1 and D2 of the trial): a CI job killed at its time limit

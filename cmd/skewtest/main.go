@@ -16,12 +16,12 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/journeys"
-	"github.com/skewtest/skewtest/pins"
-	"github.com/skewtest/skewtest/proc"
-	"github.com/skewtest/skewtest/subject"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/proc"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
 // Exit codes.

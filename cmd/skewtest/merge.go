@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -9,9 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/testkit/resultstest"
 	"github.com/skewtest/skewtest/results"
-	"github.com/skewtest/skewtest/results/resultstest"
 )
 
 var _ = Describe("merge-reports", func() {

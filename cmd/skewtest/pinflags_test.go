@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/declare/pins"
 )
 
 var _ = Describe("build and pin flags", func() {

@@ -8,8 +8,8 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/skewtest/skewtest/pins"
-	"github.com/skewtest/skewtest/subject"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
 )
 
 // pinFlags are the pin-rule flags of run, build and pins. Given, they replace the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/skewtest/skewtest/recheck"
+	"github.com/skewtest/skewtest/internal/after/recheck"
 )
 
 // cmdRecheck re-judges a saved report's transcripts with today's checks (recheck.Run).

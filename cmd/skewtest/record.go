@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/skewtest/skewtest/fixtures"
+	"github.com/skewtest/skewtest/internal/after/fixtures"
 )
 
 // cmdRecord keeps a saved run's reference traffic as the fixtures of a release

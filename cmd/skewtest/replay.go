@@ -4,8 +4,8 @@ import (
 	"context"
 	"io"
 
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/replay"
+	"github.com/skewtest/skewtest/internal/after/replay"
+	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
 // cmdReplay replays a saved report's transcripts into the decoders of the working tree and

@@ -4,7 +4,7 @@ import (
 	"context"
 	"io"
 
-	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
 // runOptions are the flags of run (and, narrowed, of repro).

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/matrix"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
 // Runners for --runner.

@@ -9,10 +9,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/internal/testcache"
-	"github.com/skewtest/skewtest/proc"
-	"github.com/skewtest/skewtest/subject"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/build/proc"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/testkit/testcache"
 )
 
 // TestMain lets this test binary guard the build steps and drivers its specs start.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/skewtest/skewtest/recording"
+	"github.com/skewtest/skewtest/internal/adopt/recording"
 )
 
 // cmdTap records a product's own traffic through the wire tap, with no drivers

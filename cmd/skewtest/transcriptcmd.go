@@ -9,8 +9,8 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/skewtest/skewtest/harness/transcript"
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
 // transcriptOptions are the flags of transcript.

@@ -15,10 +15,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/contract"
-	"github.com/skewtest/skewtest/harness"
-	"github.com/skewtest/skewtest/harness/transcript"
-	"github.com/skewtest/skewtest/journeys"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -150,7 +150,7 @@ var _ = Describe("transcript", func() {
 		var dir string
 		BeforeAll(func(ctx SpecContext) {
 			driver := filepath.Join(GinkgoT().TempDir(), "fakedriver")
-			out, err := exec.CommandContext(ctx, "go", "build", "-o", driver, "../../harness/testdata/fakedriver").CombinedOutput()
+			out, err := exec.CommandContext(ctx, "go", "build", "-o", driver, "../../internal/run/harness/testdata/fakedriver").CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), string(out))
 			c, err := contract.Parse("fake", []byte(fakeSubjectContract))
 			Expect(err).NotTo(HaveOccurred())

@@ -6,7 +6,7 @@ import (
 	"io"
 	"runtime/debug"
 
-	"github.com/skewtest/skewtest/contract"
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/results"
 )
 

@@ -14,7 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/proc"
+	"github.com/skewtest/skewtest/internal/build/proc"
 )
 
 // TestMain lets this test binary be a guardian (proc.Main), as every binary that starts

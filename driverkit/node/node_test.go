@@ -12,9 +12,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/drivercheck"
-	"github.com/skewtest/skewtest/harness/driver"
-	"github.com/skewtest/skewtest/internal/drivertest"
+	"github.com/skewtest/skewtest/internal/adopt/drivercheck"
+	"github.com/skewtest/skewtest/internal/run/harness/driver"
+	"github.com/skewtest/skewtest/internal/testkit/drivertest"
 )
 
 // messages collects what a driver said.

@@ -9,9 +9,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/example"
-	"github.com/skewtest/skewtest/matrix"
-	"github.com/skewtest/skewtest/pins"
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/skewtesting"
 )
 

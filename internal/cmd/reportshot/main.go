@@ -13,8 +13,8 @@ import (
 	"os/signal"
 	"path/filepath"
 
-	"github.com/skewtest/skewtest/internal/reportshot"
-	"github.com/skewtest/skewtest/reports"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/testkit/reportshot"
 )
 
 func main() {

@@ -1,0 +1,129 @@
+// Package recording records a product's own traffic through skewtest's wire tap, with no
+// drivers and no journeys (skewtest tap): point the product's integration tests, or a
+// client by hand, at the tap's address instead of the host's, and every WebSocket message
+// both ways is kept as a transcript. skewtest contract infer drafts a contract from it,
+// skewtest contract decode reads it with one, and skewtest replay-style questions can be
+// asked of it.
+package recording
+
+import (
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/run/harness/tap"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
+)
+
+// Config is one recording.
+type Config struct {
+	// Listen is the tap's address ("127.0.0.1:9000"); Upstream the product's host
+	// ("ws://127.0.0.1:8080", or "tcp://127.0.0.1:1883" for a byte stream).
+	Listen, Upstream string
+	// Stream says how a tcp:// upstream's bytes are cut into messages and filed (its
+	// framing, the path to file them under, text or binary).
+	Stream tap.Stream
+	// Dir receives the transcript (transcript.File); it is created if need be.
+	Dir string
+	// Label names the recorded build in the transcript (default "recorded").
+	Label string
+	// Ready, when set, is called with the tap's URL once it listens.
+	Ready func(url string)
+	// Stdout gets a line per connection opened or closed. Nil discards.
+	Stdout io.Writer
+}
+
+// Run taps until ctx is done (Ctrl-C, or a deadline), then writes what it saw to
+// c.Dir/transcript.json.gz and returns it. Stopping is the normal end: it is no error.
+func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Label == "" {
+		c.Label = "recorded"
+	}
+	if c.Dir == "" {
+		return nil, subject.Usagef("tap: give --record DIR, where the transcript goes")
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	rec := &recorder{t: &transcript.Transcript{Host: transcript.Build{Label: c.Label, Revision: "recorded"},
+		Client: transcript.Build{Label: c.Label, Revision: "recorded"}, Journey: "recorded"}, out: c.Stdout}
+	if strings.HasPrefix(c.Upstream, "wss://") || strings.HasPrefix(c.Upstream, "tls://") {
+		return nil, subject.Usagef("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
+	}
+	if c.Stream.Framing == tap.FramingPackets {
+		return nil, subject.Usagef("tap: --framing packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing")
+	}
+	if c.Stream.Path == "" {
+		c.Stream.Path = "/"
+	}
+	p, err := tap.Start(context.WithoutCancel(ctx), c.Upstream, rec, tap.ListenOn(c.Listen), tap.WithStream(c.Stream))
+	if err != nil {
+		return nil, subject.Usagef("%v", err)
+	}
+	rec.say("tap: listening at %s, forwarding to %s; stop with Ctrl-C\n", p.URL(), c.Upstream)
+	if c.Ready != nil {
+		c.Ready(p.URL())
+	}
+	<-ctx.Done()
+	if err := p.Close(); err != nil {
+		rec.say("tap: %v\n", err)
+	}
+	t := rec.done()
+	path := filepath.Join(c.Dir, transcript.File)
+	if err := transcript.Write(path, t, gzip.BestSpeed); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c.Stdout, "tap: %d messages on %d connections recorded in %s\n", len(t.Frames), rec.conns, path)
+	return t, nil
+}
+
+// recorder keeps what the tap saw as a transcript.
+type recorder struct {
+	mu    sync.Mutex
+	t     *transcript.Transcript
+	out   io.Writer
+	conns int
+}
+
+func (r *recorder) Frame(f tap.Frame) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.t.Frames = append(r.t.Frames, transcript.Frame{Index: len(r.t.Frames) + 1, Conn: f.Conn, Path: f.Path, Dir: string(f.Dir),
+		Binary: f.Binary, Data: append([]byte(nil), f.Data...), At: f.At, Step: "recorded", Control: f.Control})
+}
+
+func (r *recorder) Conn(e tap.ConnEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.Event == tap.EventOpen {
+		r.conns++
+	}
+	r.t.Conns = append(r.t.Conns, transcript.ConnEvent{Conn: e.Conn, Path: e.Path, Event: e.Event, Detail: e.Detail, At: e.At, Step: "recorded"})
+	detail := ""
+	if e.Detail != "" {
+		detail = ": " + e.Detail
+	}
+	fmt.Fprintf(r.out, "tap: connection %d %s %s%s\n", e.Conn, e.Event, e.Path, detail)
+}
+
+// say writes a line, never at once with the tap's own.
+func (r *recorder) say(format string, a ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.out, format, a...)
+}
+
+func (r *recorder) done() *transcript.Transcript {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.t
+}

@@ -1,0 +1,173 @@
+// Package replay asks builds' decoders about a saved report's traffic (package decoders):
+// each transcript's frames, one direction at a time, go to another build's driver through its
+// decode action, with no peer process and no tap. It answers "would build X decode
+// everything build Y sent in that journey?" for every build of the pin rules and every
+// recorded transcript: a decoder matrix over all builds × recorded traffic.
+//
+// It is a question about decoders, not a verdict on a pairing: a frame a host sends only
+// once a capability is negotiated may be refused by an older decoder that would never be
+// sent it. A refusal here says the decoder cannot read the frame; whether the pairing ever
+// sends it is the run's to say.
+package replay
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/skewtest/skewtest/internal/after/decoders"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/results"
+)
+
+// Config is one replay.
+type Config struct {
+	// Saved is the report directory whose transcripts are replayed.
+	Saved string
+	// Repo is the subject's repository (default: the one the saved results.json names);
+	// ReportDir receives the replay's reports; CacheDir is the build cache.
+	Repo, ReportDir, CacheDir string
+	// Pins are the pin rules of the builds to replay into, with the working tree (the
+	// subject's skewtest.yaml fills what they leave, as for run).
+	Pins pins.Options
+	// Runner makes where recipes run (matrix.Config.Runner).
+	Runner func(ctx context.Context, log io.Writer) (builds.Runner, func(), error)
+	// Parallel is how many cells are asked at once (default: harness.DefaultParallel).
+	Parallel int
+	// Stdout gets the matrix and the totals; Stderr progress. Nil discards.
+	Stdout, Stderr io.Writer
+}
+
+// Run builds the working tree and the pins, replays every saved transcript into each of
+// them, and writes the reports: one cell (a results pairing with Replay set) per transcript,
+// direction and receiving build, failing with a decoder-refusal finding per frame the
+// receiving decoder refused and a field-mismatch finding per field it reads differently
+// from the build that received it when it was recorded.
+func Run(ctx context.Context, c Config) (*results.Run, error) {
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	saved, err := reports.Load(filepath.Join(c.Saved, reports.ResultsFile))
+	if err != nil {
+		return nil, subject.Usagef("%s: %v", c.Saved, err)
+	}
+	if c.Repo == "" {
+		c.Repo = saved.Repo
+	}
+	if c.ReportDir == "" {
+		c.ReportDir = filepath.Join(c.Saved, "replay")
+	}
+	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Repo: c.Repo, Seed: saved.Seed, Started: time.Now()}
+	mc := matrix.Config{Repo: c.Repo, ReportDir: c.ReportDir, CacheDir: c.CacheDir, Pins: c.Pins, Runner: c.Runner,
+		Stdout: c.Stdout, Stderr: c.Stderr, Command: []string{"replay"}, Seed: saved.Seed}
+	if err := mc.Defaults(); err != nil {
+		return nil, err
+	}
+	release, err := matrix.ClaimReportDir(c.ReportDir, mc.Command)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	built, _, err := matrix.Prepare(ctx, &mc, run)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(c.ReportDir, reports.DriversDir), 0o755); err != nil {
+		return nil, err
+	}
+	k := &decoders.Asker{LogDir: filepath.Join(c.ReportDir, reports.DriversDir), Parallel: c.Parallel}
+	defer k.Stop(ctx)
+	for _, p := range saved.Pairings {
+		if p.Future || p.Transcript == "" {
+			continue
+		}
+		t, err := transcript.Load(filepath.Join(c.Saved, p.Transcript))
+		if err != nil {
+			return nil, subject.Usagef("%s: %v", c.Saved, err)
+		}
+		var cells []decoders.Cell
+		for _, b := range built {
+			cells = append(cells, decoders.Cells(decoders.RecordingOf(p, t), b)...)
+		}
+		run.Pairings = append(run.Pairings, replayAll(ctx, k, cells)...)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	run.Finished = time.Now()
+	if err := reports.Write(c.ReportDir, run); err != nil {
+		return nil, fmt.Errorf("write reports: %w", err)
+	}
+	summarize(c.Stdout, run)
+	return run, nil
+}
+
+// replayAll asks the cells of one recording and judges each answer: a decoder-refusal
+// finding per frame its decoder refused, and a field-mismatch finding per field it reads
+// differently from the build that received the frame when it was recorded (when that build
+// is among those replayed into).
+func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []*results.Pairing {
+	answers := k.Ask(ctx, cells)
+	recorders := map[string]decoders.Answer{}
+	for _, a := range answers {
+		if a.Err == nil && a.Into.Label == a.Recorder() {
+			recorders[a.Dir] = a
+		}
+	}
+	out := make([]*results.Pairing, len(answers))
+	for i, a := range answers {
+		host, client, recorded := a.Into.Label, a.From.Client, a.From.Host
+		if a.Dir == "H>C" {
+			host, client, recorded = a.From.Host, a.Into.Label, a.From.Client
+		}
+		p := &results.Pairing{Host: host, Client: client, ClientKind: a.From.Kind, Journey: a.From.Journey, Duration: a.Duration,
+			Replay: &results.Replay{From: a.From.From, Direction: a.Dir, Frames: len(a.Frames), Recorded: recorded}}
+		out[i] = p
+		if a.Err != nil {
+			p.Status, p.Error = results.StatusError, a.Err.Error()
+			continue
+		}
+		p.Findings = a.Refusals()
+		if r, ok := recorders[a.Dir]; ok && r.Into != a.Into {
+			p.Findings = append(p.Findings, a.Mismatches(r)...)
+		}
+		p.Status = results.StatusPass
+		if len(p.Findings) > 0 {
+			p.Status = results.StatusFail
+		}
+	}
+	return out
+}
+
+// summarize writes a line per cell that refused something, and the totals.
+func summarize(w io.Writer, run *results.Run) {
+	refused, cells := 0, len(run.Pairings)
+	var lines []string
+	for _, p := range run.Pairings {
+		switch p.Status {
+		case results.StatusFail:
+			refused++
+			lines = append(lines, fmt.Sprintf("%s: %s into %s: %s", p.Replay.From, p.Replay.Direction, p.Label(), results.Plural(len(p.Findings), "frame")+" refused"))
+		case results.StatusError:
+			lines = append(lines, fmt.Sprintf("%s: %s into %s: error: %s", p.Replay.From, p.Replay.Direction, p.Label(), p.Error))
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range slices.Compact(lines) {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "replay: %s, %d with refusals\n", results.Plural(cells, "decoder cell"), refused)
+}

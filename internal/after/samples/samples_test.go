@@ -1,0 +1,124 @@
+package samples_test
+
+import (
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/after/samples"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
+)
+
+// doc is a contract with a JSON channel and a binary one with a one-byte opcode header.
+const doc = `{
+  "contractVersion": 2, "product": "sample", "protocol": {"version": 1, "minCompatible": 1},
+  "channels": [
+    {"name": "rpc", "paths": ["/rpc"], "text": {"json": {"discriminator": "type"}},
+     "frames": [
+       {"type": "hello", "name": "hello", "direction": "C>H", "payload": "json", "fields": {"v": {"type": "integer"}}},
+       {"type": "info", "name": "info", "direction": "H>C", "payload": "json"}
+     ]},
+    {"name": "bin", "paths": ["/bin"],
+     "binary": {"header": {"length": 1, "fields": [{"name": "type", "offset": 0, "encoding": "u8"}]}},
+     "frames": [
+       {"opcode": 2, "name": "Text", "direction": "H>C", "payload": "text"}
+     ]}
+  ]}`
+
+func sampleContract() *contract.Contract {
+	GinkgoHelper()
+	c, err := contract.Parse("sample.json", []byte(doc))
+	Expect(err).NotTo(HaveOccurred())
+	return c
+}
+
+var _ = Describe("Sample frames", func() {
+	It("come one per line, in hex, base64, text or JSON, with a direction and path or the defaults", func() {
+		frames, err := samples.Parse("in.txt", []byte(strings.Join([]string{
+			"# a comment, then a blank line",
+			"",
+			`C>H /rpc {"type":"hello","v":1}`,
+			"/bin hex:02 68 69",
+			"base64:Amhp",
+			"0268",
+			`H>C /rpc text:{"type":"info"}`,
+		}, "\n")), samples.Defaults{Dir: "H>C", Path: "/bin"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(frames).To(HaveLen(5))
+		Expect(frames[0]).To(And(HaveField("Dir", "C>H"), HaveField("Path", "/rpc"), HaveField("Binary", false), HaveField("Step", "line 3")))
+		Expect(frames[1]).To(And(HaveField("Dir", "H>C"), HaveField("Path", "/bin"), HaveField("Binary", true), HaveField("Data", []byte{2, 'h', 'i'})))
+		Expect(frames[2].Data).To(Equal([]byte{2, 'h', 'i'}))
+		Expect(frames[3].Data).To(Equal([]byte{2, 'h'}))
+		Expect(frames[4]).To(And(HaveField("Path", "/rpc"), HaveField("Data", []byte(`{"type":"info"}`))))
+		for i, f := range frames {
+			Expect(f.Index).To(Equal(i))
+		}
+	})
+
+	DescribeTable("refuse a line that is no frame, with file:line", func(text string, d samples.Defaults, want string) {
+		_, err := samples.Parse("in.txt", []byte("H>C /rpc {}\n"+text+"\n"), d)
+		var ue *subject.UsageError
+		Expect(err).To(BeAssignableToTypeOf(ue))
+		Expect(err).To(MatchError("in.txt:2: " + want))
+	},
+		Entry("no direction", "/rpc {}", samples.Defaults{}, "no direction: start the line with H>C or C>H, or give --dir"),
+		Entry("no path", "H>C {}", samples.Defaults{}, "no WebSocket path: put /PATH before the payload, or give --path"),
+		Entry("not a payload", "H>C /rpc hello there", samples.Defaults{}, `"hello there" is no frame: give hex:…, base64:…, text:… or a JSON message`),
+		Entry("odd hex", "H>C /rpc hex:abc", samples.Defaults{}, `"hex:abc": encoding/hex: odd length hex string`),
+	)
+
+	It("refuse a file with none", func() {
+		_, err := samples.Parse("in.txt", []byte("# nothing\n\n"), samples.Defaults{})
+		Expect(err).To(MatchError(ContainSubstring("in.txt: no frame")))
+	})
+
+	It("may be a recorded transcript, read anew", func() {
+		dir := GinkgoT().TempDir()
+		t := &transcript.Transcript{Kind: "desktop", Journey: "j", Frames: []transcript.Frame{
+			{Index: 0, Dir: "H>C", Path: "/bin", Binary: true, Data: []byte{2, 'h'}, Read: []transcript.ReadFrame{{Name: "Old"}}},
+		}}
+		Expect(transcript.Write(filepath.Join(dir, transcript.File), t, gzip.BestSpeed)).To(Succeed())
+		for _, path := range []string{dir, filepath.Join(dir, transcript.File)} {
+			frames, err := samples.Read(path, nil, samples.Defaults{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(frames).To(HaveLen(1))
+			Expect(frames[0].Read).To(BeNil(), "what was read when it was recorded is not kept")
+		}
+	})
+})
+
+var _ = Describe("Decoding samples with a contract", func() {
+	It("names each frame and reads its fields, as a pairing's receiver would", func() {
+		frames, err := samples.Parse("in.txt", []byte("C>H /rpc {\"type\":\"hello\",\"v\":1}\nH>C /bin 026869\n"), samples.Defaults{})
+		Expect(err).NotTo(HaveOccurred())
+		t, unread := samples.Decode(sampleContract(), frames, "")
+		Expect(t.Frames[0].Read).To(HaveLen(1))
+		Expect(t.Frames[0].Read[0].Name).To(Equal("hello"))
+		Expect(string(t.Frames[0].Read[0].Value)).To(MatchJSON(`{"type":"hello","v":1}`))
+		Expect(t.Frames[1].Read[0].Name).To(Equal("Text"))
+		Expect(t.Frames[1].Read[0].Text).To(Equal("hi"))
+		Expect(unread).To(BeEmpty())
+	})
+
+	It("says which frames it could not read, and why", func() {
+		frames, err := samples.Parse("in.txt", []byte("H>C /bin 09\nH>C /nowhere {}\nH>C /rpc {\"type\":\"info\"}\nC>H /rpc {\"type\":\"info\"}\n"), samples.Defaults{})
+		Expect(err).NotTo(HaveOccurred())
+		_, unread := samples.Decode(sampleContract(), frames, "")
+		Expect(unread).To(Equal([]string{
+			"#0 H>C Opcode9: the contract lists no such frame from host to client",
+			"#1 H>C Unknown: no channel serves /nowhere in either contract",
+			"#3 C>H info: the contract lists no such frame from client to host",
+		}))
+	})
+})
+
+var _ = BeforeSuite(func() {
+	// Read is given standard input for "-": nothing here reads the process's own.
+	Expect(os.Stdin).NotTo(BeNil())
+})

@@ -1,0 +1,139 @@
+package subject
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/run/harness"
+)
+
+// Describe reads, for every source, what a plan needs without building anything: its
+// skewtest.yaml (the drivers' kinds) and its contract (the frame names), from git objects,
+// the working tree's from disk. The builds returned have no Dir: they plan, they do not
+// run. A pin whose contract cannot be read is returned with Err set (its pairings become
+// errors, as a build that fails does); the working tree's is the user's file, so a
+// problem with it is a configuration error naming that file.
+func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harness.Build, error) {
+	cs, err := s.Contracts()
+	if err != nil {
+		return nil, err
+	}
+	var out []*harness.Build
+	for _, src := range srcs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		d, err := builds.Describe(ctx, s.Dir, src)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Label, err)
+		}
+		cfg := d.Config
+		b := &harness.Build{Label: d.Label, Revision: d.Revision, Host: cfg.Drivers.Host, Clients: cfg.Drivers.Clients,
+			DriverAt: d.DriverAt, Journeys: src.IsWorktree(), Transport: cfg.Transport()}
+		var cf pins.ContractFile
+		switch {
+		case src.IsWorktree():
+			cf, err = cs.Worktree()
+		case d.ContractInWorktree && (d.Version == nil || d.Version.Contract == ""):
+			cf, err = cs.Worktree()
+			cf.From = "the working tree's, laid over it (versions row at " + builds.ConfigFile + ":" + fmt.Sprint(d.Version.Line) + ")"
+		default:
+			cf, err = cs.At(src.Label, src.Commit) // a versions row's contract, else its own
+		}
+		if err == nil {
+			b.ContractFrom = cf.From
+			b.Contract, err = contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
+		}
+		if err != nil {
+			err = fmt.Errorf("%s: contract: %w", src.Label, err)
+			if src.IsWorktree() {
+				// The user's own file: a configuration error (exit 2), before any build.
+				return nil, Usagef("%v", err)
+			}
+			b.Err = err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// WorktreeContract is the working tree's contract, as a build that holds only it, when the
+// working tree is not one of srcs: the journeys are the working tree's, so a frame or a
+// command only it knows (named in a condition that holds only where a build knows it) is
+// no typo. Nil when the working tree is built anyway or its contract cannot be read
+// (nothing of the run depends on it then).
+func (s *Subject) WorktreeContract(srcs []builds.Source) *harness.Build {
+	for _, src := range srcs {
+		if src.IsWorktree() {
+			return nil
+		}
+	}
+	cs, err := s.Contracts()
+	if err != nil {
+		return nil
+	}
+	cf, err := cs.Worktree()
+	if err != nil {
+		return nil
+	}
+	c, err := contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
+	if err != nil {
+		return nil
+	}
+	return &harness.Build{Contract: c}
+}
+
+// CheckBeforeBuilding refuses, before anything is built, what the builds' own files
+// already show to be wrong: a kind no build has a driver for, and a frame name in a
+// journey, or a command id in a command condition, that no contract of the run's builds
+// declares, nor the working tree's (whose journeys they are: worktree holds its contract
+// when it is not one of the builds, else nil).
+func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree *harness.Build) error {
+	have := harness.KindsOf(described...)
+	for _, k := range kinds {
+		if !slices.Contains(have, k) {
+			return Usagef("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
+				k, k, builds.ConfigFile, OrNone(have))
+		}
+	}
+	var labels []string
+	for _, b := range described {
+		labels = append(labels, b.Label)
+	}
+	all := described
+	if worktree != nil {
+		all = append(slices.Clip(described), worktree)
+		labels = append(labels, "and the working tree")
+	}
+	known, commands := harness.FrameNames(all...), harness.CommandNames(all...)
+	if len(known) == 0 {
+		return nil // no contract could be read: the builds' errors say why
+	}
+	whose := "the builds " + strings.Join(labels, ", ")
+	for _, j := range js {
+		if err := harness.CheckNames(j, known, whose); err != nil {
+			return err
+		}
+		if err := harness.CheckCommands(j, commands, whose); err != nil {
+			return err
+		}
+		if err := harness.CheckWhere(j, harness.WhereKeys(all...), whose); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OrNone lists kinds, or says "no kind".
+func OrNone(s []string) string {
+	if len(s) == 0 {
+		return "no kind"
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,324 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/harness/coverage"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/results"
+)
+
+// campaign is one fuzz campaign under way.
+type campaign struct {
+	o        *Config
+	stdout   io.Writer
+	progress io.Writer
+	gens     []*fuzz.Generator
+	built    []*harness.Build
+	// pairs are the (host, client) builds every case runs on, references aside.
+	pairs [][2]*harness.Build
+	// opts run a case on processes of its own; pooled runs cases in lanes of the campaign's
+	// shared driver processes (the bulk of the campaign).
+	opts    harness.ExecuteOptions
+	pooled  harness.ExecuteOptions
+	pool    *harness.Pool
+	run     *results.Run
+	c       *results.Campaign
+	corpus  string
+	unique  map[string]int // finding key → index in c.Findings
+	started time.Time
+	// seen holds event pairs passing cases have covered: a case with a new one is kept
+	// in the corpus as an interesting passing case (at most keepPassing per campaign).
+	seen map[string]bool
+	kept int
+	// overtime is when a budgeted campaign stops shrinking and splitting failing packs:
+	// Budget×5/4 after it started (zero: never). What it found by then is still confirmed
+	// and reported, its cases unshrunk.
+	overtime time.Time
+	// tally is the campaign's coverage (every pairing it ran), mem the coverage memory it
+	// started from (the corpus's), guide its draws when guided, drawn the event pairs its
+	// cases drew.
+	tally *coverage.Tally
+	mem   *memory
+	guide *guide
+	drawn map[string]bool
+	// ended counts the pairings ended, and reported when the last progress line was
+	// printed (unix nanoseconds): a batch that takes long is told of while it runs.
+	ended, reported atomic.Int64
+}
+
+// heartbeat is how long a campaign stays silent at most while a batch runs.
+const heartbeat = 30 * time.Second
+
+// beat prints, every period without a progress line until ctx ends, how many pairings the
+// batch under way has ended: a batch whose cases stall (each action waiting for its
+// timeout) can take minutes.
+func (cp *campaign) beat(ctx context.Context, period time.Duration) {
+	tick := time.NewTicker(period / 3)
+	defer tick.Stop()
+	last := cp.ended.Load()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if now.Sub(time.Unix(0, cp.reported.Load())) < period {
+				continue
+			}
+			n := cp.ended.Load()
+			fmt.Fprintf(cp.progress, "fuzz: a batch under way: %s ended since the last line, %s\n",
+				results.Plural(int(n-last), "pairing"), time.Since(cp.started).Round(time.Second))
+			cp.reported.Store(now.UnixNano())
+			last = n
+		}
+	}
+}
+
+// keepPassing bounds how many passing cases one campaign adds to the corpus.
+const keepPassing = 20
+
+// Run runs a fuzz campaign and writes its reports; the run it returns holds the campaign's
+// findings (its ExitCode is the command's). An interrupted campaign writes its reports,
+// marked interrupted, and returns them with an error that says so.
+func Run(ctx context.Context, o Config) (*results.Run, error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
+	stdout, stderr := o.Stdout, o.Stderr
+	s, err := o.open()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.Config()
+	if err != nil {
+		return nil, err
+	}
+	var gens []*fuzz.Generator
+	switch {
+	case len(cfg.Fuzz) > 0:
+		if gens, err = fuzz.LoadSet(o.Repo, cfg.Fuzz); err != nil {
+			return nil, err
+		}
+		if gens, err = pickGenerators(gens, o.Generators); err != nil {
+			return nil, err
+		}
+		if gens, err = generatorsFor(gens, o.Kinds); err != nil {
+			return nil, err
+		}
+	case o.Draw == nil:
+		return nil, subject.Usagef("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md), or let skewtest explore draw them (docs/explore.md)", filepath.Join(o.Repo, builds.ConfigFile))
+	}
+	// Every generator must make journeys the vocabulary knows: draw one case of each.
+	for _, g := range gens {
+		if err := checkGenerator(g, o.Seed, o.Exclude); err != nil {
+			return nil, err
+		}
+	}
+	support, err := s.Support(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mode := "cases"
+	if o.Budget > 0 {
+		mode = "budget"
+	}
+	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
+	run.Campaign = &results.Campaign{Seed: o.Seed, Mode: mode, Budget: o.Budget, Generators: map[string]int{}, Events: map[string]int{},
+		Findings: []results.CampaignFinding{}, CaseList: []results.CampaignCase{}}
+	fmt.Fprintf(stdout, "skewtest %s: seed %d\n", o.Name, o.Seed)
+	// The report directory is this campaign's from here on, as a run's (a corpus kept in it
+	// stays where it is).
+	release, err := matrix.ClaimReportDir(o.ReportDir, []string{o.Name})
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	// A campaign interrupted during its builds still writes every report, marked
+	// interrupted (as an interrupted run does); one interrupted later says so below.
+	interrupted := func() (*results.Run, error) {
+		run.Interrupted, run.Finished = true, time.Now()
+		if err := reports.Write(o.ReportDir, run); err != nil {
+			return nil, fmt.Errorf("write reports: %w", err)
+		}
+		fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
+		return run, fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	built, src, err := matrix.Prepare(ctx, &o.Config, run)
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted()
+		}
+		return nil, err
+	}
+	hostIdx, clientIdx := src.HostIdx, src.ClientIdx
+	if o.Draw != nil {
+		if gens, err = o.Draw(ctx, worktreeOf(built), gens); err != nil {
+			if ctx.Err() != nil {
+				return interrupted()
+			}
+			return nil, err
+		}
+		for _, g := range gens {
+			if err := checkGenerator(g, o.Seed, o.Exclude); err != nil {
+				return nil, err
+			}
+		}
+		if len(gens) == 0 {
+			return nil, subject.Usagef("nothing to draw from: the working tree's drivers describe no action's parameters in hello and the subject lists no generators (see docs/explore.md)")
+		}
+	}
+	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
+		unique: map[string]int{}, seen: map[string]bool{}, tally: coverage.New(), drawn: map[string]bool{}}
+	cp.tally.Attribute(fuzz.EventOfStep)
+	cp.mem = newMemory()
+	if o.Corpus != "" {
+		if cp.mem, err = loadMemory(filepath.Join(o.Corpus, MemoryDir)); err != nil {
+			return nil, err
+		}
+		if n := len(cp.mem.files); n > 0 {
+			fmt.Fprintf(stdout, "coverage memory: %s, %d parts reached, in %s\n", results.Plural(n, "earlier campaign"), len(cp.mem.seen),
+				filepath.Join(o.Corpus, MemoryDir))
+		}
+	}
+	if o.Guided {
+		cp.guide = newGuide(cp.mem)
+	}
+	if hostIdx >= 0 {
+		h, c := built[hostIdx], built[clientIdx]
+		cp.pairs = [][2]*harness.Build{{h, c}}
+		if h != c {
+			cp.pairs = append(cp.pairs, [2]*harness.Build{c, h})
+		}
+	} else {
+		for _, p := range built[1:] {
+			cp.pairs = append(cp.pairs, [2]*harness.Build{p, built[0]}, [2]*harness.Build{built[0], p})
+		}
+		if len(built) == 1 {
+			cp.pairs = [][2]*harness.Build{{built[0], built[0]}}
+		}
+	}
+	cp.corpus = o.Corpus
+	if cp.corpus == "" {
+		cp.corpus = filepath.Join(o.ReportDir, "corpus")
+	}
+	cp.opts = harness.ExecuteOptions{
+		ReportDir: o.ReportDir,
+		// Passing pairings leave nothing behind (thousands of transcripts are not worth
+		// writing); failing ones stay under pairings/.
+		Pairing:  harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support, DiscardPassing: true},
+		Repro:    func(p harness.Pairing) string { return o.ReproLine(p) },
+		Parallel: o.Parallel,
+		Coverage: cp.tally,
+		Ended:    func() { cp.ended.Add(1) },
+	}
+	if o.Verbose {
+		cp.opts.Progress, cp.opts.Verbose = stderr, true
+	}
+	if o.FuturePeers {
+		cp.opts.Future = &harness.FutureOptions{Seed: o.Seed}
+		cp.opts.FutureRepro = func(p harness.Pairing) string { return o.ReproLine(p) + " --future-peers" }
+	}
+	// The campaign's cases run in lanes of driver processes it keeps from start to end (one
+	// per build, role and client kind), where the drivers serve lanes.
+	cp.pool = harness.NewPool(ctx, harness.PoolOptions{Dir: filepath.Join(o.ReportDir, reports.DriversDir)})
+	cp.pooled = cp.opts
+	cp.pooled.Pairing.Pool = cp.pool
+	if o.Settle == 0 {
+		// A packed case is hundreds of tiny steps, and a settle period on each would cost
+		// most of the campaign's rate (measured: 9,200 session cases/min without, 1,020 with
+		// 50ms). Without it a step still waits for its replies and for what the references
+		// owe, and the checks tolerate a frame that crossed into the next step; a case that
+		// fails is confirmed alone, with the default settle period.
+		cp.pooled.Pairing.Settle = -1
+	}
+	cp.started = time.Now()
+	cp.reported.Store(cp.started.UnixNano())
+	beatCtx, stopBeat := context.WithCancel(ctx)
+	defer stopBeat()
+	go cp.beat(beatCtx, heartbeat)
+	if o.Budget > 0 {
+		cp.overtime = cp.started.Add(o.Budget + o.Budget/4)
+	}
+	if cp.pool.Warm(cp.warmPlan()) {
+		if !o.ParallelGiven {
+			cp.pooled.Parallel = harness.DefaultLaneParallel()
+		}
+		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", results.Plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
+	}
+	err = cp.go_(ctx)
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	cp.pool.Close(closeCtx)
+	cancel()
+	cp.c.DriverProcesses += cp.pool.Processes()
+	run.Finished = time.Now()
+	cp.c.Duration = time.Since(cp.started)
+	if m := cp.c.Duration.Minutes(); m > 0 {
+		cp.c.CasesPerMin = float64(cp.c.Cases+cp.c.CorpusCases) / m
+	}
+	if err != nil && ctx.Err() == nil {
+		return nil, err
+	}
+	if err := cp.remember(); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		// Stopped in the middle of a case, a confirmation or a shrink (whose error is the
+		// interruption's): what the campaign found so far goes in the reports, not only on
+		// stderr.
+		run.Interrupted = true
+	}
+	if werr := reports.Write(o.ReportDir, run); werr != nil {
+		return nil, fmt.Errorf("write reports: %w", werr)
+	}
+	fmt.Fprintf(stdout, "\n%s: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings, %s; %s\n",
+		o.Name, cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
+		results.Plural(cp.c.DriverProcesses, "driver process"), results.Plural(len(cp.c.Findings), "unique finding"))
+	for _, f := range cp.c.Findings {
+		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
+		switch {
+		case f.Flaky:
+			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk
+		case f.Shrunk == "":
+			what = "not shrunk: the campaign was interrupted first"
+		}
+		own := ""
+		if f.Own {
+			own = fmt.Sprintf(" (%s's own bug: it fails with itself, not a skew)", f.Host)
+		}
+		fmt.Fprintf(stdout, "  %s on %s%s: %d cases, first %s after %s; %s\n    %s\n",
+			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), own, f.Cases, f.First, f.After.Round(time.Second), what, f.Repro)
+	}
+	fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
+	if ctx.Err() != nil {
+		return run, fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	return run, nil
+}
+
+// consequences are finding kinds that usually follow from another finding of the same
+// pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
+// checks name as data loss): they are not shrunk on their own when the case has another.
+var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError}
+
+// worktreeOf is the build whose drivers define the journeys' actions (the working tree),
+// else the first.
+func worktreeOf(built []*harness.Build) *harness.Build {
+	for _, b := range built {
+		if b.Journeys {
+			return b
+		}
+	}
+	return built[0]
+}

@@ -1,0 +1,87 @@
+package campaign_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/nightly/campaign"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/internal/testkit/testcache"
+	"github.com/skewtest/skewtest/results"
+)
+
+// A Go program outside the command runs a campaign through the library, as `skewtest fuzz`
+// does: the reference history's working tree with itself, a few cases.
+var _ = Describe("campaign.Run", func() {
+	It("runs a fuzz campaign from a Config and writes its reports", func(ctx SpecContext) {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		s, err := subject.Open(repo)
+		Expect(err).NotTo(HaveOccurred())
+
+		var out bytes.Buffer
+		report, corpus := GinkgoT().TempDir(), filepath.Join(GinkgoT().TempDir(), "corpus")
+		cfg := campaign.Config{
+			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"desktop"},
+				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: report, Seed: campaign.DefaultSeed, Stdout: &out, Stderr: GinkgoWriter},
+			Cases:  4,
+			Corpus: corpus,
+		}
+		run, err := campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		Expect(run.Campaign.Cases).To(Equal(4), out.String())
+		Expect(run.ExitCode()).To(Equal(0), out.String())
+		Expect(out.String()).To(ContainSubstring("skewtest fuzz: seed 1"))
+		saved, err := reports.Load(filepath.Join(report, reports.ResultsFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saved.Campaign.Cases).To(Equal(4))
+
+		// The campaign's coverage: the run's, its timeline, and its file in the corpus's memory.
+		Expect(saved.Coverage).NotTo(BeNil())
+		covered, _ := saved.Coverage.Count(results.CoverFrame)
+		Expect(covered).To(BeNumerically(">", 0))
+		Expect(saved.Campaign.Timeline).NotTo(BeEmpty())
+		Expect(saved.Campaign.History).To(HaveLen(1))
+		first := saved.Campaign.History[0]
+		Expect(first.New).To(Equal(first.Reached))
+		files, _ := filepath.Glob(filepath.Join(corpus, campaign.MemoryDir, "*.json"))
+		Expect(files).To(HaveLen(1))
+
+		// A second, guided campaign reads the memory: it adds its own file and finds little
+		// that is new.
+		out.Reset()
+		cfg.ReportDir, cfg.Guided, cfg.Seed = GinkgoT().TempDir(), true, 2
+		run, err = campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		Expect(out.String()).To(ContainSubstring("coverage memory: 1 earlier campaign"))
+		Expect(run.Campaign.History).To(HaveLen(2))
+		second := run.Campaign.History[1]
+		Expect(second.New).To(BeNumerically("<", second.Reached))
+		Expect(second.Ever).To(Equal(first.Reached + second.New))
+		files, _ = filepath.Glob(filepath.Join(corpus, campaign.MemoryDir, "*.json"))
+		Expect(files).To(HaveLen(2))
+		md, err := os.ReadFile(filepath.Join(cfg.ReportDir, reports.SummaryFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(md)).To(ContainSubstring("## Coverage over time"))
+	}, SpecTimeout(15*time.Minute))
+
+	It("refuses a campaign whose options do not go together, before building", func(ctx SpecContext) {
+		_, err := campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir(), Host: "worktree"}, Cases: 1})
+		var ue *subject.UsageError
+		Expect(err).To(BeAssignableToTypeOf(ue))
+		Expect(err).To(MatchError("--host and --client go together"))
+		_, err = campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir()}, Cases: 1, Budget: time.Minute})
+		Expect(err).To(MatchError(ContainSubstring("--cases and --budget do not go together")))
+	})
+})

@@ -1,0 +1,459 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/results"
+)
+
+// warmPlan lists pairings of a case of every generator: the driver processes they need are
+// the campaign's shared ones.
+func (cp *campaign) warmPlan() []harness.Pairing {
+	var plan []harness.Pairing
+	for _, g := range cp.gens {
+		c, err := fuzz.Draw([]*fuzz.Generator{g}, cp.o.Seed, -1, fuzz.Options{Exclude: cp.o.Exclude})
+		if err != nil {
+			continue // checkGenerator drew it already
+		}
+		if j, err := c.Journey(g.File); err == nil {
+			plan = append(plan, cp.plan(j)...)
+		}
+	}
+	return plan
+}
+
+// go_ replays the corpus, then runs cases in batches until the count or budget is spent.
+func (cp *campaign) go_(ctx context.Context) error {
+	if cp.o.Corpus != "" {
+		if err := cp.replayCorpus(ctx); err != nil {
+			return err
+		}
+	}
+	deadline := time.Time{}
+	if cp.o.Budget > 0 {
+		deadline = cp.started.Add(cp.o.Budget)
+	}
+	// A case's skew pairings wait for its references: a batch of several cases keeps -j
+	// pairings busy while some wait.
+	batch := cp.o.Batch
+	if batch <= 0 {
+		most := 1
+		for _, g := range cp.gens {
+			most = max(most, cp.packOf(g))
+		}
+		batch = max(2, cp.pooled.Parallel) * most
+	}
+	next := 1
+	for ctx.Err() == nil {
+		if deadline.IsZero() && next > cp.o.Cases {
+			break
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			break
+		}
+		n := batch
+		if deadline.IsZero() {
+			n = min(n, cp.o.Cases-next+1)
+		}
+		var cases []*fuzz.Case
+		for k := range n {
+			c, err := cp.draw(next + k)
+			if err != nil {
+				return subject.Usagef("%v", err)
+			}
+			cases = append(cases, c)
+		}
+		next += n
+		if err := cp.runCases(ctx, cases); err != nil {
+			return err
+		}
+		cp.point()
+		cp.report()
+	}
+	return nil
+}
+
+// draw draws the campaign's case slot (1-based): case slot, or the guide's pick.
+func (cp *campaign) draw(slot int) (*fuzz.Case, error) {
+	opts := fuzz.Options{Exclude: cp.o.Exclude}
+	var c *fuzz.Case
+	var err error
+	if cp.guide != nil {
+		c, err = cp.guide.pick(cp.gens, cp.o.Seed, slot, opts)
+	} else {
+		c, err = fuzz.Draw(cp.gens, cp.o.Seed, slot, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range eventPairs(c) {
+		cp.drawn[p] = true
+	}
+	return c, nil
+}
+
+// point adds the campaign's coverage now to its timeline.
+func (cp *campaign) point() {
+	cov := cp.tally.Coverage()
+	pt := results.CoveragePoint{After: time.Since(cp.started), Cases: cp.c.Cases + cp.c.CorpusCases, Total: len(cov.Items)}
+	for _, it := range cov.Items {
+		if it.Seen > 0 {
+			pt.Covered++
+		}
+	}
+	cp.c.Timeline = append(cp.c.Timeline, pt)
+}
+
+// neverShown is how many never-reached parts a campaign prints; the reports list them all.
+const neverShown = 8
+
+// remember sets the run's coverage, the memory's history with this campaign in it, and
+// what none of them reached; given a corpus, it adds the campaign's file to its memory.
+func (cp *campaign) remember() error {
+	cov := cp.tally.Coverage()
+	cp.run.Coverage = cov
+	self := memoryFile{Name: cp.o.Name, Seed: cp.o.Seed, Started: cp.started, Duration: time.Since(cp.started),
+		Cases: cp.c.Cases + cp.c.CorpusCases, By: cp.tally.By()}
+	for _, it := range cov.Items {
+		if it.Seen > 0 {
+			self.Items = append(self.Items, it)
+		}
+	}
+	for p := range cp.drawn {
+		self.Pairs = append(self.Pairs, p)
+	}
+	slices.Sort(self.Pairs)
+	cp.c.History = cp.mem.history(self)
+	cp.c.NeverReached = cp.mem.neverReached(cov)
+	now := cp.c.History[len(cp.c.History)-1]
+	fmt.Fprintf(cp.stdout, "\ncoverage: %d of %d parts reached, %d of them by no earlier campaign; %d never reached by any\n",
+		now.Reached, len(cov.Items), now.New, len(cp.c.NeverReached))
+	for i, it := range cp.c.NeverReached {
+		if i == neverShown {
+			fmt.Fprintf(cp.stdout, "  … %d more in %s\n", len(cp.c.NeverReached)-i, reports.SummaryFile)
+			break
+		}
+		fmt.Fprintf(cp.stdout, "  never reached: %s %s\n", it.Category, it.Item)
+	}
+	if cp.o.Corpus == "" {
+		return nil
+	}
+	path, err := self.write(filepath.Join(cp.o.Corpus, MemoryDir))
+	if err != nil {
+		return fmt.Errorf("write coverage memory: %w", err)
+	}
+	fmt.Fprintf(cp.stdout, "coverage memory: %s\n", path)
+	return nil
+}
+
+// late says a budgeted campaign is past its overtime: it no longer shrinks, nor splits a
+// failing pack into its cases.
+func (cp *campaign) late() bool { return !cp.overtime.IsZero() && time.Now().After(cp.overtime) }
+
+// countProcesses adds the driver processes a batch run without the pool started: a host and
+// a client per pairing.
+func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptions) {
+	if opts.Pairing.Pool == nil {
+		cp.c.DriverProcesses += 2 * len(batch.Pairings)
+	}
+}
+
+// report prints the campaign's progress line, with its rate.
+func (cp *campaign) report() {
+	d := time.Since(cp.started)
+	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
+	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
+		results.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+	cp.reported.Store(time.Now().UnixNano())
+}
+
+// caseJourney is one case to run: its journey and, for a generated case, the case.
+type caseJourney struct {
+	j    *journeys.Journey
+	c    *fuzz.Case // nil for a corpus journey
+	name string
+}
+
+// plan lists a case's pairings: each skew pair (both directions) with the references.
+func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
+	var plan []harness.Pairing
+	for _, pr := range cp.pairs {
+		ps, _ := harness.Journeys(pr[0], pr[1], harness.PlanOptions{Kinds: cp.o.Kinds, Journeys: []*journeys.Journey{j}})
+		plan = append(plan, ps...)
+	}
+	return harness.WithReferences(plan)
+}
+
+// runCases runs a batch of generated cases as one plan and records what they found.
+func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
+	var cjs []caseJourney
+	for _, c := range cases {
+		cjs = append(cjs, caseJourney{c: c, name: c.Name})
+		cp.c.Generators[c.Gen.Name]++
+		for _, e := range c.EventNames() {
+			cp.c.Events[c.Gen.Name+"/"+e]++
+		}
+	}
+	if cp.o.Pack == 1 {
+		if err := withJourneys(cjs); err != nil {
+			return err
+		}
+		return cp.runJourneys(ctx, cjs, false, cp.pooled)
+	}
+	return cp.runPacked(ctx, cjs)
+}
+
+// withJourneys writes and validates the journey of every generated case that has none yet
+// (a packed case gets its own only when its pack fails).
+func withJourneys(cjs []caseJourney) error {
+	for i := range cjs {
+		if cjs[i].j != nil || cjs[i].c == nil {
+			continue
+		}
+		c := cjs[i].c
+		j, err := c.Journey(c.Name + ".txtar")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			return subject.Usagef("generator %s, case %d: %v\n%s", c.Gen.File, c.Index, err, numbered(c.Text()))
+		}
+		cjs[i].j = j
+	}
+	return nil
+}
+
+// packOf is how many cases of generator g share a journey: --pack, else the generator's pack
+// line, else DefaultPack.
+func (cp *campaign) packOf(g *fuzz.Generator) int {
+	switch {
+	case cp.o.Pack > 0:
+		return cp.o.Pack
+	case g.Pack > 0:
+		return g.Pack
+	}
+	return DefaultPack
+}
+
+// runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
+// driver processes and connection serve many cases. Every case of a packed journey that
+// passes on every pairing passes; the cases of one that does not are run again alone, so
+// a verdict, a finding and a shrink are always a single case's.
+func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
+	var packs [][]caseJourney
+	byGen := map[*fuzz.Generator]int{}
+	for _, cj := range cjs {
+		i, ok := byGen[cj.c.Gen]
+		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
+			byGen[cj.c.Gen] = len(packs)
+			packs = append(packs, nil)
+			i = len(packs) - 1
+		}
+		packs[i] = append(packs[i], cj)
+	}
+	var plan []harness.Pairing
+	var owner []int
+	packed := make([]caseJourney, len(packs))
+	for i, pk := range packs {
+		var cases []*fuzz.Case
+		for _, cj := range pk {
+			cases = append(cases, cj.c)
+		}
+		c := fuzz.Pack(fmt.Sprintf("%s-pack%d", pk[0].c.Name, len(pk)), cases)
+		j, err := c.Journey(c.Name + ".txtar")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			// Name the case that makes the pack's journey wrong, if one does alone.
+			if cerr := withJourneys(pk); cerr != nil {
+				return cerr
+			}
+			return subject.Usagef("generator %s, pack of cases %s…: %v", c.Gen.File, pk[0].name, err)
+		}
+		packed[i] = caseJourney{j: j, c: c, name: c.Name}
+		ps := cp.plan(j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.pooled)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	ran := make([]int, len(packs))
+	failed := make([][]*results.Pairing, len(packs)) // each pack's failing pairings (a future-peer pass apart)
+	failedAt := make([][]int, len(packs))            // and their plan positions
+	for _, r := range batch.Pairings {
+		i := owner[r.Index-1]
+		ran[i]++
+		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
+			failed[i], failedAt[i] = append(failed[i], r), append(failedAt[i], r.Index-1)
+		}
+	}
+	for i, pk := range packs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if len(failed[i]) == 0 && ran[i] > 0 {
+			for _, cj := range pk {
+				cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
+				cp.c.Cases++
+				if cp.o.Corpus != "" {
+					cp.keepIfNew(cj.c)
+				}
+			}
+			continue
+		}
+		if cp.late() {
+			// Past the budget's overtime: the pack is the failing case, not split.
+			fmt.Fprintf(cp.progress, "fuzz: past the budget: pack %s is not run again case by case\n", packed[i].name)
+			for n, r := range failed[i] {
+				if err := cp.record(ctx, packed[i], plan[failedAt[i][n]], r, false, new(results.Status)); err != nil {
+					return err
+				}
+			}
+			cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: packed[i].name, Events: packed[i].c.EventNames(), Status: results.StatusFail})
+			cp.c.Cases += len(pk)
+			continue
+		}
+		before := len(cp.c.CaseList)
+		// Case by case, in lanes like the pack: a shared process that exits is run again on
+		// processes of the pairing's own (harness.Run), and a finding is confirmed on them
+		// before it is shrunk (found).
+		if err := withJourneys(pk); err != nil {
+			return err
+		}
+		if err := cp.runJourneys(ctx, pk, false, cp.pooled); err != nil {
+			return err
+		}
+		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
+			// A case shows it alone: the pack's failing pairings are not worth keeping.
+			for _, r := range failed[i] {
+				if r.Transcript != "" {
+					_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+				}
+			}
+		} else {
+			// Every case passes alone, yet the pack failed: what fails is how its cases
+			// follow one another on one connection, so the pack is the failing case.
+			for n, r := range failed[i] {
+				switch r.Status {
+				case results.StatusFail:
+					if err := cp.found(ctx, packed[i], plan[failedAt[i][n]], r, false); err != nil {
+						return err
+					}
+				case results.StatusError:
+					cp.run.Pairings = append(cp.run.Pairings, r) // the harness broke on the pack
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// runJourneys runs cases, each as its own journey, with opts (in lanes or not).
+func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) error {
+	var plan []harness.Pairing
+	owner := []int{}
+	for i, cj := range cjs {
+		ps := cp.plan(cj.j)
+		plan = append(plan, ps...)
+		for range ps {
+			owner = append(owner, i)
+		}
+	}
+	if len(plan) == 0 {
+		return subject.Usagef("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), subject.OrNone(harness.KindsOf(cp.built...)))
+	}
+	plan = harness.Number(plan)
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, opts)
+	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
+	cp.run.NotRun += batch.NotRun
+	cp.c.Pairings += len(batch.Pairings)
+	cp.countProcesses(batch, opts)
+	// Execute records pairings in plan order, leaving out the ones not run, then the
+	// future-peer passes (with the same index).
+	byIndex := map[int][]*results.Pairing{}
+	for _, r := range batch.Pairings {
+		byIndex[r.Index] = append(byIndex[r.Index], r)
+	}
+	status := make([]results.Status, len(cjs))
+	for i := range status {
+		status[i] = results.StatusPass
+	}
+	for k, p := range plan {
+		for _, r := range byIndex[p.Index] {
+			if err := cp.record(ctx, cjs[owner[k]], p, r, fromCorpus, &status[owner[k]]); err != nil {
+				return err
+			}
+		}
+	}
+	for i, cj := range cjs {
+		var events []string
+		if cj.c != nil {
+			events = cj.c.EventNames()
+		}
+		cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: events, Status: status[i]})
+		if fromCorpus {
+			cp.c.CorpusCases++
+			continue
+		}
+		cp.c.Cases++
+		if status[i] == results.StatusPass && cp.o.Corpus != "" {
+			cp.keepIfNew(cj.c)
+		}
+	}
+	return nil
+}
+
+// worse is the worse of two verdicts: error, then fail, then anything else.
+func worse(a, b results.Status) results.Status {
+	rank := func(s results.Status) int {
+		switch s {
+		case results.StatusError:
+			return 3
+		case results.StatusFail, results.StatusFlaky:
+			return 2
+		case results.StatusPass, results.StatusExpectedRefusal:
+			return 0
+		}
+		return 1
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// record takes one result of a case's pairing (its run or its future-peer pass) into the
+// case's status and the campaign's findings.
+func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool, status *results.Status) error {
+	*status = worse(*status, r.Status)
+	switch r.Status {
+	case results.StatusPass, results.StatusExpectedRefusal:
+		// A passing pairing's directory is not worth keeping by the thousand.
+		if r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		}
+	case results.StatusFail:
+		return cp.found(ctx, cj, p, r, fromCorpus)
+	default:
+		cp.run.Pairings = append(cp.run.Pairings, r)
+	}
+	return nil
+}

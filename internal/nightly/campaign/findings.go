@@ -1,0 +1,267 @@
+package campaign
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/results"
+)
+
+// keepIfNew keeps a passing case in the corpus when it draws an event pair no kept case
+// has drawn.
+func (cp *campaign) keepIfNew(c *fuzz.Case) {
+	if cp.kept >= keepPassing {
+		return
+	}
+	fresh := false
+	for _, k := range eventPairs(c) {
+		if !cp.seen[k] {
+			cp.seen[k], fresh = true, true
+		}
+	}
+	if !fresh {
+		return
+	}
+	if err := writeCase(filepath.Join(cp.corpus, "passing"), c); err == nil {
+		cp.kept++
+	}
+}
+
+// safeName is a corpus file's name for a case name built of labels (a ref may hold a slash).
+func safeName(name string) string { return strings.NewReplacer("/", "_", " ", "_").Replace(name) }
+
+func writeCase(dir string, c *fuzz.Case) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, c.Name+".txtar"), c.Text(), 0o644)
+}
+
+// found records a failing pairing of a case: a finding kind new on this pairing is a
+// unique finding; one seen before is counted. The case is shrunk on the pairing for each
+// new kind that is not one of the consequences, and written to the corpus; the new
+// consequences name the first shrunk file.
+func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
+	var fresh []int // indexes in cp.c.Findings (the slice grows: no pointers into it)
+	counted := map[string]bool{}
+	for _, f := range r.Findings {
+		key := strings.Join([]string{string(f.Kind), p.Host.Label, p.Client.Label, p.Kind}, "|")
+		if counted[key] {
+			continue // one count per case, however many findings of the kind it has
+		}
+		counted[key] = true
+		if i, ok := cp.unique[key]; ok {
+			cp.c.Findings[i].Cases++
+			continue
+		}
+		cp.unique[key] = len(cp.c.Findings)
+		fresh = append(fresh, len(cp.c.Findings))
+		cp.c.Findings = append(cp.c.Findings, results.CampaignFinding{Kind: f.Kind, Host: p.Host.Label, Client: p.Client.Label,
+			ClientKind: p.Kind, Cases: 1, First: cj.name, Message: f.Message, Repro: r.Repro, Own: p.Host.Label == p.Client.Label && !r.Future,
+			After: time.Since(cp.started)})
+		fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s): %s\n", f.Kind, results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, f.Message)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	cp.run.Pairings = append(cp.run.Pairings, r)
+	if cj.c == nil || fromCorpus {
+		for _, i := range fresh {
+			cp.c.Findings[i].Shrunk = cj.j.File
+		}
+		return nil
+	}
+	// Each new kind that is not a consequence is shrunk on its own (the smallest case with
+	// one kind is not the smallest with another: any transformed run may drift where only
+	// one over the cap loses data); the consequences name the first shrunk case.
+	var primary, rest []int
+	for _, i := range fresh {
+		if slices.Contains(consequences, cp.c.Findings[i].Kind) {
+			rest = append(rest, i)
+		} else {
+			primary = append(primary, i)
+		}
+	}
+	if len(primary) == 0 {
+		primary, rest = rest[:1], rest[1:]
+	}
+	// Confirm first, once for every kind: the case run again on the pairing, with processes of
+	// its own. A kind it does not show again is not worth shrinking.
+	confirm := *cj.j
+	confirm.Name += "-again" // a directory of its own, beside the failing pairing's
+	again, err := cp.runOne(ctx, p, &confirm, false)
+	if err != nil {
+		return err
+	}
+	shows := map[results.Kind]bool{}
+	if again != nil {
+		for _, f := range again.Findings {
+			shows[f.Kind] = true
+		}
+	}
+	for _, i := range primary {
+		u := &cp.c.Findings[i]
+		if !shows[u.Kind] {
+			// The case run again on the pairing does not show the kind: a flaky verdict
+			// (timing under load), said as such and not shrunk.
+			// The case is kept as it is, so the repro line names a file that exists.
+			u.Flaky = true
+			c := cj.c.Clone()
+			c.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-flaky", cj.c.Name, u.Kind, p.Host.Label, p.Kind, p.Client.Label))
+			if err := writeCase(cp.corpus, c); err != nil {
+				return fmt.Errorf("write corpus: %w", err)
+			}
+			u.Shrunk, _ = filepath.Abs(filepath.Join(cp.corpus, c.Name+".txtar"))
+			u.Repro = cp.reproOf(p, u.Shrunk)
+			fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) did not reproduce: flaky; kept as %s\n", u.Kind,
+				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Shrunk)
+			continue
+		}
+		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
+		if err != nil {
+			return err
+		}
+		u = &cp.c.Findings[i]
+		u.Shrunk, u.ShrunkEvents, u.ShrinkRuns, u.Repro = file, events, runs, repro
+	}
+	// The consequences go with the first kind: its shrunk case, or its flaky one.
+	first := cp.c.Findings[primary[0]]
+	for _, k := range rest {
+		c := &cp.c.Findings[k]
+		c.Shrunk, c.ShrunkEvents, c.Repro, c.Flaky = first.Shrunk, first.ShrunkEvents, first.Repro, first.Flaky
+	}
+	return nil
+}
+
+// reproOf is the repro line of pairing p with the case in file.
+func (cp *campaign) reproOf(p harness.Pairing, file string) string {
+	j := *p.Journey
+	j.File, j.Listed, p.Journey = file, false, &j
+	return cp.o.ReproLine(p)
+}
+
+// shrink minimises a failing case on its pairing, writes it to the corpus, and runs it
+// once more from its file so results.json has the pairing with a repro line naming it. The
+// case showed kind when run again (found confirmed it); runs counts that run too.
+func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing, kind results.Kind) (file string, events []string, runs int, repro string, err error) {
+	try := 0
+	fails := func(ctx context.Context, cand *fuzz.Case) (bool, error) {
+		try++
+		cand.Name = fmt.Sprintf("%s-shrink%d", c.Name, try)
+		j, err := cand.Journey(cand.Name + ".txtar")
+		if err != nil {
+			return false, nil // a candidate the journey parser refuses is not the failure
+		}
+		r, err := cp.runOne(ctx, p, j, false)
+		if err != nil || r == nil {
+			return false, err
+		}
+		for _, f := range r.Findings {
+			if f.Kind == kind {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	// Shrinking stops at the budget's overtime with the smallest failing case so far.
+	sctx, cancel := ctx, context.CancelFunc(func() {})
+	if !cp.overtime.IsZero() {
+		sctx, cancel = context.WithDeadline(ctx, cp.overtime)
+	}
+	small, runs, err := fuzz.Shrink(sctx, c, fails, cp.o.ShrinkTries)
+	late := sctx.Err() != nil && ctx.Err() == nil // before cancel, which ends sctx too
+	cancel()
+	runs++
+	if err != nil && !late && ctx.Err() == nil {
+		return "", nil, runs, "", err
+	}
+	if late {
+		fmt.Fprintf(cp.progress, "fuzz: past the budget: shrinking %s stopped at %s\n", c.Name, strings.Join(small.EventNames(), " "))
+	}
+	small.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label))
+	if err := writeCase(cp.corpus, small); err != nil {
+		return "", nil, runs, "", fmt.Errorf("write corpus: %w", err)
+	}
+	file, _ = filepath.Abs(filepath.Join(cp.corpus, small.Name+".txtar"))
+	fmt.Fprintf(cp.progress, "fuzz: shrunk %s to %s (%s) in %d runs\n", c.Name, file, strings.Join(small.EventNames(), " "), runs)
+	j, err := journeys.Load(file)
+	if err != nil {
+		return "", nil, runs, "", fmt.Errorf("read back %s: %w", file, err)
+	}
+	r, err := cp.runOne(ctx, p, j, true)
+	if err != nil {
+		return "", nil, runs, "", err
+	}
+	if r == nil { // the run did not happen (cancelled): the line is made here
+		return file, small.EventNames(), runs, cp.reproOf(p, file), nil
+	}
+	cp.run.Pairings = append(cp.run.Pairings, r)
+	return file, small.EventNames(), runs, r.Repro, nil
+}
+
+// runOne runs journey j on the builds of pairing p, with the references it is checked
+// against, and returns p's result (nil when it did not run). Its pairings' directories are
+// removed unless keep is set.
+func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.Journey, keep bool) (*results.Pairing, error) {
+	q := p
+	q.Journey, q.Index = j, 0
+	plan := harness.Number(harness.WithReferences([]harness.Pairing{q}))
+	batch := &results.Run{}
+	harness.Execute(ctx, plan, batch, cp.opts)
+	cp.c.Pairings += len(batch.Pairings)
+	cp.countProcesses(batch, cp.opts)
+	// The pairing's run and its future-peer pass: what either found, it shows.
+	var out *results.Pairing
+	for _, r := range batch.Pairings {
+		if r.Host == p.Host.Label && r.Client == p.Client.Label && r.ClientKind == p.Kind {
+			if out == nil {
+				c := *r
+				out = &c
+			} else {
+				out.Findings = append(slices.Clip(out.Findings), r.Findings...)
+			}
+		}
+		if !keep && r.Transcript != "" {
+			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		}
+	}
+	return out, ctx.Err()
+}
+
+// replayCorpus runs every journey in the corpus directory (minimised failures first,
+// then the kept passing cases) before any new case.
+func (cp *campaign) replayCorpus(ctx context.Context) error {
+	var files []string
+	for _, pat := range []string{"*.txtar", "passing/*.txtar"} {
+		m, _ := filepath.Glob(filepath.Join(cp.o.Corpus, pat))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	fmt.Fprintf(cp.stdout, "corpus: replaying %s from %s\n", results.Plural(len(files), "case"), cp.o.Corpus)
+	var cjs []caseJourney
+	for _, f := range files {
+		abs, _ := filepath.Abs(f)
+		j, err := journeys.Load(abs)
+		if err != nil {
+			return err
+		}
+		if err := harness.Validate(j); err != nil {
+			return err
+		}
+		j.Name = "corpus-" + j.Name
+		cjs = append(cjs, caseJourney{j: j, name: j.Name})
+	}
+	// In lanes, as the cases: a night's corpus of a few dozen journeys would otherwise
+	// start two driver processes a pairing (measured: 20 journeys, 566 processes, a minute).
+	return cp.runJourneys(ctx, cjs, true, cp.pooled)
+}

@@ -1,0 +1,91 @@
+package campaign
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+	"github.com/skewtest/skewtest/internal/run/harness"
+)
+
+func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, error) {
+	if len(names) == 0 {
+		return gens, nil
+	}
+	var out []*fuzz.Generator
+	var have []string
+	for _, g := range gens {
+		have = append(have, g.Name)
+	}
+	for _, n := range names {
+		i := slices.Index(have, n)
+		if i < 0 {
+			return nil, subject.Usagef("--generator %s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
+		}
+		out = append(out, gens[i])
+	}
+	return out, nil
+}
+
+// generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
+// empty): --kind desktop leaves out a generator of session cases.
+func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, error) {
+	if len(kinds) == 0 {
+		return gens, nil
+	}
+	var out []*fuzz.Generator
+	for _, g := range gens {
+		for _, k := range strings.Split(g.Kinds, ",") {
+			if k = strings.TrimSpace(k); k == journeys.AnyKind || slices.Contains(kinds, k) {
+				out = append(out, g)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, subject.Usagef("--kind %s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
+	}
+	return out, nil
+}
+
+// checkGenerator draws cases of g until each of its events has appeared once (or a few
+// dozen tries) and validates them, so a generator that writes a bad journey is a
+// configuration error before anything is built.
+func checkGenerator(g *fuzz.Generator, seed int64, exclude []string) error {
+	for i := 1; i <= 32; i++ {
+		c, err := fuzz.Draw([]*fuzz.Generator{g}, seed, -i, fuzz.Options{Exclude: exclude})
+		if err != nil {
+			return subject.Usagef("%v", err)
+		}
+		j, err := c.Journey(g.File + " (case drawn)")
+		if err == nil {
+			err = harness.Validate(j)
+		}
+		if err != nil {
+			return subject.Usagef("generator %s writes a journey the vocabulary refuses: %v\n%s", g.File, err, numbered(c.Text()))
+		}
+	}
+	return nil
+}
+
+func numbered(text []byte) string {
+	var b strings.Builder
+	for i, l := range strings.Split(strings.TrimRight(string(text), "\n"), "\n") {
+		if len(l) > 160 {
+			l = l[:160] + "…"
+		}
+		fmt.Fprintf(&b, "%4d  %s\n", i+1, l)
+	}
+	return b.String()
+}
+
+func kindsOfGens(gens []*fuzz.Generator) string {
+	var out []string
+	for _, g := range gens {
+		out = append(out, g.Name+" drives "+g.Kinds)
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,169 @@
+package explore_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/nightly/explore"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/harness/driver"
+)
+
+var (
+	terminal = driver.Param{Name: "terminal", Type: "id", Example: "t1"}
+	host     = explore.Driver{Role: "host", Actions: []string{"emit", "stop", "beep"},
+		Params: map[string][]driver.Param{
+			"emit": {terminal, {Name: "text", Type: "text", Limits: []int{48}, Feeds: "screen"}},
+			"beep": {{Name: "level", Type: "int", Min: 1, Max: 9}, {Name: "mode", Type: "enum", Values: []string{"a", "b"}}},
+		}}
+	desktop = explore.Driver{Role: "client", Kind: "desktop", Actions: []string{"type", "resize", "stop"},
+		Params: map[string][]driver.Param{
+			"type":   {terminal, {Name: "text", Type: "text", Max: 100, Feeds: "input"}},
+			"resize": {terminal, {Name: "cols", Type: "int", Min: 20, Max: 200}},
+		}}
+	mobile = explore.Driver{Role: "client", Kind: "mobile", Actions: []string{"type", "stop"},
+		Params: map[string][]driver.Param{"type": {terminal, {Name: "text", Type: "text", Max: 100, Feeds: "input"}}}}
+	streams = []contract.StreamSpec{
+		{Name: "screen", Sent: contract.Endpoint{Role: "host", Observations: []string{"out"}}, Delivered: contract.Endpoint{Role: "client", Observations: []string{"shown"}}, Compare: "cumulative"},
+		{Name: "input", Sent: contract.Endpoint{Role: "client", Actions: []string{"type"}}, Delivered: contract.Endpoint{Role: "host", Observations: []string{"typed"}}, Compare: "bytes"},
+	}
+	base = explore.Base{Name: "term", Kinds: "desktop,mobile", Header: []string{"kind desktop,mobile", "timeout 10s"},
+		Setup:  []string{"client open terminal=t7 cols=80", "await client opened"},
+		Finish: []string{"client close terminal=t7"}, Frames: "ignore C>H Ack\n"}
+)
+
+// parse reads a drawn generator back, as the campaign does.
+func parse(text []byte) *fuzz.Generator {
+	g, err := fuzz.Parse("explore-term.txtar", text)
+	Expect(err).NotTo(HaveOccurred(), "%s", text)
+	return g
+}
+
+func events(g *fuzz.Generator) []string {
+	var out []string
+	for _, e := range g.Events {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+var _ = Describe("drafting generators from the described vocabulary", func() {
+	It("draws every described action, at random and at its edges, held, delayed and fragmented directions, with the base's setup, finish and frames", func() {
+		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
+		Expect(events(g)).To(ConsistOf("client-resize", "client-resize-edge", "client-type", "client-type-edge",
+			"host-beep", "host-beep-edge", "host-emit", "host-emit-edge",
+			"held-HC-type", "held-CH-type", "held-HC-emit", "held-CH-emit",
+			"delayed-HC-type", "delayed-CH-type", "delayed-HC-emit", "delayed-CH-emit",
+			"fragmented-HC-type", "fragmented-CH-type", "fragmented-HC-emit", "fragmented-CH-emit"))
+		Expect(g.Kinds).To(Equal("desktop,mobile"))
+		Expect(g.Header).To(Equal([]string{"kind desktop,mobile", "timeout 10s"}))
+		Expect(g.Frames).To(Equal("ignore C>H Ack\n"))
+		Expect(g.Setup.Lines).To(HaveLen(2))
+		Expect(g.Finish.Lines).To(HaveLen(1))
+	})
+
+	It("writes ids from the setup, bounds and limits as generators, edges as boundaries", func() {
+		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
+		Expect(text).To(ContainSubstring("host emit terminal=t7 text={utf8 0..4096}\n"))
+		Expect(text).To(ContainSubstring("host emit terminal=t7 text={edge 0..1048576 48}\n"))
+		Expect(text).To(ContainSubstring("host beep level={int 1..9} mode={one a b}\n"))
+		Expect(text).To(ContainSubstring("host beep level={one 1 2 8 9} mode={one a b}\n"))
+		Expect(text).To(ContainSubstring("client type terminal=t7 text={edge 0..100}\n"))
+		// resize is described by the desktop driver only: its lines say so.
+		Expect(text).To(ContainSubstring("[kind:desktop] client resize terminal=t7 cols={int 20..200}\n"))
+		Expect(text).NotTo(ContainSubstring("[kind:mobile] client resize"))
+	})
+
+	It("ends every event on a fresh marker of each stream a described text feeds, awaited where it is delivered", func() {
+		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
+		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
+			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
+		Expect(strings.Count(text, sync)).To(Equal(12+4+4), text)
+		Expect(text).To(ContainSubstring("-- event delayed-CH-emit weight=1 --\ntap delay C>H {one 2ms 20ms 100ms} jitter={one 0s 10ms 50ms}\n" +
+			"host emit terminal=t7 text={utf8 0..4096}\n" + sync + "tap delay C>H 0s\n"))
+		Expect(text).To(ContainSubstring("tap hold H>C\nhost emit terminal=t7 text={edge 0..1048576 48}\ntap release H>C\n" + sync))
+	})
+
+	It("leaves out an action whose id the setup never opens, and writes nothing when none is left", func() {
+		session := explore.Base{Name: "session", Kinds: "session", Header: []string{"kind session"}, Setup: []string{"client hello"}}
+		sess := explore.Driver{Role: "client", Kind: "session", Actions: []string{"stop"}}
+		Expect(explore.Text(session, []explore.Driver{host, sess}, streams, 0)).To(ContainSubstring("host-beep"))
+		noBeep := host
+		noBeep.Params = map[string][]driver.Param{"emit": host.Params["emit"]}
+		Expect(explore.Text(session, []explore.Driver{noBeep, sess}, streams, 0)).To(BeNil())
+	})
+
+	It("leaves the connections quiet for half and most of the quiet period the contract declares, then settles", func() {
+		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 3*time.Second))
+		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
+			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
+		Expect(text).To(ContainSubstring("-- event idle weight=1 --\nidle for={one 1.5s 2.7s}\n" + sync))
+		Expect(string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))).NotTo(ContainSubstring("idle"))
+	})
+
+	It("draws only what a driver both announces and describes", func() {
+		h := host
+		h.Actions = []string{"emit", "stop"}
+		text := string(explore.Text(base, []explore.Driver{h}, streams, 0))
+		Expect(text).NotTo(ContainSubstring("beep"))
+		Expect(text).To(ContainSubstring("host-emit"))
+	})
+
+	It("draws journeys the vocabulary accepts, with values at each limit", func() {
+		g := parse(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
+		lengths := map[int]bool{}
+		for i := 1; i <= 60; i++ {
+			c, err := fuzz.Draw([]*fuzz.Generator{g}, 5, i, fuzz.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			j, err := c.Journey("case.txtar")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(harness.Validate(j)).To(Succeed())
+			for _, s := range j.Steps {
+				for _, cmd := range s.Commands {
+					if cmd.Verb == "host" && cmd.Positional()[0] == "emit" {
+						t, _ := cmd.Get("text")
+						lengths[len(t)] = true
+					}
+				}
+			}
+		}
+		Expect(lengths).To(HaveKey(47))
+		Expect(lengths).To(HaveKey(48))
+		Expect(lengths).To(HaveKey(49))
+	})
+})
+
+var _ = Describe("bases", func() {
+	It("takes a journey's header and first step as the setup", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "notes.txtar")
+		Expect(os.WriteFile(path, []byte("# notes\nkind *\ntimeout 7s\n\n-- script --\nstep open\nclient open\n# a comment\n[window] await client opened\n\nstep put\nclient put id=n1\n"), 0o644)).To(Succeed())
+		j, err := journeys.Load(path)
+		Expect(err).NotTo(HaveOccurred())
+		b, err := explore.BaseOfJourney(j)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.Kinds).To(Equal("*"))
+		Expect(b.Header).To(Equal([]string{"kind *", "timeout 7s"}))
+		Expect(b.Setup).To(Equal([]string{"client open", "[window] await client opened"}))
+	})
+
+	It("takes a generator's header, setup, finish and frames", func() {
+		dir := GinkgoT().TempDir()
+		path := filepath.Join(dir, "term.txtar")
+		Expect(os.WriteFile(path, []byte("kind desktop\ntimeout 9s\nevents 1..3\n-- setup --\nclient open terminal=t1\n-- event e --\nhost emit terminal=t1 text={ascii 1..3}\n-- finish --\nclient close terminal=t1\n-- frames --\nignore C>H Ack\n"), 0o644)).To(Succeed())
+		g, err := fuzz.Load(path)
+		Expect(err).NotTo(HaveOccurred())
+		b, err := explore.BaseOfGenerator(g)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b).To(Equal(explore.Base{Name: "term", Kinds: "desktop", Header: []string{"kind desktop", "timeout 9s"},
+			Setup: []string{"client open terminal=t1"}, Finish: []string{"client close terminal=t1"}, Frames: "ignore C>H Ack\n"}))
+	})
+})

@@ -1,0 +1,26 @@
+package harness
+
+import "github.com/skewtest/skewtest/internal/run/harness/transcript"
+
+// ActionArgs is actionArgs, for the specs.
+var ActionArgs = actionArgs
+
+// Reference is a reference pairing's published transcript, for the specs: made for users
+// pairings checked against it.
+type Reference = reference
+
+// NewReference is a reference that users pairings will take.
+func NewReference(users int) *Reference {
+	return &reference{done: make(chan struct{}), users: users}
+}
+
+// Publish and Take are publish and take.
+func (r *Reference) Publish(t *transcript.Transcript) { r.publish(t) }
+func (r *Reference) Take() *transcript.Transcript     { return r.take() }
+
+// CheckHostURL and TapOptions are checkHostURL and tapOptions, for the specs.
+func (b *Build) CheckHostURL(name, url string) error { return b.checkHostURL(name, url) }
+func (b *Build) TapOptions() (int, error) {
+	opts, err := tapOptions(Pairing{Host: b, Client: b})
+	return len(opts), err
+}

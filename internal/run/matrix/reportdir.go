@@ -1,0 +1,24 @@
+package matrix
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+)
+
+// ClaimReportDir makes the report directory this run's (reports.Claim), naming the run by its pid,
+// start time and command line; a directory the user must fix is a usage error.
+func ClaimReportDir(dir string, command []string) (release func(), err error) {
+	owner := fmt.Sprintf("pid %d, started %s: skewtest %s", os.Getpid(), time.Now().UTC().Format(time.RFC3339), strings.Join(command, " "))
+	release, err = reports.Claim(dir, owner)
+	var de *reports.DirError
+	if errors.As(err, &de) {
+		return nil, subject.Usagef("--report-dir %v", de)
+	}
+	return release, err
+}

@@ -1,0 +1,50 @@
+package matrix_test
+
+import (
+	"bytes"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+)
+
+// A Go program outside the command plans a run through the library, as `skewtest plan`
+// does: nothing is built.
+var _ = Describe("matrix.Run", func() {
+	var repo string
+	BeforeEach(func() {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo = filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("plans the working tree with a pin both ways, with references and repro lines, building nothing", func(ctx SpecContext) {
+		var out bytes.Buffer
+		cache := GinkgoT().TempDir()
+		run, err := matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Pins: pins.Options{Refs: pins.Refs("test", "v1.4.190")},
+			Journeys: []string{"terminal"}, Kinds: []string{"desktop"}, Seed: 7, CacheDir: cache, Stdout: &out})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(run).To(BeNil(), "a plan has no verdicts")
+		Expect(out.String()).To(ContainSubstring("skewtest: seed 7\n"))
+		Expect(out.String()).To(ContainSubstring("plan: 4 pairings\n"), "two skew pairings and the two references")
+		Expect(out.String()).To(ContainSubstring("skewtest repro --repo " + repo + " --host v1.4.190 --client worktree --kind desktop --journey terminal --seed 7"))
+		Expect(filepath.Join(cache, "builds")).NotTo(BeADirectory(), "nothing was built")
+	})
+
+	It("says what the user must fix as a usage error", func(ctx SpecContext) {
+		_, err := matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Matrix: "diagonal"})
+		Expect(err).To(BeAssignableToTypeOf(&subject.UsageError{}))
+		Expect(err.Error()).To(HavePrefix("--matrix: "))
+		_, err = matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Kinds: []string{"watch"}})
+		Expect(err).To(MatchError(ContainSubstring("--kind watch: no build of this run has a watch client driver")))
+		_, err = matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Shard: "3/2"})
+		Expect(err).To(MatchError(ContainSubstring("want K/N with 1 <= K <= N")))
+	})
+})
