@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/skewtest/skewtest/driverkit"
-	"github.com/skewtest/skewtest/internal/run/harness/tap"
+	"github.com/skewtest/skewtest/internal/declare/framing"
 )
 
 // Transports a channel may declare (ChannelConfig.Transport): the scheme of the URL the
@@ -63,7 +63,7 @@ func (c *Config) Transport() Transport {
 		if t.Stream() {
 			t.Channel, t.Framing = name, ch.Framing
 			if t.Framing == "" {
-				t.Framing = "raw"
+				t.Framing = framing.Raw
 			}
 		}
 		return t
@@ -91,8 +91,8 @@ func (c *Config) validateChannels(name string, doc *yaml.Node) []error {
 			continue
 		case cc.Framing != "" && tr != "tcp" && tr != "tls":
 			add(lineOf(doc, "channels", ch, "framing"), "channels.%s.framing: only a tcp or tls channel is cut by a framing; a WebSocket message is one message", ch)
-		case cc.Framing != "" && !slices.Contains(tap.Framings, cc.Framing):
-			add(lineOf(doc, "channels", ch, "framing"), "channels.%s.framing %q: want %s", ch, cc.Framing, strings.Join(tap.Framings, ", "))
+		case cc.Framing != "" && !slices.Contains(framing.Names, cc.Framing):
+			add(lineOf(doc, "channels", ch, "framing"), "channels.%s.framing %q: want %s", ch, cc.Framing, strings.Join(framing.Names, ", "))
 		}
 		byTransport[tr] = append(byTransport[tr], ch)
 	}

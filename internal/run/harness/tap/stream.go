@@ -14,28 +14,26 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/skewtest/skewtest/internal/declare/framing"
 )
 
 // Framings: how a byte-stream tap (tcp://, tls://) cuts each direction's bytes into the
-// messages it records and forwards. A message is recorded without its delimiter or length
-// prefix, and written on with it, so the receiver gets the sender's bytes.
+// messages it records and forwards, under the names the tap's callers use. The names and what
+// each means are internal/declare/framing's, the one list builds validates a channel's
+// declaration against.
 const (
-	// FramingRaw records what each read returns: where a stream is cut then depends on when
-	// its bytes arrive, so a contract that names frames in it needs a stream codec, which
-	// puts packets back together whatever the cuts (docs/contract.md).
-	FramingRaw    = "raw"
-	FramingLines  = "lines"  // a message per line, cut at "\n" (JSON lines, line protocols)
-	FramingU16BE  = "u16be"  // each message prefixed by its length as a u16 big-endian
-	FramingU32BE  = "u32be"  // each message prefixed by its length as a u32 big-endian
-	FramingVarint = "varint" // each message prefixed by its length as an unsigned varint
-	// FramingPackets cuts where the protocol says a packet ends (Stream.PacketEnd: a
-	// contract's stream codec, by its header's length field or its length prefix). A packet
-	// is recorded and written whole, header and all.
-	FramingPackets = "packets"
+	FramingRaw     = framing.Raw // what each read returns; the default
+	FramingLines   = framing.Lines
+	FramingU16BE   = framing.U16BE
+	FramingU32BE   = framing.U32BE
+	FramingVarint  = framing.Varint
+	FramingPackets = framing.Packets // where Stream.PacketEnd says a packet ends
 )
 
-// Framings lists every framing a byte-stream tap knows, for validation and messages.
-var Framings = []string{FramingRaw, FramingLines, FramingU16BE, FramingU32BE, FramingVarint, FramingPackets}
+// Framings lists every framing a byte-stream tap knows, for validation and messages: the
+// list of internal/declare/framing, the same one builds validates a declaration against.
+var Framings = framing.Names
 
 // maxMessage is the longest message a framing reads; a longer line or length is taken as
 // bytes of another framing.
