@@ -1,17 +1,17 @@
 // Package skewtesting runs a product's skew matrix from `go test`.
 //
-// In a plain Go test, Run runs the matrix (matrix.Run) and makes each pairing a subtest;
+// In a plain Go test, Run runs the matrix (skewtest.Run) and makes each pairing a subtest;
 // every finding fails its subtest with its message, its evidence and the repro line that
 // reruns the pairing alone:
 //
 //	func TestSkew(t *testing.T) {
-//		skewtesting.Run(t, matrix.Config{Repo: "..", Pins: pins.Options{Last: 2}})
+//		skewtesting.Run(t, skewtest.Config{Repo: "..", Pins: skewtest.Pins{Last: 2}})
 //	}
 //
 // In a Ginkgo suite, Matrix runs it and BeCompatible is the assertion:
 //
 //	It("understands the last two releases both ways", func(ctx SpecContext) {
-//		Expect(skewtesting.Matrix(ctx, matrix.Config{Repo: ".."})).To(skewtesting.BeCompatible())
+//		Expect(skewtesting.Matrix(ctx, skewtest.Config{Repo: ".."})).To(skewtesting.BeCompatible())
 //	})
 //
 // The reports (report.html, results.json, the transcripts) go to Config.ReportDir; left
@@ -26,7 +26,7 @@ import (
 
 	"github.com/onsi/gomega/types"
 
-	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -35,7 +35,7 @@ import (
 // check's findings fail a subtest of their own, "contract-check". A run that cannot be
 // made (a bad configuration, a broken build tool) fails t at once. Run returns the run, for
 // assertions of the test's own.
-func Run(t *testing.T, cfg matrix.Config) *results.Run {
+func Run(t *testing.T, cfg skewtest.Config) *results.Run {
 	t.Helper()
 	if cfg.ReportDir == "" {
 		cfg.ReportDir = t.TempDir()
@@ -49,7 +49,7 @@ func Run(t *testing.T, cfg matrix.Config) *results.Run {
 	if len(cfg.Command) == 0 {
 		cfg.Command = []string{"go test", t.Name()}
 	}
-	run, err := matrix.Run(t.Context(), cfg)
+	run, err := skewtest.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("skewtest: %v", err)
 	}
@@ -97,8 +97,8 @@ func Report(t *testing.T, run *results.Run) {
 
 // Matrix runs the matrix of cfg for a Ginkgo spec (or any caller with a context): the run,
 // or the error that kept it from being made. Give it a ReportDir (GinkgoT().TempDir()).
-func Matrix(ctx context.Context, cfg matrix.Config) (*results.Run, error) {
-	return matrix.Run(ctx, cfg)
+func Matrix(ctx context.Context, cfg skewtest.Config) (*results.Run, error) {
+	return skewtest.Run(ctx, cfg)
 }
 
 // Failures lists what fails in run, one entry a finding or an error, each with its repro

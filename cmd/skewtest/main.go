@@ -16,10 +16,8 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest"
 	"github.com/skewtest/skewtest/internal/build/proc"
-	"github.com/skewtest/skewtest/internal/declare/journeys"
-	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
@@ -157,17 +155,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return ee.code
 	}
 	fmt.Fprintf(stderr, "skewtest: %v\n", err)
-	var ue *usageError
-	var ce *builds.ConfigError
-	var se *journeys.SyntaxError
-	var le *pins.LockError
-	var jf *journeys.FileError
-	var ju *journeys.UnknownError
-	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &se), errors.As(err, &le),
-		errors.As(err, &jf), errors.As(err, &ju), errors.Is(err, journeys.ErrNoJourneys),
-		errors.Is(err, pins.ErrNoStableTag), errors.Is(err, pins.ErrUnknownRef), errors.Is(err, pins.ErrNotRepository),
-		errors.Is(err, pins.ErrMovedTag), errors.Is(err, pins.ErrInvalidOptions), errors.Is(err, pins.ErrNoProtocol):
+	if skewtest.IsUsage(err) {
 		return exitUsage
 	}
 	return exitInfra
