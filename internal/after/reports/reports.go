@@ -90,18 +90,5 @@ func AppendStepSummary(path, summary string) error {
 	return errors.Join(err, f.Close())
 }
 
-// Load reads a results.json.
-func Load(path string) (*results.Run, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var run results.Run
-	if err := json.Unmarshal(data, &run); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if run.SchemaVersion > results.SchemaVersion {
-		return nil, fmt.Errorf("%s: schemaVersion %d is newer than this skewtest (%d)", path, run.SchemaVersion, results.SchemaVersion)
-	}
-	return &run, nil
-}
+// Load reads a results.json (results.Load).
+func Load(path string) (*results.Run, error) { return results.Load(path) }
