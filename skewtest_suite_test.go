@@ -6,13 +6,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/build/proc"
+	"github.com/skewtest/skewtest"
 )
 
-// TestMain lets this test binary be a guardian (proc.Main) of the build steps and drivers
+// TestMain lets this test binary be a guardian (skewtest.Main) of the build steps and drivers
 // its examples start, as every binary that starts them must.
 func TestMain(m *testing.M) {
-	proc.Main()
+	skewtest.Main()
 	m.Run()
 }
 

@@ -7,7 +7,16 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest"
 )
+
+// TestMain lets this test binary guard the builds and drivers its specs start
+// (skewtest.Main): none outlives its pairing even if the test binary is killed.
+func TestMain(m *testing.M) {
+	skewtest.Main()
+	m.Run()
+}
 
 func TestSkew(t *testing.T) {
 	RegisterFailHandler(Fail)
