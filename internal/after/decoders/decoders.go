@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/results"
@@ -293,24 +295,27 @@ func (s *started) decode(ctx context.Context, frames []transcript.Frame) (map[in
 	return out, nil
 }
 
-// Ask asks every cell, Parallel at a time, and returns the answers in cells' order.
+// Ask asks every cell, Parallel at a time, and returns the answers in cells' order. Once
+// ctx is done, a cell not yet asked is answered with ctx's error, never started.
 func (k *Asker) Ask(ctx context.Context, cells []Cell) []Answer {
 	parallel := k.Parallel
 	if parallel < 1 {
 		parallel = harness.DefaultParallel()
 	}
 	out := make([]Answer, len(cells))
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(parallel)
 	for i, c := range cells {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				out[i] = Answer{Cell: c, Err: err}
+				return nil
+			}
 			out[i] = k.ask(ctx, c)
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // no cell returns an error: each answer carries its own
 	return out
 }
 

@@ -1,8 +1,10 @@
 package decoders_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -95,5 +97,20 @@ var _ = Describe("Questions to decoders about recorded traffic", func() {
 		Expect(answers).To(HaveLen(1))
 		Expect(answers[0].Err).To(HaveOccurred())
 		Expect(errors.Is(answers[0].Err, harness.ErrNoDecode)).To(BeFalse())
+	})
+
+	It("starts no driver once the context is done: every cell not yet asked carries the context's error", func(ctx SpecContext) {
+		k := &decoders.Asker{LogDir: GinkgoT().TempDir(), Parallel: 1}
+		defer k.Stop(ctx)
+		dir := GinkgoT().TempDir()
+		b := &harness.Build{Label: "broken", Dir: dir, Host: []string{"./no-such-driver"}}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		answers := k.Ask(cancelled, append(decoders.Cells(rec, b), decoders.Cells(rec, b)...))
+		Expect(answers).To(HaveLen(2))
+		for _, a := range answers {
+			Expect(a.Err).To(MatchError(context.Canceled))
+		}
+		Expect(os.ReadDir(k.LogDir)).To(BeEmpty(), "no driver was started, so none logged")
 	})
 })
