@@ -33,7 +33,7 @@ func parseBisect(args []string, stderr io.Writer) (*bisectOptions, error) {
 	fs.Var(countFlag{&o.Retries, 0, "how many times to rerun a failing candidate"}, "retries", "rerun a candidate that failed up to `N` times; one whose attempts disagree is flaky, never good or bad")
 	o.registerEnv(fs)
 	o.registerParallel(fs)
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
 	seed := o.Seed // bisect's default is 1, not a new one: the same walk every time

@@ -16,7 +16,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("build", stderr, "build --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB] [--runner local|container]")
 	o.registerBuild(fs)
 	o.registerPins(fs)
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	if err := o.common.check(); err != nil {

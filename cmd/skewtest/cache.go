@@ -32,6 +32,11 @@ func parseCache(args []string, stdout, stderr io.Writer) (sub string, o *cacheOp
 		return "", nil, &exitError{exitOK}
 	}
 	if len(args) == 0 || (args[0] != "ls" && args[0] != "prune") {
+		if len(args) > 0 {
+			if err := didYouMean("cache", args[0], []string{"ls", "prune"}); err != nil {
+				return "", nil, err
+			}
+		}
 		fmt.Fprint(stderr, cacheUsage)
 		return "", nil, usagef("cache: want a subcommand: ls or prune")
 	}
@@ -51,7 +56,7 @@ func parseCache(args []string, stdout, stderr io.Writer) (sub string, o *cacheOp
 		})
 		fs.BoolVar(&o.All, "all", false, "remove every build and the shared GOCACHE")
 	}
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return "", nil, err
 	}
 	if o.CacheDir == "" {

@@ -23,7 +23,7 @@ func cmdCompat(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache for --prove (default: the user cache directory's skewtest)")
 	fs.StringVar(&c.ReportDir, "report-dir", "skewtest-compat", "where --prove's run writes its reports")
 	fs.StringVar(&c.Runner, "runner", runnerLocal, "where --prove's recipes run: local or container")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	if c.Runner != runnerLocal && c.Runner != runnerContainer {

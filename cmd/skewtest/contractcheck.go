@@ -25,7 +25,7 @@ func parseContractCheck(args []string, stderr io.Writer) (*contractCheckOptions,
 	o.registerPins(fs)
 	fs.StringVar(&o.Since, "since", "", "check the stable tags from TAG on only (older history is accepted as it is)")
 	fs.Var(allowFlag{list: &o.Allow, scoped: true}, "allow", "[OLD..NEW:]RULE[@POINTER]: leave out the violations of RULE (at POINTER and below), for every pair or for OLD → NEW only; repeatable")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
 	if o.Repo == "" {

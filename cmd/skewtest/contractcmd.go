@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +49,9 @@ func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, contractUsage)
 		return nil
+	}
+	if err := didYouMean("contract", args[0], []string{"diff", "check", "verify", "decode", "infer"}); err != nil {
+		return err
 	}
 	fmt.Fprint(stderr, contractUsage)
 	return usagef("contract: unknown command %q (want diff, check, verify, decode or infer)", args[0])
@@ -108,25 +110,6 @@ func allowedFor(list []allowance, older, newer string) func(contract.Violation) 
 	return contract.Allowing(as...)
 }
 
-// parseInterleaved parses flags that may come before, between or after the positional
-// arguments, and returns the positional ones.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, &exitError{exitOK}
-			}
-			return nil, usagef("%v", err)
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
 type contractDiffOptions struct {
 	Repo     string
 	Old, New string
@@ -138,7 +121,7 @@ func parseContractDiff(args []string, stderr io.Writer) (*contractDiffOptions, e
 	fs := newFlagSet("contract diff", stderr, "contract diff [--repo DIR] [--allow RULE[@POINTER]] OLD NEW")
 	fs.StringVar(&o.Repo, "repo", ".", "the git repository whose refs OLD and NEW may name")
 	fs.Var(allowFlag{list: &o.Allow}, "allow", "RULE or RULE@POINTER: leave out the violations of RULE (at POINTER and below); repeatable")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parse(fs, args, anyArgs)
 	if err != nil {
 		return nil, err
 	}

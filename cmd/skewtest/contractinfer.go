@@ -19,7 +19,7 @@ func cmdContractInfer(_ context.Context, args []string, stdout, stderr io.Writer
 	fs.StringVar(&outDir, "out", "", "write one draft per recorded build to `DIR`, LABEL.json and its report LABEL.txt, each from the frames that build sent")
 	fs.StringVar(&against, "against", "", "draft nothing: list where `CONTRACT` and the traffic disagree (named as for contract diff)")
 	fs.StringVar(&repo, "repo", ".", "the git repository whose refs --against may name")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parse(fs, args, anyArgs)
 	if err != nil {
 		return err
 	}

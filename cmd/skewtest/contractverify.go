@@ -32,7 +32,7 @@ func parseContractVerify(args []string, stderr io.Writer) (*contractVerifyOption
 	o.Timeout = builds.DefaultContractTimeout
 	fs.Var(positiveDuration{&o.Timeout}, "timeout", "how long the contract command may take (default "+builds.DefaultContractTimeout.String()+")")
 	fs.BoolVar(&o.Verbose, "v", false, "print build progress")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
 	return o, o.check()

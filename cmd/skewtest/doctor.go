@@ -17,7 +17,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
 	fs.StringVar(&c.ReportDir, "report-dir", "", "keep the reference pairing's report and the drivers' logs here (default: a temporary directory, removed)")
 	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local or container")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	if c.Runner != runnerLocal && c.Runner != runnerContainer {

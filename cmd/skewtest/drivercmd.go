@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -20,15 +19,9 @@ stdout, an unknown action answered unsupported-action, decode when hello lists i
 exiting once stdin closes. Exit codes: 0 conformant, 1 a check failed, 2 bad arguments.
 `
 
-func cmdDriver(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "check" {
-		if len(args) > 0 && isHelp(args[0]) {
-			fmt.Fprint(stdout, driverUsage)
-			return nil
-		}
-		fmt.Fprint(stderr, driverUsage)
-		return usagef("driver: give check")
-	}
+// parseDriverCheck parses driver check's flags and the driver's command line: what follows
+// "--", or the first argument that is no flag, verbatim (its own flags included).
+func parseDriverCheck(args []string, stderr io.Writer) (drivercheck.Config, error) {
 	var (
 		c       drivercheck.Config
 		timeout time.Duration
@@ -39,15 +32,13 @@ func cmdDriver(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.StringVar(&c.Dir, "dir", "", "its working directory (default: the current one)")
 	fs.StringVar(&c.LogDir, "log-dir", "", "keep its stderr of each start here (default: discarded)")
 	fs.DurationVar(&timeout, "timeout", 0, "how long it may take to say hello and ready (default: the protocol's 30s)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if err == flag.ErrHelp {
-			return &exitError{exitOK}
-		}
-		return usagef("driver check: %v", err)
+	argv, err := parse(fs, args, commandLine)
+	if err != nil {
+		return c, err
 	}
-	c.Argv, c.ReadyTimeout = fs.Args(), timeout
+	c.Argv, c.ReadyTimeout = argv, timeout
 	if len(c.Argv) == 0 {
-		return usagef("driver check: give the driver's command after --")
+		return c, usagef("driver check: give the driver's command after --")
 	}
 	if c.Role == "" {
 		c.Role = "host"
@@ -56,10 +47,31 @@ func cmdDriver(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if c.Role != "host" && c.Role != "client" {
-		return usagef("driver check: --role %q: want host or client", c.Role)
+		return c, usagef("driver check: --role %q: want host or client", c.Role)
 	}
 	if c.Role == "client" && c.Kind == "" {
-		return usagef("driver check: a client needs --kind (the kind skewtest.yaml declares it under)")
+		return c, usagef("driver check: a client needs --kind (the kind skewtest.yaml declares it under)")
+	}
+	return c, nil
+}
+
+func cmdDriver(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stdout, driverUsage)
+		return nil
+	}
+	if len(args) == 0 || args[0] != "check" {
+		if len(args) > 0 {
+			if err := didYouMean("driver", args[0], []string{"check"}); err != nil {
+				return err
+			}
+		}
+		fmt.Fprint(stderr, driverUsage)
+		return usagef("driver: give check")
+	}
+	c, err := parseDriverCheck(args[1:], stderr)
+	if err != nil {
+		return err
 	}
 	r, err := drivercheck.Run(ctx, c)
 	if err != nil {

@@ -17,20 +17,37 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
-func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// exampleOptions are the flags of example and the directory it writes.
+type exampleOptions struct {
+	Subject, Source string
+	Dir             string
+	example.Options
+}
+
+func parseExample(args []string, stderr io.Writer) (*exampleOptions, error) {
+	o := &exampleOptions{}
 	fs := newFlagSet("example", stderr, "example [--subject NAME] [--source DIR] [--adopted-at TAG] DIR")
-	subject := fs.String("subject", "", "the example subject: "+strings.Join(example.Subjects(), ", ")+" (default "+example.Subjects()[0]+")")
-	src := fs.String("source", "", "the subject's directory (default: the subject of the skewtest checkout around the working directory, else the copy built into skewtest)")
-	var o example.Options
+	fs.StringVar(&o.Subject, "subject", "", "the example subject: "+strings.Join(example.Subjects(), ", ")+" (default "+example.Subjects()[0]+")")
+	fs.StringVar(&o.Source, "source", "", "the subject's directory (default: the subject of the skewtest checkout around the working directory, else the copy built into skewtest)")
 	fs.StringVar(&o.AdoptedAt, "adopted-at", "", "write it as adopted late: the releases before TAG have no skewtest files, and the working tree builds them through versions rows")
-	if err := parse(fs, args, 1); err != nil {
-		return err
+	pos, err := parse(fs, args, exactly(1))
+	if err != nil {
+		return nil, err
 	}
-	s, err := exampleSource(*subject, *src)
+	o.Dir = pos[0]
+	return o, nil
+}
+
+func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseExample(args, stderr)
 	if err != nil {
 		return err
 	}
-	w, err := example.WriteWith(s, fs.Arg(0), o)
+	s, err := exampleSource(o.Subject, o.Source)
+	if err != nil {
+		return err
+	}
+	w, err := example.WriteWith(s, o.Dir, o.Options)
 	if errors.Is(err, example.ErrNotEmpty) || errors.Is(err, example.ErrOptions) {
 		return usagef("%v", err)
 	}
@@ -74,7 +91,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	verbose := fs.Bool("v", false, "print progress")
 	var eo example.Options
 	fs.StringVar(&eo.AdoptedAt, "adopted-at", "", "write the history as adopted late at TAG (see example -h): the releases before it are built from the working tree's versions rows")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	s, err := exampleSource(*subject, *src)

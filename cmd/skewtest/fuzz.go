@@ -53,7 +53,7 @@ func parseFuzz(name string, args []string, stderr io.Writer) (*fuzzOptions, erro
 	o.registerParallel(fs)
 	j := fs.Lookup("j")
 	j.Usage, j.DefValue = "run `N` pairings at once (default: eight per core where the drivers serve lanes, else two per core)", ""
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
 	seedGiven := false

@@ -21,7 +21,7 @@ func cmdInit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&kinds, "kind", "app", "its client kinds, comma-separated")
 	fs.StringVar(&o.Path, "path", "", "the WebSocket path its clients connect to (default /ws); a tcp or tls channel's connections are filed under it (default /main)")
 	fs.StringVar(&o.Transport, "transport", "ws", "how its host serves: ws, wss (WebSocket over TLS), tcp or tls (a byte stream of JSON lines)")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	for _, k := range strings.Split(kinds, ",") {

@@ -10,10 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 
 	"github.com/skewtest/skewtest"
@@ -251,6 +253,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	f, ok := cmds[args[0]]
 	if !ok {
+		if err := didYouMean("", args[0], append(slices.Sorted(maps.Keys(cmds)), "help")); err != nil {
+			return err
+		}
 		fmt.Fprint(stderr, usage)
 		return usagef("unknown command %q", args[0])
 	}

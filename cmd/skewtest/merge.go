@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -21,19 +20,9 @@ func parseMerge(args []string, stderr io.Writer) (*mergeOptions, error) {
 	o := &mergeOptions{}
 	fs := newFlagSet("merge-reports", stderr, "merge-reports [--report-dir OUT] DIR...")
 	fs.StringVar(&o.ReportDir, "report-dir", "skewtest-report", "where the merged results.json, junit.xml, summary.md, report.html and pairings go")
-	// Flags may come before or after the directories.
-	for {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, &exitError{exitOK}
-			}
-			return nil, usagef("%v", err)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		o.Dirs = append(o.Dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	var err error
+	if o.Dirs, err = parse(fs, args, anyArgs); err != nil {
+		return nil, err
 	}
 	if len(o.Dirs) == 0 {
 		fs.Usage()

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/skewtest/skewtest/internal/declare/pins"
@@ -45,6 +46,10 @@ func selectPins(ctx context.Context, repo string, flags pins.Options, warn io.Wr
 func parsePins(args []string, stderr io.Writer) (repo string, lock bool, flags pinFlags, err error) {
 	if len(args) > 0 && args[0] == "lock" {
 		lock, args = true, args[1:]
+	} else if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if err = didYouMean("pins", args[0], []string{"lock"}); err != nil {
+			return
+		}
 	}
 	name := "pins"
 	if lock {
@@ -53,7 +58,7 @@ func parsePins(args []string, stderr io.Writer) (repo string, lock bool, flags p
 	fs := newFlagSet(name, stderr, name+" --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB]")
 	fs.StringVar(&repo, "repo", "", "the subject's git repository (required)")
 	flags.registerPins(fs)
-	if err = parse(fs, args, 0); err != nil {
+	if _, err = parse(fs, args, exactly(0)); err != nil {
 		return
 	}
 	if repo == "" {

@@ -8,9 +8,9 @@ import (
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
-// cmdReplay replays a saved report's transcripts into the decoders of the working tree and
-// the pins (replay.Run).
-func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// parseReplay parses replay's flags and its saved report's directory (Saved); the caller
+// sets Stdout and Stderr.
+func parseReplay(args []string, stderr io.Writer) (replay.Config, error) {
 	var (
 		c        common
 		pf       pinFlags
@@ -24,14 +24,26 @@ func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	pf.registerPins(fs)
 	parallel = harness.DefaultParallel()
 	fs.Var(countFlag{&parallel, 1, "how many decoder cells are asked at once"}, "j", "ask `N` decoder cells at once (default: two per core)")
-	if err := parse(fs, args, 1); err != nil {
-		return err
+	pos, err := parse(fs, args, exactly(1))
+	if err != nil {
+		return replay.Config{}, err
 	}
 	if c.Runner != runnerLocal && c.Runner != runnerContainer {
-		return usagef("--runner %q: want local or container", c.Runner)
+		return replay.Config{}, usagef("--runner %q: want local or container", c.Runner)
 	}
-	run, err := replay.Run(ctx, replay.Config{Saved: fs.Arg(0), Repo: c.Repo, ReportDir: c.ReportDir, CacheDir: c.CacheDir,
-		Pins: pf.options(), Parallel: parallel, Runner: runnerOf(c.Runner), Stdout: stdout, Stderr: stderr})
+	return replay.Config{Saved: pos[0], Repo: c.Repo, ReportDir: c.ReportDir, CacheDir: c.CacheDir,
+		Pins: pf.options(), Parallel: parallel, Runner: runnerOf(c.Runner)}, nil
+}
+
+// cmdReplay replays a saved report's transcripts into the decoders of the working tree and
+// the pins (replay.Run).
+func cmdReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseReplay(args, stderr)
+	if err != nil {
+		return err
+	}
+	c.Stdout, c.Stderr = stdout, stderr
+	run, err := replay.Run(ctx, c)
 	if err != nil {
 		return err
 	}

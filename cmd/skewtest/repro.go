@@ -16,7 +16,7 @@ func parseRepro(args []string, stderr io.Writer) (*runOptions, error) {
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	o.registerFuture(fs)
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
 	if o.Host == "" || o.Client == "" {

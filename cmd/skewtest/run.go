@@ -57,7 +57,7 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 	fs.Var(countFlag{&o.Retries, 0, "how many times to rerun a failing pairing"}, "retries", "rerun a pairing that failed or errored up to `N` times; one whose attempts disagree is flaky")
 	fs.BoolVar(&o.LastFailed, "last-failed", false, "run only the pairings that failed, errored or were flaky in --report-dir's previous results.json (and the references they need)")
 	fs.StringVar(&o.Shard, "shard", "", "K/N: run only shard K of N of the plan (every N-th pairing, with the references they need), with the --seed every shard is given; merge the shards' reports with skewtest merge-reports")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
 	if _, _, err := matrix.ParseShard(o.Shard); err != nil {

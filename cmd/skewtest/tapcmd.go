@@ -24,7 +24,7 @@ func cmdTap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&c.Dir, "record", "", "where the transcript goes (DIR/transcript.json.gz)")
 	fs.StringVar(&c.Label, "label", "", "the recorded build's label in the transcript (default: recorded)")
 	fs.DurationVar(&dur, "for", 0, "stop after this long (default: at Ctrl-C)")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	if c.Upstream == "" {

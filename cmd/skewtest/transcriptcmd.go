@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,25 +24,9 @@ func parseTranscript(args []string, stderr io.Writer) (*transcriptOptions, error
 		"one per line: index, direction, name, step, connection, message and payload sizes, then the header\n"+
 		"fields and value the receiving build's contract read from it.")
 	flags.BoolVar(&o.JSON, "json", false, "write the frames and their decoded values as one JSON document")
-	// Flags may come before or after the directory.
-	var paths []string
-	for {
-		var said bytes.Buffer // the flag package's own complaint: main prints the error once
-		flags.SetOutput(&said)
-		err := flags.Parse(args)
-		flags.SetOutput(stderr)
-		if err == flag.ErrHelp {
-			flags.Usage()
-			return nil, &exitError{exitOK}
-		}
-		if err != nil {
-			return nil, usagef("transcript: %v (skewtest transcript -h lists its flags)", err)
-		}
-		if flags.NArg() == 0 {
-			break
-		}
-		paths = append(paths, flags.Arg(0))
-		args = flags.Args()[1:]
+	paths, err := parse(flags, args, anyArgs)
+	if err != nil {
+		return nil, err
 	}
 	switch len(paths) {
 	case 0:

@@ -15,7 +15,7 @@ import (
 // interfaces it speaks. skewtest --version is the same.
 func cmdVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("version", stderr, "version")
-	if err := parse(fs, args, 0); err != nil {
+	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, versionLine(debug.ReadBuildInfo()))
