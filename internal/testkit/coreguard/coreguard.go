@@ -1,6 +1,8 @@
-// Package coreguard finds product words in skewtest's core: the core (declare, build, run, nightly,
-// results, reports, skewtesting) must know no product, so the reference subject's
-// vocabulary may appear in its comments and tests, never in its code or its strings.
+// Package coreguard guards the module's shape. It finds product words in skewtest's core:
+// the core (declare, build, run, nightly, results, reports, skewtesting) must know no
+// product, so the reference subject's vocabulary may appear in its comments and tests, never
+// in its code or its strings. And it holds the layer table (Architecture) that the import
+// graph is checked against (Check) and docs/architecture.svg is drawn from (Diagram).
 package coreguard
 
 import (
