@@ -14,7 +14,7 @@ PROCS  ?= 3
 LABELS ?= !soak
 
 .PHONY: build test test-cmd test-packages test-remoteterm test-notesd test-notesd-skew soak \
-	demo lint bench generate docker-note fuzz race screenshot
+	demo lint bench generate docker-note fuzz race screenshot architecture
 
 build:
 	$(GO) build -o $(BIN) ./cmd/skewtest
@@ -68,6 +68,12 @@ generate:
 # (docs/testdata/report.digest): a docs spec fails when the page no longer matches it.
 screenshot:
 	$(GO) run ./internal/cmd/reportshot
+
+# docs/architecture.svg, the picture of docs/architecture.md: the package groups in the order a
+# run flows, each package's layer and the imports between groups, drawn from the layer table
+# (internal/testkit/coreguard.Architecture) and go list; a docs spec fails when it is stale.
+architecture:
+	$(GO) run ./internal/cmd/archdiagram
 
 # lint also builds and vets for macOS, which is supported (desktop teams repro locally), and
 # without the container runner (-tags nocontainer: see README, Install).
