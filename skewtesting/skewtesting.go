@@ -64,7 +64,7 @@ func Run(t *testing.T, cfg skewtest.Config) *results.Run {
 // Report makes each pairing of run a subtest of t, failed by its findings, its error or
 // its flakiness, each with the pairing's repro line; the contract check's findings fail a
 // subtest of their own, "contract-check", and the fixture tier's one named "fixtures". Run calls it; a test that ran the matrix itself
-// (or read a results.json with reports.Load) can too.
+// (or read a results.json with results.Load) can too.
 func Report(t *testing.T, run *results.Run) {
 	t.Helper()
 	if len(results.Failing(run.Findings)) > 0 {

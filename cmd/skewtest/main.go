@@ -20,7 +20,7 @@ import (
 
 	"github.com/skewtest/skewtest"
 	"github.com/skewtest/skewtest/internal/build/proc"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
@@ -33,9 +33,9 @@ const (
 )
 
 // usageError is a mistake in the command line or the subject's files: the library's.
-type usageError = subject.UsageError
+type usageError = usage.Error
 
-func usagef(format string, args ...any) error { return subject.Usagef(format, args...) }
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // exitError carries a run's exit code when the run itself worked.
 type exitError struct{ code int }
@@ -163,7 +163,7 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitInfra
 }
 
-const usage = `skewtest proves that two builds of one product still understand each other.
+const usageText = `skewtest proves that two builds of one product still understand each other.
 
 Usage:
   skewtest run     --repo DIR [PIN RULES] [--matrix default|full] [--kind K,...] [--journey J,...] [--report-dir D] [--runner local|container]
@@ -216,7 +216,7 @@ func isHelp(arg string) bool {
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText)
 		return usagef("no command")
 	}
 	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
@@ -246,7 +246,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	switch {
 	case isHelp(args[0]):
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText)
 		return nil
 	case args[0] == "--version" || args[0] == "-version":
 		return cmdVersion(ctx, args[1:], stdout, stderr)
@@ -256,7 +256,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := didYouMean("", args[0], append(slices.Sorted(maps.Keys(cmds)), "help")); err != nil {
 			return err
 		}
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usageText)
 		return usagef("unknown command %q", args[0])
 	}
 	return f(ctx, args[1:], stdout, stderr)

@@ -32,6 +32,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
 )
@@ -165,7 +166,7 @@ func (a *Audit) Shim(name string) (*Shim, error) {
 		}
 		names = append(names, a.Shims[i].Name)
 	}
-	return nil, subject.Usagef("compat: no COMPAT(%s) marker (markers: %s)", name, strings.Join(names, ", "))
+	return nil, usage.Errorf("compat: no COMPAT(%s) marker (markers: %s)", name, strings.Join(names, ", "))
 }
 
 // Write writes the audit to w, the shims grouped by verdict, overdue first, and a count; it
@@ -456,10 +457,10 @@ type Proof struct {
 // cannot be proved: that is a usage error.
 func Prove(ctx context.Context, a *Audit, sh Shim, cfg matrix.Config) (*Proof, error) {
 	if sh.Switch == "" {
-		return nil, subject.Usagef("compat: COMPAT(%s) (%s:%d) names no switch to turn it off: add a line \"Turn off: ENV=VALUE\" to its marker", sh.Name, sh.File, sh.Line)
+		return nil, usage.Errorf("compat: COMPAT(%s) (%s:%d) names no switch to turn it off: add a line \"Turn off: ENV=VALUE\" to its marker", sh.Name, sh.File, sh.Line)
 	}
 	if len(a.Releases) == 0 {
-		return nil, subject.Usagef("compat: no release the working tree must still serve: nothing to prove COMPAT(%s) against", sh.Name)
+		return nil, usage.Errorf("compat: no release the working tree must still serve: nothing to prove COMPAT(%s) against", sh.Name)
 	}
 	cfg.Pins = pins.Options{Refs: pins.Refs("the releases the working tree must still serve (skewtest compat --prove)", a.Releases...)}
 	if cfg.Seed == 0 {

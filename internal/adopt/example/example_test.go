@@ -571,7 +571,7 @@ var _ = Describe("the built-in archive (sources.zip)", func() {
 		Expect(err).NotTo(HaveOccurred())
 		err = bundle.Diff(archive, os.DirFS("../../.."))
 		if errors.Is(err, bundle.ErrStale) {
-			Fail(err.Error() + ", then commit example/sources.zip")
+			Fail(err.Error() + ", then commit internal/adopt/example/sources.zip")
 		}
 		Expect(err).NotTo(HaveOccurred())
 	})

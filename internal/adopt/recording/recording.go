@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
@@ -49,7 +49,7 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 		c.Label = "recorded"
 	}
 	if c.Dir == "" {
-		return nil, subject.Usagef("tap: give --record DIR, where the transcript goes")
+		return nil, usage.Errorf("tap: give --record DIR, where the transcript goes")
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, err
@@ -57,17 +57,17 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 	rec := &recorder{t: &transcript.Transcript{Host: transcript.Build{Label: c.Label, Revision: "recorded"},
 		Client: transcript.Build{Label: c.Label, Revision: "recorded"}, Journey: "recorded"}, out: c.Stdout}
 	if strings.HasPrefix(c.Upstream, "wss://") || strings.HasPrefix(c.Upstream, "tls://") {
-		return nil, subject.Usagef("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
+		return nil, usage.Errorf("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
 	}
 	if c.Stream.Framing == tap.FramingPackets {
-		return nil, subject.Usagef("tap: --framing packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing")
+		return nil, usage.Errorf("tap: --framing packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing")
 	}
 	if c.Stream.Path == "" {
 		c.Stream.Path = "/"
 	}
 	p, err := tap.Start(context.WithoutCancel(ctx), c.Upstream, rec, tap.ListenOn(c.Listen), tap.WithStream(c.Stream))
 	if err != nil {
-		return nil, subject.Usagef("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	rec.say("tap: listening at %s, forwarding to %s; stop with Ctrl-C\n", p.URL(), c.Upstream)
 	if c.Ready != nil {

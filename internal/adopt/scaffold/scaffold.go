@@ -18,7 +18,7 @@ import (
 	"text/template"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 )
 
 // Options say what to write.
@@ -66,7 +66,7 @@ func Write(dir string, o Options) ([]string, error) {
 		o.Transport = "ws"
 	}
 	if !slices.Contains(builds.Transports, o.Transport) {
-		return nil, subject.Usagef("init: --transport %q: want %s", o.Transport, strings.Join(builds.Transports, ", "))
+		return nil, usage.Errorf("init: --transport %q: want %s", o.Transport, strings.Join(builds.Transports, ", "))
 	}
 	if o.Path == "" {
 		o.Path = "/ws"
@@ -75,18 +75,18 @@ func Write(dir string, o Options) ([]string, error) {
 		}
 	}
 	if !name.MatchString(o.Product) {
-		return nil, subject.Usagef("init: product %q: give a name of letters, digits, - and _ (--product)", o.Product)
+		return nil, usage.Errorf("init: product %q: give a name of letters, digits, - and _ (--product)", o.Product)
 	}
 	for _, k := range o.Kinds {
 		if !name.MatchString(k) {
-			return nil, subject.Usagef("init: client kind %q: give names of letters, digits, - and _ (--kind)", k)
+			return nil, usage.Errorf("init: client kind %q: give names of letters, digits, - and _ (--kind)", k)
 		}
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(o.Kinds)))) != len(o.Kinds) {
-		return nil, subject.Usagef("init: --kind names a kind twice")
+		return nil, usage.Errorf("init: --kind names a kind twice")
 	}
 	if !strings.HasPrefix(o.Path, "/") {
-		return nil, subject.Usagef("init: --path %q: give the WebSocket path clients connect to, starting with /", o.Path)
+		return nil, usage.Errorf("init: --path %q: give the WebSocket path clients connect to, starting with /", o.Path)
 	}
 	var there []string
 	for _, f := range Files {
@@ -97,7 +97,7 @@ func Write(dir string, o Options) ([]string, error) {
 		}
 	}
 	if len(there) > 0 {
-		return nil, subject.Usagef("init: %s already exist(s) in %s: init writes nothing over them (skewtest doctor checks a subject that has them)",
+		return nil, usage.Errorf("init: %s already exist(s) in %s: init writes nothing over them (skewtest doctor checks a subject that has them)",
 			strings.Join(there, ", "), dir)
 	}
 	for i, f := range Files {

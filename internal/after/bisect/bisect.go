@@ -21,7 +21,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
 )
@@ -142,13 +142,13 @@ func (c *Config) defaults() error {
 	}
 	switch {
 	case c.Repo == "":
-		return subject.Usagef("bisect needs the subject's repository")
+		return usage.Errorf("bisect needs the subject's repository")
 	case c.Host == "" || c.Client == "":
-		return subject.Usagef("bisect needs the failing pairing's host and client")
+		return usage.Errorf("bisect needs the failing pairing's host and client")
 	case c.Kind == "" || c.Journey == "":
-		return subject.Usagef("bisect needs the failing pairing's client kind and journey")
+		return usage.Errorf("bisect needs the failing pairing's client kind and journey")
 	case c.Retries < 0:
-		return subject.Usagef("retries must not be negative")
+		return usage.Errorf("retries must not be negative")
 	}
 	if c.Side == "" {
 		side, err := movingSide(c.Host, c.Client)
@@ -163,7 +163,7 @@ func (c *Config) defaults() error {
 	case Client:
 		moving, fixed = fixed, moving
 	default:
-		return subject.Usagef("side %q: give host or client", c.Side)
+		return usage.Errorf("side %q: give host or client", c.Side)
 	}
 	if c.Bad == "" {
 		c.Bad = moving
@@ -172,10 +172,10 @@ func (c *Config) defaults() error {
 		c.Good = fixed
 	}
 	if c.Good == results.WorktreeLabel {
-		return subject.Usagef("good is the working tree: the walk goes from a commit to a later one (give --good)")
+		return usage.Errorf("good is the working tree: the walk goes from a commit to a later one (give --good)")
 	}
 	if c.Good == c.Bad {
-		return subject.Usagef("good and bad are both %s: nothing to walk", c.Good)
+		return usage.Errorf("good and bad are both %s: nothing to walk", c.Good)
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func movingSide(host, client string) (string, error) {
 		}
 		return Client, nil
 	}
-	return "", subject.Usagef("cannot tell which side moved between host %s and client %s: give the side", host, client)
+	return "", usage.Errorf("cannot tell which side moved between host %s and client %s: give the side", host, client)
 }
 
 // bisection is one walk under way.
@@ -226,12 +226,12 @@ func (b *bisection) walk(ctx context.Context) error {
 	if v, err := b.test(ctx, last); err != nil {
 		return err
 	} else if v != results.VerdictBad {
-		return subject.Usagef("%s does not fail at bad %s (%s): nothing to look for", b.what(), b.c.Bad, b.why(last))
+		return usage.Errorf("%s does not fail at bad %s (%s): nothing to look for", b.what(), b.c.Bad, b.why(last))
 	}
 	if v, err := b.test(ctx, 0); err != nil {
 		return err
 	} else if v != results.VerdictGood {
-		return subject.Usagef("%s is not good at good %s (%s): give a good ref where it passes", b.what(), b.c.Good, b.why(0))
+		return usage.Errorf("%s is not good at good %s (%s): give a good ref where it passes", b.what(), b.c.Good, b.why(0))
 	}
 	test := func(i int) (string, error) { return b.test(ctx, i) }
 	lg, fb, _, err := search(tagged(b.pts), test)

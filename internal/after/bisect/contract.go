@@ -12,6 +12,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -38,11 +39,11 @@ func RunContract(ctx context.Context, cc ContractConfig) (*results.Run, error) {
 	c.outputs()
 	switch {
 	case c.Repo == "":
-		return nil, subject.Usagef("bisect needs the subject's repository")
+		return nil, usage.Errorf("bisect needs the subject's repository")
 	case c.Good == "" || c.Bad == "":
-		return nil, subject.Usagef("a contract bisection needs a good and a bad ref")
+		return nil, usage.Errorf("a contract bisection needs a good and a bad ref")
 	case c.Good == c.Bad:
-		return nil, subject.Usagef("good and bad are both %s: nothing to walk", c.Good)
+		return nil, usage.Errorf("good and bad are both %s: nothing to walk", c.Good)
 	}
 	against := cc.Against
 	if against == "" {
@@ -79,7 +80,7 @@ type differ struct {
 
 func newDiffer(ctx context.Context, subj *subject.Subject, against string) (*differ, error) {
 	if against == results.WorktreeLabel {
-		return nil, subject.Usagef("the contract is diffed against an older build's: give a ref, not the working tree")
+		return nil, usage.Errorf("the contract is diffed against an older build's: give a ref, not the working tree")
 	}
 	repo, err := pins.Open(subj.Dir)
 	if err != nil {
@@ -90,7 +91,7 @@ func newDiffer(ctx context.Context, subj *subject.Subject, against string) (*dif
 		return nil, err
 	}
 	if d.commit, err = pins.ResolveCommit(repo, subj.Dir, against); err != nil {
-		return nil, subject.Usagef("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	if d.policy, err = subj.ContractPolicy(ctx); err != nil {
 		return nil, err
@@ -117,7 +118,7 @@ func (d *differ) try(ctx context.Context, p point, t *tested, end bool) error {
 	r := res[0]
 	if r.Skipped != nil {
 		if end {
-			return subject.Usagef("%s: %v", p.ref, r.Skipped)
+			return usage.Errorf("%s: %v", p.ref, r.Skipped)
 		}
 		t.cand.Verdict, t.cand.Why = results.VerdictSkipped, "no contract to diff: "+firstLine(r.Skipped.Error())
 		return nil

@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -59,13 +59,13 @@ func line(ctx context.Context, repoDir, good, bad string) ([]point, error) {
 		if ref == results.WorktreeLabel {
 			head, err := repo.Head()
 			if err != nil {
-				return plumbing.ZeroHash, subject.Usagef("the working tree has no commit: %v", err)
+				return plumbing.ZeroHash, usage.Errorf("the working tree has no commit: %w", err)
 			}
 			return head.Hash(), nil
 		}
 		h, err := pins.ResolveCommit(repo, repoDir, ref)
 		if err != nil {
-			return plumbing.ZeroHash, subject.Usagef("%v", err)
+			return plumbing.ZeroHash, usage.Errorf("%w", err)
 		}
 		return h, nil
 	}
@@ -95,7 +95,7 @@ func line(ctx context.Context, repoDir, good, bad string) ([]point, error) {
 			break
 		}
 		if len(c.ParentHashes) == 0 {
-			return nil, subject.Usagef("good %s (%.12s) is not an ancestor of bad %s along its first parents: nothing to walk from one to the other", good, from, bad)
+			return nil, usage.Errorf("good %s (%.12s) is not an ancestor of bad %s along its first parents: nothing to walk from one to the other", good, from, bad)
 		}
 		h = c.ParentHashes[0]
 	}

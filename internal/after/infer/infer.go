@@ -42,7 +42,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/samples"
 	"github.com/skewtest/skewtest/internal/declare/contract"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
@@ -80,11 +80,11 @@ type Result struct {
 }
 
 // Draft drafts a contract from recordings. A recording set without a WebSocket message is
-// a *subject.UsageError; an error otherwise means the draft is not a valid contract (a bug).
+// a *usage.Error; an error otherwise means the draft is not a valid contract (a bug).
 func Draft(recs []Recording) (*Result, error) {
 	msgs := messages(recs)
 	if len(msgs) == 0 {
-		return nil, subject.Usagef("the recordings hold no WebSocket message to draft a contract from")
+		return nil, usage.Errorf("the recordings hold no WebSocket message to draft a contract from")
 	}
 	r := &Result{Recordings: len(recs), Messages: len(msgs), Builds: builds(recs)}
 	labels := map[string]bool{}

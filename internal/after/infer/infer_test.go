@@ -8,7 +8,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/infer"
 	"github.com/skewtest/skewtest/internal/declare/contract"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
@@ -234,7 +234,7 @@ var _ = Describe("Drafting a contract", func() {
 
 	It("refuses recordings that hold no message", func() {
 		_, err := infer.Draft([]infer.Recording{recording("k")})
-		var ue *subject.UsageError
+		var ue *usage.Error
 		Expect(err).To(BeAssignableToTypeOf(ue))
 	})
 })

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/internal/after/fixtures"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
@@ -22,7 +22,7 @@ type Recording struct {
 // Load reads the recordings each path holds: a report directory (every
 // pairings/*/transcript.json.gz), a pairing's directory, a transcript file, a fixtures
 // directory (RELEASE/*.json.gz, as skewtest record writes them) or one release's directory of
-// it. A path that holds none, or a file that is no transcript, is a *subject.UsageError.
+// it. A path that holds none, or a file that is no transcript, is a *usage.Error.
 func Load(paths ...string) ([]Recording, error) {
 	var out []Recording
 	for _, p := range paths {
@@ -31,13 +31,13 @@ func Load(paths ...string) ([]Recording, error) {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return nil, subject.Usagef("%s holds no recording: give a report directory (its pairings/*/%s), a pairing's directory, a transcript file or a fixtures directory (RELEASE/*%s)",
+			return nil, usage.Errorf("%s holds no recording: give a report directory (its pairings/*/%s), a pairing's directory, a transcript file or a fixtures directory (RELEASE/*%s)",
 				p, transcript.File, fixtures.Ext)
 		}
 		for _, f := range files {
 			t, err := transcript.Load(f)
 			if err != nil {
-				return nil, subject.Usagef("%v", err)
+				return nil, usage.Errorf("%w", err)
 			}
 			out = append(out, Recording{Path: f, T: t})
 		}
@@ -49,7 +49,7 @@ func Load(paths ...string) ([]Recording, error) {
 func recordingFiles(p string) ([]string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, subject.Usagef("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	if !fi.IsDir() {
 		return []string{p}, nil

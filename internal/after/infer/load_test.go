@@ -10,7 +10,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/infer"
 	"github.com/skewtest/skewtest/internal/declare/contract"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
@@ -47,7 +47,7 @@ var _ = Describe("Recordings", func() {
 	)
 
 	It("refuse a directory that holds none, and a file that is no transcript, as usage errors", func() {
-		var ue *subject.UsageError
+		var ue *usage.Error
 		_, err := infer.Load(dir)
 		Expect(err).To(BeAssignableToTypeOf(ue))
 		Expect(err).To(MatchError(ContainSubstring("holds no recording: give a report directory")))

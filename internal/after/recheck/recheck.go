@@ -20,6 +20,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
@@ -57,7 +58,7 @@ func Run(ctx context.Context, c Config) (*results.Run, []Change, error) {
 	}
 	saved, err := reports.Load(filepath.Join(c.Saved, reports.ResultsFile))
 	if err != nil {
-		return nil, nil, subject.Usagef("%s: %v", c.Saved, err)
+		return nil, nil, usage.Errorf("%s: %w", c.Saved, err)
 	}
 	if c.Repo == "" {
 		c.Repo = saved.Repo
@@ -201,7 +202,7 @@ func (j *judge) transcript(path string) (*transcript.Transcript, error) {
 	}
 	t, err := transcript.Load(filepath.Join(j.dir, path))
 	if err != nil {
-		return nil, subject.Usagef("%s: %v", j.dir, err)
+		return nil, usage.Errorf("%s: %w", j.dir, err)
 	}
 	j.transcripts[path] = t
 	return t, nil

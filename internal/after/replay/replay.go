@@ -24,7 +24,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
@@ -62,7 +62,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	}
 	saved, err := reports.Load(filepath.Join(c.Saved, reports.ResultsFile))
 	if err != nil {
-		return nil, subject.Usagef("%s: %v", c.Saved, err)
+		return nil, usage.Errorf("%s: %w", c.Saved, err)
 	}
 	if c.Repo == "" {
 		c.Repo = saved.Repo
@@ -96,7 +96,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		}
 		t, err := transcript.Load(filepath.Join(c.Saved, p.Transcript))
 		if err != nil {
-			return nil, subject.Usagef("%s: %v", c.Saved, err)
+			return nil, usage.Errorf("%s: %w", c.Saved, err)
 		}
 		var cells []decoders.Cell
 		for _, b := range built {

@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/internal/declare/contract"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
@@ -41,12 +41,12 @@ func Read(path string, stdin io.Reader, d Defaults) ([]transcript.Frame, error) 
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, subject.Usagef("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	if fi.IsDir() {
 		t, err := transcript.Load(path)
 		if err != nil {
-			return nil, subject.Usagef("%v", err)
+			return nil, usage.Errorf("%w", err)
 		}
 		return unread(t), nil
 	}
@@ -94,7 +94,7 @@ func Parse(name string, data []byte, d Defaults) ([]transcript.Frame, error) {
 	if t, err := transcript.Decode(bytes.NewReader(data)); err == nil {
 		return unread(t), nil
 	} else if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
-		return nil, subject.Usagef("%s: %v", name, err)
+		return nil, usage.Errorf("%s: %w", name, err)
 	}
 	var out []transcript.Frame
 	conns := map[string]int{} // a connection per path: a connection is read as its path's channel
@@ -107,7 +107,7 @@ func Parse(name string, data []byte, d Defaults) ([]transcript.Frame, error) {
 		}
 		f, err := parseLine(text, d)
 		if err != nil {
-			return nil, subject.Usagef("%s:%d: %v", name, line, err)
+			return nil, usage.Errorf("%s:%d: %w", name, line, err)
 		}
 		if conns[f.Path] == 0 {
 			conns[f.Path] = len(conns) + 1
@@ -119,7 +119,7 @@ func Parse(name string, data []byte, d Defaults) ([]transcript.Frame, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(out) == 0 {
-		return nil, subject.Usagef("%s: no frame: give one per line (hex:…, base64:…, text:…, or a JSON message), or a recorded transcript", name)
+		return nil, usage.Errorf("%s: no frame: give one per line (hex:…, base64:…, text:…, or a JSON message), or a recorded transcript", name)
 	}
 	return out, nil
 }

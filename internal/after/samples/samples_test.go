@@ -11,7 +11,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/samples"
 	"github.com/skewtest/skewtest/internal/declare/contract"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
@@ -63,7 +63,7 @@ var _ = Describe("Sample frames", func() {
 
 	DescribeTable("refuse a line that is no frame, with file:line", func(text string, d samples.Defaults, want string) {
 		_, err := samples.Parse("in.txt", []byte("H>C /rpc {}\n"+text+"\n"), d)
-		var ue *subject.UsageError
+		var ue *usage.Error
 		Expect(err).To(BeAssignableToTypeOf(ue))
 		Expect(err).To(MatchError("in.txt:2: " + want))
 	},

@@ -17,3 +17,6 @@ func (e *ConfigError) Error() string {
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
+
+// UserMistake marks a configuration error as the user's to fix (usage.Mistake).
+func (*ConfigError) UserMistake() {}

@@ -114,6 +114,9 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// UserMistake marks a syntax error as the user's to fix (usage.Mistake).
+func (*SyntaxError) UserMistake() {}
+
 // Get returns the value of key=value, and whether it was given.
 func (c Command) Get(key string) (string, bool) {
 	for _, a := range c.Args {

@@ -31,6 +31,9 @@ type FileError struct {
 func (e *FileError) Error() string { return fmt.Sprintf("journey %s: %v", e.Path, e.Err) }
 func (e *FileError) Unwrap() error { return e.Err }
 
+// UserMistake marks a journey file that cannot be read as the user's to fix (usage.Mistake).
+func (*FileError) UserMistake() {}
+
 // byteOrderMark is UTF-8's byte-order mark, which Windows editors write at the start of a
 // text file.
 const byteOrderMark = "\ufeff"

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/skewtest/skewtest/internal/declare/usage"
 )
 
 // Set is the journeys a subject lists in its skewtest.yaml (journeys: files and globs): the
@@ -112,7 +114,7 @@ func IsPath(arg string) bool {
 
 // ErrNoJourneys says a run has nothing to drive: the subject lists no journeys and none was
 // named.
-var ErrNoJourneys = fmt.Errorf("no journeys: list the subject's journey files under journeys: in skewtest.yaml (e.g. journeys: [\"journeys/*.txtar\"]), or name a file with --journey path/to/file.txtar")
+var ErrNoJourneys = usage.New("no journeys: list the subject's journey files under journeys: in skewtest.yaml (e.g. journeys: [\"journeys/*.txtar\"]), or name a file with --journey path/to/file.txtar")
 
 // UnknownError is a --journey name the subject does not list.
 type UnknownError struct {
@@ -126,3 +128,6 @@ func (e *UnknownError) Error() string {
 	}
 	return fmt.Sprintf("no journey %q in the subject's skewtest.yaml (it lists %s); a file is named by its path (--journey ./%s.txtar)", e.Name, strings.Join(e.Have, ", "), e.Name)
 }
+
+// UserMistake marks an unknown journey as the user's to fix (usage.Mistake).
+func (*UnknownError) UserMistake() {}

@@ -43,6 +43,9 @@ type LockError struct {
 
 func (e *LockError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// UserMistake marks a lock file error as the user's to fix (usage.Mistake).
+func (*LockError) UserMistake() {}
+
 // ReadLock reads the lock file of the repository containing repoDir. A repository
 // without one gives a nil Lock and no error: locking is optional.
 func ReadLock(repoDir string) (*Lock, error) {

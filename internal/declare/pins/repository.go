@@ -53,3 +53,6 @@ func (e *missingDirError) Error() string {
 }
 
 func (e *missingDirError) Is(target error) bool { return target == ErrNotRepository }
+
+// UserMistake marks it as the user's to fix, as ErrNotRepository is (usage.Mistake).
+func (*missingDirError) UserMistake() {}

@@ -10,6 +10,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
@@ -54,7 +55,7 @@ func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harnes
 			err = fmt.Errorf("%s: contract: %w", src.Label, err)
 			if src.IsWorktree() {
 				// The user's own file: a configuration error (exit 2), before any build.
-				return nil, Usagef("%v", err)
+				return nil, usage.Errorf("%w", err)
 			}
 			b.Err = err
 		}
@@ -98,7 +99,7 @@ func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 	have := harness.KindsOf(described...)
 	for _, k := range kinds {
 		if !slices.Contains(have, k) {
-			return Usagef("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
+			return usage.Errorf("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
 				k, k, builds.ConfigFile, OrNone(have))
 		}
 	}

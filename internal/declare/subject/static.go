@@ -17,6 +17,7 @@ import (
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -106,7 +107,7 @@ func (v AllowedViolation) String() string {
 func ParseContractFile(cf pins.ContractFile) (*contract.Contract, error) {
 	c, err := contract.Parse(ShortPath(cf.Name), cf.Data, contract.WithFiles(cf.Files))
 	if err != nil {
-		return nil, Usagef("%v", err)
+		return nil, usage.Errorf("%w", err)
 	}
 	return c, nil
 }
@@ -115,7 +116,7 @@ func ParseContractFile(cf pins.ContractFile) (*contract.Contract, error) {
 // (a repository that cannot be read) keep their code.
 func InputError(err error) error {
 	if errors.Is(err, pins.ErrNoContract) || errors.Is(err, os.ErrNotExist) {
-		return Usagef("%v", err)
+		return usage.Errorf("%w", err)
 	}
 	return err
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/coverage"
@@ -118,7 +118,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			return nil, err
 		}
 	case o.Draw == nil:
-		return nil, subject.Usagef("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md), or let skewtest explore draw them (docs/explore.md)", filepath.Join(o.Repo, builds.ConfigFile))
+		return nil, usage.Errorf("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md), or let skewtest explore draw them (docs/explore.md)", filepath.Join(o.Repo, builds.ConfigFile))
 	}
 	// Every generator must make journeys the vocabulary knows: draw one case of each.
 	for _, g := range gens {
@@ -176,7 +176,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			}
 		}
 		if len(gens) == 0 {
-			return nil, subject.Usagef("nothing to draw from: the working tree's drivers describe no action's parameters in hello and the subject lists no generators (see docs/explore.md)")
+			return nil, usage.Errorf("nothing to draw from: the working tree's drivers describe no action's parameters in hello and the subject lists no generators (see docs/explore.md)")
 		}
 	}
 	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,

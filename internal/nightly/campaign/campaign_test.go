@@ -12,6 +12,7 @@ import (
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/internal/testkit/testcache"
@@ -78,7 +79,7 @@ var _ = Describe("campaign.Run", func() {
 
 	It("refuses a campaign whose options do not go together, before building", func(ctx SpecContext) {
 		_, err := campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir(), Host: "worktree"}, Cases: 1})
-		var ue *subject.UsageError
+		var ue *usage.Error
 		Expect(err).To(BeAssignableToTypeOf(ue))
 		Expect(err).To(MatchError("--host and --client go together"))
 		_, err = campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir()}, Cases: 1, Budget: time.Minute})

@@ -11,6 +11,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
@@ -69,7 +70,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		for k := range n {
 			c, err := cp.draw(next + k)
 			if err != nil {
-				return subject.Usagef("%v", err)
+				return usage.Errorf("%w", err)
 			}
 			cases = append(cases, c)
 		}
@@ -226,7 +227,7 @@ func withJourneys(cjs []caseJourney) error {
 			err = harness.Validate(j)
 		}
 		if err != nil {
-			return subject.Usagef("generator %s, case %d: %v\n%s", c.Gen.File, c.Index, err, numbered(c.Text()))
+			return usage.Errorf("generator %s, case %d: %v\n%s", c.Gen.File, c.Index, err, numbered(c.Text()))
 		}
 		cjs[i].j = j
 	}
@@ -279,7 +280,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			if cerr := withJourneys(pk); cerr != nil {
 				return cerr
 			}
-			return subject.Usagef("generator %s, pack of cases %s…: %v", c.Gen.File, pk[0].name, err)
+			return usage.Errorf("generator %s, pack of cases %s…: %w", c.Gen.File, pk[0].name, err)
 		}
 		packed[i] = caseJourney{j: j, c: c, name: c.Name}
 		ps := cp.plan(j)
@@ -377,7 +378,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 		}
 	}
 	if len(plan) == 0 {
-		return subject.Usagef("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), subject.OrNone(harness.KindsOf(cp.built...)))
+		return usage.Errorf("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), subject.OrNone(harness.KindsOf(cp.built...)))
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/matrix"
@@ -67,13 +68,13 @@ type Config struct {
 func (o *Config) defaults() error {
 	switch {
 	case o.Pack < 0:
-		return subject.Usagef("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
+		return usage.Errorf("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
 	case o.Budget < 0:
-		return subject.Usagef("--budget must be positive")
+		return usage.Errorf("--budget must be positive")
 	case o.Cases > 0 && o.Budget > 0:
-		return subject.Usagef("--cases and --budget do not go together: --cases N for a pull request, --budget D for a nightly campaign")
+		return usage.Errorf("--cases and --budget do not go together: --cases N for a pull request, --budget D for a nightly campaign")
 	case (o.Host == "") != (o.Client == ""):
-		return subject.Usagef("--host and --client go together")
+		return usage.Errorf("--host and --client go together")
 	}
 	if o.Cases == 0 && o.Budget == 0 {
 		o.Cases = DefaultCases

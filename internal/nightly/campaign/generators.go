@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/internal/declare/journeys"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
@@ -23,7 +23,7 @@ func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, 
 	for _, n := range names {
 		i := slices.Index(have, n)
 		if i < 0 {
-			return nil, subject.Usagef("--generator %s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
+			return nil, usage.Errorf("--generator %s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
 		}
 		out = append(out, gens[i])
 	}
@@ -46,7 +46,7 @@ func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, e
 		}
 	}
 	if len(out) == 0 {
-		return nil, subject.Usagef("--kind %s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
+		return nil, usage.Errorf("--kind %s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
 	}
 	return out, nil
 }
@@ -58,14 +58,14 @@ func checkGenerator(g *fuzz.Generator, seed int64, exclude []string) error {
 	for i := 1; i <= 32; i++ {
 		c, err := fuzz.Draw([]*fuzz.Generator{g}, seed, -i, fuzz.Options{Exclude: exclude})
 		if err != nil {
-			return subject.Usagef("%v", err)
+			return usage.Errorf("%w", err)
 		}
 		j, err := c.Journey(g.File + " (case drawn)")
 		if err == nil {
 			err = harness.Validate(j)
 		}
 		if err != nil {
-			return subject.Usagef("generator %s writes a journey the vocabulary refuses: %v\n%s", g.File, err, numbered(c.Text()))
+			return usage.Errorf("generator %s writes a journey the vocabulary refuses: %v\n%s", g.File, err, numbered(c.Text()))
 		}
 	}
 	return nil

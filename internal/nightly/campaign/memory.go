@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/results"
 )
@@ -67,10 +67,10 @@ func loadMemory(dir string) (*memory, error) {
 		}
 		var f memoryFile
 		if err := json.Unmarshal(data, &f); err != nil {
-			return nil, subject.Usagef("%s: not a coverage memory file: %v (remove it, or the directory, to start the memory afresh)", p, err)
+			return nil, usage.Errorf("%s: not a coverage memory file: %w (remove it, or the directory, to start the memory afresh)", p, err)
 		}
 		if f.SchemaVersion != memoryVersion {
-			return nil, subject.Usagef("%s: coverage memory schema version %d; this skewtest reads %d", p, f.SchemaVersion, memoryVersion)
+			return nil, usage.Errorf("%s: coverage memory schema version %d; this skewtest reads %d", p, f.SchemaVersion, memoryVersion)
 		}
 		f.file = p
 		m.files = append(m.files, f)

@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/results"
 )
@@ -76,7 +76,7 @@ var _ = Describe("coverage memory", func() {
 		bad := filepath.Join(dir, "x.json")
 		Expect(os.WriteFile(bad, []byte("{not json"), 0o644)).To(Succeed())
 		_, err := loadMemory(dir)
-		var ue *subject.UsageError
+		var ue *usage.Error
 		Expect(err).To(BeAssignableToTypeOf(ue))
 		Expect(err).To(MatchError(ContainSubstring(bad)))
 		Expect(os.WriteFile(bad, []byte(`{"schemaVersion":99}`), 0o644)).To(Succeed())

@@ -11,7 +11,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
 	"github.com/skewtest/skewtest/internal/run/harness"
@@ -146,9 +146,9 @@ func vocabulary(ctx context.Context, b *harness.Build, kinds []string, dir strin
 }
 
 func announceError(err error) error {
-	var u *harness.UsageError
+	var u *usage.Error
 	if errors.As(err, &u) {
-		return subject.Usagef("%v", err)
+		return usage.Errorf("%w", err)
 	}
 	return err
 }

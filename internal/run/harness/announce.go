@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/driver"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
@@ -28,7 +29,7 @@ func Announce(ctx context.Context, b *Build, role, kind, logPath string) (driver
 	}
 	h := d.Hello()
 	if err := driver.CheckParams(h); err != nil {
-		return h, &UsageError{Err: fmt.Errorf("%s driver's hello: %w", spec.Name, err)}
+		return h, &usage.Error{Err: fmt.Errorf("%s driver's hello: %w", spec.Name, err)}
 	}
 	return h, nil
 }

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
@@ -29,7 +30,7 @@ var _ = Describe("Announce", func() {
 
 	It("refuses a description it cannot draw from as a usage error naming the driver, the action and the parameter", func(ctx SpecContext) {
 		_, err := harness.Announce(ctx, script(`{"emit":[{"name":"mode","type":"enum"}]}`), "host", "", "")
-		var u *harness.UsageError
+		var u *usage.Error
 		Expect(errors.As(err, &u)).To(BeTrue(), "%v", err)
 		Expect(err).To(MatchError(ContainSubstring("host v1 driver's hello: params of emit, parameter 1: parameter mode: an enum needs values")))
 	}, NodeTimeout(30*time.Second))

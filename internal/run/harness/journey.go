@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/driver"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
@@ -452,7 +453,7 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 					continue
 				}
 				if hasCount && clash == nil && hasField(o, "count") {
-					clash = &UsageError{Err: &journeys.SyntaxError{File: j.p.Journey.File, Line: c.Line, Msg: fmt.Sprintf(
+					clash = &usage.Error{Err: &journeys.SyntaxError{File: j.p.Journey.File, Line: c.Line, Msg: fmt.Sprintf(
 						"%s: the %s driver's %s observations carry a field named count, and count= is how many observations to wait for: write where count=… to match the field",
 						desc, role, what)}}
 					return true

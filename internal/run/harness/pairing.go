@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/driver"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
@@ -128,13 +129,6 @@ type Options struct {
 	notReady *notReady
 }
 
-// UsageError is a mistake of the user's found while a pairing ran (Err is a
-// *journeys.SyntaxError with the journey's file:line): not a property of the pair of builds.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
 func (o *Options) validate() error {
 	if o.Dir == "" {
 		return errors.New("harness: Options.Dir is required")
@@ -227,7 +221,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 			res.Logs = append(res.Logs, rel)
 		}
 	}
-	var ue *UsageError
+	var ue *usage.Error
 	if errors.As(err, &ue) && opts.OnUsage != nil {
 		opts.OnUsage(ue.Err)
 	}
@@ -247,7 +241,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 		}
 		res.Status = results.StatusError
 		res.Error = "the pairing could not be tested: " + errors.Join(err, ctx.Err()).Error()
-		if ctx.Err() != nil && !errors.As(err, new(*UsageError)) {
+		if ctx.Err() != nil && !errors.As(err, new(*usage.Error)) {
 			res.Error = "interrupted: the run was stopped before this pairing ended (" + errors.Join(err, ctx.Err()).Error() + ")"
 		}
 		return res, t
@@ -626,7 +620,7 @@ func stopQuietly(ctx context.Context, d *driver.Driver) {
 func checkStarted(p Pairing, b *Build, role transcript.Role, name string, d peer, url string, rec *recorder) error {
 	if b.Journeys {
 		if err := CheckActions(p.Journey, string(role), name, d.Hello().Actions); err != nil {
-			return &UsageError{Err: err}
+			return &usage.Error{Err: err}
 		}
 	}
 	if h := d.Hello(); h.Protocol != 1 {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
 )
@@ -55,7 +55,7 @@ func FromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 			if k != "" {
 				role = k + " client driver"
 			}
-			return nil, subject.Usagef("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
+			return nil, usage.Errorf("%s: the %s %q (%s) is not in the build's output: the recipe must write it to $SKEWTEST_OUT, or fix its argv there",
 				a.Label, role, argv[0], b.DriverAt(k))
 		}
 	}
@@ -106,7 +106,7 @@ func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 				recs = append(recs, rec)
 				continue
 			}
-			if errors.As(err, new(*subject.UsageError)) {
+			if errors.As(err, new(*usage.Error)) {
 				// Found once built, like an action a driver does not announce at its hello:
 				// a mistake in the configuration stops the run (exit 2), as a bad
 				// skewtest.yaml does, rather than erroring the build's pairings (exit 3,

@@ -5,7 +5,7 @@
 // Config; Prepare is the part a fuzz campaign shares with it.
 //
 // Compatibility problems are findings in the returned results.Run; an error means the
-// run could not be made. An error that wraps a *subject.UsageError (or another
+// run could not be made. An error that wraps a *usage.Error (or another
 // configuration error of builds, journeys or pins) is the user's to fix.
 package matrix
 
@@ -21,6 +21,7 @@ import (
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
@@ -87,7 +88,7 @@ func (o *Config) Defaults() error {
 		o.Repo = o.Subject.Dir
 	}
 	if o.Repo == "" {
-		return subject.Usagef("no repository: give the subject's repository")
+		return usage.Errorf("no repository: give the subject's repository")
 	}
 	if o.Stdout == nil {
 		o.Stdout = io.Discard
@@ -107,7 +108,7 @@ func (o *Config) Defaults() error {
 	if o.CacheDir == "" {
 		dir, err := builds.DefaultCacheDir()
 		if err != nil {
-			return subject.Usagef("no user cache directory (%v): give a cache directory", err)
+			return usage.Errorf("no user cache directory (%w): give a cache directory", err)
 		}
 		o.CacheDir = dir
 	}
@@ -175,7 +176,7 @@ func ParseShard(s string) (k, n int, err error) {
 		return 0, 0, nil
 	}
 	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || fmt.Sprintf("%d/%d", k, n) != s || n < 1 || k < 1 || k > n {
-		return 0, 0, subject.Usagef("--shard %q: want K/N with 1 <= K <= N, such as 2/3", s)
+		return 0, 0, usage.Errorf("--shard %q: want K/N with 1 <= K <= N, such as 2/3", s)
 	}
 	return k, n, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
 )
@@ -31,19 +32,19 @@ func checkPairs(o *Config) error {
 	}
 	switch {
 	case o.Host != "" || o.Client != "":
-		return subject.Usagef("pairings and host/client both name the builds of the run: give one of them")
+		return usage.Errorf("pairings and host/client both name the builds of the run: give one of them")
 	case len(o.Kinds) > 0 || len(o.Journeys) > 0:
-		return subject.Usagef("pairings name each pairing's kind and journey: narrowing them by kind or journey too is not supported")
+		return usage.Errorf("pairings name each pairing's kind and journey: narrowing them by kind or journey too is not supported")
 	case o.Matrix != string(harness.MatrixDefault):
-		return subject.Usagef("pairings name every pairing of the run: they take no matrix (%s)", o.Matrix)
+		return usage.Errorf("pairings name every pairing of the run: they take no matrix (%s)", o.Matrix)
 	}
 	seen := map[Pair]bool{}
 	for i, p := range o.Pairings {
 		switch {
 		case p.Host == "" || p.Client == "" || p.Kind == "" || p.Journey == "":
-			return subject.Usagef("pairing %d (%s): give host, client, kind and journey", i+1, p)
+			return usage.Errorf("pairing %d (%s): give host, client, kind and journey", i+1, p)
 		case seen[p]:
-			return subject.Usagef("pairing %s is listed twice", p)
+			return usage.Errorf("pairing %s is listed twice", p)
 		}
 		seen[p] = true
 	}
@@ -87,7 +88,7 @@ func pairJourneys(s *subject.Subject, pairs []Pair) ([]*journeys.Journey, map[st
 		var unknown *journeys.UnknownError
 		switch {
 		case errors.As(err, &unknown):
-			return nil, nil, subject.Usagef("pairing %s: %v", p, err)
+			return nil, nil, usage.Errorf("pairing %s: %w", p, err)
 		case err != nil:
 			return nil, nil, fmt.Errorf("pairing %s: %w", p, err)
 		}
@@ -106,10 +107,10 @@ func planPairs(pairs []Pair, bs []*harness.Build, src *Sources, js map[string]*j
 	for _, p := range pairs {
 		host, client, j := bs[src.Refs[p.Host]], bs[src.Refs[p.Client]], js[p.Journey]
 		if !j.Drives(p.Kind) {
-			return nil, subject.Usagef("pairing %s: journey %s drives %s, not %s", p, j.Name, subject.OrNone(j.Kinds), p.Kind)
+			return nil, usage.Errorf("pairing %s: journey %s drives %s, not %s", p, j.Name, subject.OrNone(j.Kinds), p.Kind)
 		}
 		if _, ok := client.Clients[p.Kind]; !ok && client.Err == nil {
-			return nil, subject.Usagef("pairing %s: build %s has no %s client driver in its %s (it has %s)",
+			return nil, usage.Errorf("pairing %s: build %s has no %s client driver in its %s (it has %s)",
 				p, client.Label, p.Kind, builds.ConfigFile, subject.OrNone(harness.KindsOf(client)))
 		}
 		out = append(out, harness.Pairing{Host: host, Client: client, Kind: p.Kind, Journey: j})

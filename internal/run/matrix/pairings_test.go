@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
@@ -72,7 +72,7 @@ var _ = Describe("a run of exact pairings", Ordered, func() {
 	DescribeTable("refuses a pairing it cannot run, naming it",
 		func(ctx SpecContext, p matrix.Pair, want string) {
 			_, err := plan(ctx, []matrix.Pair{{Host: "v1.4.190", Client: "worktree", Kind: "desktop", Journey: "terminal"}, p})
-			var ue *subject.UsageError
+			var ue *usage.Error
 			Expect(errors.As(err, &ue)).To(BeTrue(), "%v", err)
 			Expect(err).To(MatchError(ContainSubstring("pairing " + p.String() + ": " + want)))
 		},

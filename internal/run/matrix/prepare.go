@@ -13,6 +13,7 @@ import (
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/results"
@@ -89,7 +90,7 @@ func Prepare(ctx context.Context, o *Config, run *results.Run) ([]*harness.Build
 		return nil, nil, err
 	}
 	if len(o.Pairings) > 0 {
-		return nil, nil, subject.Usagef("a fuzz campaign pairs host and client, or the pins with the working tree: it takes no list of pairings")
+		return nil, nil, usage.Errorf("a fuzz campaign pairs host and client, or the pins with the working tree: it takes no list of pairings")
 	}
 	s, err := o.Open()
 	if err != nil {
@@ -178,7 +179,7 @@ func applyEnv(built []*harness.Build, env []string) error {
 			for _, b := range built {
 				labels = append(labels, b.Label)
 			}
-			return subject.Usagef("--env %s: no build %q in this run (builds: %s)", e, label, strings.Join(labels, ", "))
+			return usage.Errorf("--env %s: no build %q in this run (builds: %s)", e, label, strings.Join(labels, ", "))
 		}
 	}
 	return nil
@@ -219,7 +220,7 @@ func fixtureTier(ctx context.Context, s *subject.Subject, worktree *harness.Buil
 	f, err := fixtures.Tier(ctx, fixtures.TierConfig{Repo: s.Dir, Dir: dir, Build: worktree, Support: support,
 		LogDir: filepath.Join(o.ReportDir, reports.DriversDir, "fixtures"), Parallel: o.Parallel, Stdout: o.Stdout})
 	if errors.Is(err, harness.ErrNoDecode) {
-		return nil, subject.Usagef("%s holds fixtures, but %v: replaying them needs the decode action (docs/driver-protocol.md)", dir, err)
+		return nil, usage.Errorf("%s holds fixtures, but %w: replaying them needs the decode action (docs/driver-protocol.md)", dir, err)
 	}
 	return f, err
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/after/reports"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 )
 
 // ClaimReportDir makes the report directory this run's (reports.Claim), naming the run by its pid,
@@ -18,7 +18,7 @@ func ClaimReportDir(dir string, command []string) (release func(), err error) {
 	release, err = reports.Claim(dir, owner)
 	var de *reports.DirError
 	if errors.As(err, &de) {
-		return nil, subject.Usagef("--report-dir %v", de)
+		return nil, usage.Errorf("--report-dir %w", de)
 	}
 	return release, err
 }

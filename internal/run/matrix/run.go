@@ -12,6 +12,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
 )
@@ -37,7 +38,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	matrix, err := harness.ParseMatrix(o.Matrix)
 	if err != nil {
-		return nil, subject.Usagef("--matrix: %v", err)
+		return nil, usage.Errorf("--matrix: %w", err)
 	}
 	var (
 		js     []*journeys.Journey
@@ -58,7 +59,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	var prev *results.Run
 	if o.LastFailed {
 		if prev, err = reports.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
-			return nil, subject.Usagef("--last-failed needs the previous run's %s: %v", reports.ResultsFile, err)
+			return nil, usage.Errorf("--last-failed needs the previous run's %s: %w", reports.ResultsFile, err)
 		}
 	}
 	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
@@ -83,7 +84,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		}
 		plan, skips, err := harness.Plan(bs[0], bs[1:], popts)
 		if err != nil {
-			return nil, nil, subject.Usagef("%v", err)
+			return nil, nil, usage.Errorf("%w", err)
 		}
 		return plan, skips, nil
 	}
@@ -95,7 +96,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		plan = lastFailed(prev, plan)
 	}
 	if len(plan) == 0 && !o.LastFailed {
-		return nil, subject.Usagef("nothing to run: %s", nothingToRun(js, o.Kinds, src.Described))
+		return nil, usage.Errorf("nothing to run: %s", nothingToRun(js, o.Kinds, src.Described))
 	}
 
 	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
@@ -176,7 +177,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		plan = lastFailed(prev, plan)
 	}
 	if len(plan) == 0 {
-		return nil, subject.Usagef("nothing to run: %s", nothingToRun(js, o.Kinds, built))
+		return nil, usage.Errorf("nothing to run: %s", nothingToRun(js, o.Kinds, built))
 	}
 	plan = numberPlan(&o, plan, run, stdout)
 	if o.Verbose {
@@ -186,7 +187,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if o.FuturePeers {
 		future = &harness.FutureOptions{Seed: o.Seed}
 	}
-	var usage error
+	var mistake error
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir:   o.ReportDir,
 		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support},
@@ -197,11 +198,11 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		Retries:     o.Retries,
 		Future:      future,
 		FutureRepro: func(p harness.Pairing) string { return o.ReproLine(p) + " --future-peers" },
-		OnUsage:     func(err error) { usage = err },
+		OnUsage:     func(err error) { mistake = err },
 	})
-	if usage != nil {
+	if mistake != nil {
 		// A typo in a journey, found at the first hello: no pairing was really tested.
-		return nil, usage
+		return nil, mistake
 	}
 	run.Finished = time.Now()
 	if err := reports.Write(o.ReportDir, run); err != nil {

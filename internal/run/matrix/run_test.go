@@ -9,7 +9,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
@@ -40,7 +40,7 @@ var _ = Describe("matrix.Run", func() {
 
 	It("says what the user must fix as a usage error", func(ctx SpecContext) {
 		_, err := matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Matrix: "diagonal"})
-		Expect(err).To(BeAssignableToTypeOf(&subject.UsageError{}))
+		Expect(err).To(BeAssignableToTypeOf(&usage.Error{}))
 		Expect(err.Error()).To(HavePrefix("--matrix: "))
 		_, err = matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Kinds: []string{"watch"}})
 		Expect(err).To(MatchError(ContainSubstring("--kind watch: no build of this run has a watch client driver")))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 )
 
 // ContractCommand reads the working tree's skewtest.yaml (a missing one is an error here)
@@ -22,7 +22,7 @@ func ContractCommand(repo string) (*builds.Config, error) {
 		return nil, err
 	}
 	if len(cfg.ContractCommand) == 0 {
-		return nil, subject.Usagef("%s names no contractCommand: add one that prints the contract the build speaks, e.g. contractCommand: [\"./driver\", \"contract\"] (docs/subject.md)", builds.ConfigFile)
+		return nil, usage.Errorf("%s names no contractCommand: add one that prints the contract the build speaks, e.g. contractCommand: [\"./driver\", \"contract\"] (docs/subject.md)", builds.ConfigFile)
 	}
 	return cfg, nil
 }

@@ -88,6 +88,7 @@ var Architecture = Layout{
 		{Path: "internal/declare/journeys", Group: "declare", Layer: 1},
 		{Path: "internal/declare/framing", Group: "declare", Layer: 1},
 		{Path: "internal/declare/pins", Group: "declare", Layer: 1},
+		{Path: "internal/declare/usage", Group: "declare", Layer: 1},
 
 		{Path: "internal/build/proc", Group: "build", Layer: 2},
 		{Path: "internal/build/builds", Group: "build", Layer: 2},
