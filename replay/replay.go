@@ -22,6 +22,7 @@ import (
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/decoders"
+	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/harness/transcript"
 	"github.com/skewtest/skewtest/matrix"
 	"github.com/skewtest/skewtest/pins"
@@ -81,7 +82,11 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		return nil, err
 	}
 	defer release()
-	built, _, err := matrix.Prepare(ctx, &mc, run)
+	// The run's certificate authority, made if a build serves TLS (its decode drivers start
+	// with its files): removed when Run returns, after they have stopped.
+	ca := harness.NewCA()
+	defer ca.Close()
+	built, _, err := matrix.Prepare(ctx, &mc, run, ca)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,6 @@ import (
 	"syscall"
 
 	"github.com/skewtest/skewtest/builds"
-	"github.com/skewtest/skewtest/harness"
 	"github.com/skewtest/skewtest/journeys"
 	"github.com/skewtest/skewtest/pins"
 	"github.com/skewtest/skewtest/proc"
@@ -48,7 +47,6 @@ func main() {
 	ctx, stop := interruptible()
 	defer stop()
 	os.Exit(profiled(func() int {
-		defer harness.CloseTLS() // the throwaway CA of TLS transports, if a run made one
 		return exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	}))
 }
