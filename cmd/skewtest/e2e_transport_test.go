@@ -12,7 +12,6 @@ import (
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -110,13 +109,15 @@ var _ = Describe("a host that serves TCP and TLS instead of WebSocket", Ordered,
 		Expect(kinds).To(ContainElements(string(results.PublishedFieldRemoved), string(results.DataLoss)))
 	}, SpecTimeout(15*time.Minute))
 
-	It("passes over TLS, through the run's throwaway certificate authority", func(ctx SpecContext) {
+	It("passes over TLS, through the run's throwaway certificate authority, and removes it as the run ends", func(ctx SpecContext) {
 		serve("tls")
-		DeferCleanup(harness.CloseTLS) // what main does on its way out
 		dir := GinkgoT().TempDir()
+		tmp := GinkgoT().TempDir() // where the run makes its CA (os.MkdirTemp)
+		GinkgoT().Setenv("TMPDIR", tmp)
 		code, out := cli(ctx, "run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir, "--kind", "cli,sync",
 			"--pins", "v0.2.0", "--seed", "5")
 		Expect(code).To(Equal(exitOK), out)
+		Expect(filepath.Glob(filepath.Join(tmp, "skewtest-tls-*"))).To(BeEmpty(), "the run's CA is gone once it returns, with no help from main")
 		run := load(dir)
 		Expect(run.Pairings).NotTo(BeEmpty())
 		for _, p := range run.Pairings {

@@ -37,7 +37,7 @@ var _ = Describe("notesd's web client, a driver in JavaScript", Ordered, Label(t
 	It("passes the driver check as the working tree's recipe builds it", func(ctx SpecContext) {
 		mc := matrix.Config{Repo: repo, CacheDir: sharedCache, ReportDir: GinkgoT().TempDir(),
 			Host: pins.WorktreeLabel, Client: pins.WorktreeLabel, Stdout: io.Discard, Stderr: GinkgoWriter}
-		built, _, err := matrix.Prepare(ctx, &mc, &results.Run{})
+		built, _, err := matrix.Prepare(ctx, &mc, &results.Run{}, nil) // drivercheck makes its own CA
 		Expect(err).NotTo(HaveOccurred())
 		b := built[0]
 		Expect(b.Err).NotTo(HaveOccurred())

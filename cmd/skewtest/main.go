@@ -21,7 +21,6 @@ import (
 	"github.com/skewtest/skewtest"
 	"github.com/skewtest/skewtest/internal/build/proc"
 	"github.com/skewtest/skewtest/internal/declare/usage"
-	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
 // Exit codes.
@@ -48,7 +47,6 @@ func main() {
 	ctx, stop := interruptible()
 	defer stop()
 	os.Exit(profiled(func() int {
-		defer harness.CloseTLS() // the throwaway CA of TLS transports, if a run made one
 		return exitCode(dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
 	}))
 }

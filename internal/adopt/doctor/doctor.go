@@ -228,7 +228,9 @@ func (v *visit) build(ctx context.Context, cfg *builds.Config) *harness.Build {
 	run := &results.Run{}
 	mc := matrix.Config{Repo: v.c.Repo, CacheDir: v.c.CacheDir, ReportDir: v.c.ReportDir, Runner: v.c.Runner,
 		Host: pins.WorktreeLabel, Client: pins.WorktreeLabel, Stdout: io.Discard, Stderr: v.c.Stderr}
-	built, _, err := matrix.Prepare(ctx, &mc, run)
+	// No CA: the doctor starts no driver of this build through the harness (drivercheck
+	// makes its own; the reference pairing is a matrix.Run of its own).
+	built, _, err := matrix.Prepare(ctx, &mc, run, nil)
 	if err != nil {
 		v.fail("build", "make build.steps write the drivers to $SKEWTEST_OUT (docs/subject.md)", "%v", err)
 		return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/usage"
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
@@ -81,7 +82,11 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		return nil, err
 	}
 	defer release()
-	built, _, err := matrix.Prepare(ctx, &mc, run)
+	// The run's certificate authority, made if a build serves TLS (its decode drivers start
+	// with its files): removed when Run returns, after they have stopped.
+	ca := harness.NewCA()
+	defer ca.Close()
+	built, _, err := matrix.Prepare(ctx, &mc, run, ca)
 	if err != nil {
 		return nil, err
 	}

@@ -155,7 +155,11 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
 		return run, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
-	built, src, err := matrix.Prepare(ctx, &o.Config, run)
+	// The campaign's certificate authority, made if a build serves TLS: removed when Run
+	// returns, after the pool's processes and every pairing's have stopped.
+	ca := harness.NewCA()
+	defer ca.Close()
+	built, src, err := matrix.Prepare(ctx, &o.Config, run, ca)
 	if err != nil {
 		if ctx.Err() != nil {
 			return interrupted()

@@ -30,6 +30,10 @@ type Build struct {
 	// Transport is how the build's host serves, from its skewtest.yaml's channels; the zero
 	// value is WebSocket.
 	Transport builds.Transport
+	// CA is the run's certificate authority for TLS transports, the same for every build of
+	// the run (see CA); whoever made the builds closes it when the run ends. Nil: a host
+	// that serves TLS cannot be tapped (a build made only to plan, or to build).
+	CA *CA
 	// Err is set when the build failed: its pairings are errors, not findings.
 	Err error
 	// Env is added to the environment of this build's drivers (a negative control can

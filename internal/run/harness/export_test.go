@@ -24,3 +24,8 @@ func (b *Build) TapOptions() (int, error) {
 	opts, err := tapOptions(Pairing{Host: b, Client: b})
 	return len(opts), err
 }
+
+// Make and Env are get and env, for the specs: the CA made if need be, and the environment
+// that hands its files to a driver.
+func (c *CA) Make() error   { _, err := c.get(); return err }
+func (c *CA) Env() []string { return c.env() }

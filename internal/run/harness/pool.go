@@ -101,8 +101,10 @@ func (p *Pool) Close(ctx context.Context) {
 
 // Warm starts the processes the plan's pairings need, before they run, and reports
 // whether every one of them serves lanes. A process that does not start is left to the
-// pairings that need it to report.
+// pairings that need it to report. A plan with a TLS host has its CA made first, as
+// Execute does: the clients' processes start at once with the host's.
 func (p *Pool) Warm(plan []Pairing) (lanes bool) {
+	prepareTLS(plan)
 	type need struct {
 		b    *Build
 		role transcript.Role

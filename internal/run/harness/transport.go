@@ -3,9 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"sync"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
@@ -65,7 +63,7 @@ func tapOptions(p Pairing) ([]tap.Option, error) {
 		opts = append(opts, tap.WithStream(s))
 	}
 	if tr.TLS() {
-		ca, err := runCA()
+		ca, err := b.CA.get()
 		if err != nil {
 			return nil, err
 		}
@@ -91,69 +89,4 @@ func packetEnds(p Pairing, name string, host *contract.Channel, binary bool) fun
 		}
 		return client.PacketEnd(binary, buf)
 	}
-}
-
-// theCA is the process's throwaway certificate authority for TLS transports. It is made
-// before the first plan with a TLS host runs (prepareTLS), or the first driver of a build
-// that serves TLS starts, in a directory of its own that CloseTLS removes; from then on
-// every driver is handed its files (driverSpec), the clients that must trust it and a
-// pool's processes among them.
-var theCA struct {
-	mu  sync.Mutex
-	ca  *tap.CA
-	dir string
-	err error
-}
-
-// runCA returns the process's CA, making it first if need be.
-func runCA() (*tap.CA, error) {
-	theCA.mu.Lock()
-	defer theCA.mu.Unlock()
-	if theCA.ca == nil && theCA.err == nil {
-		dir, err := os.MkdirTemp("", "skewtest-tls-")
-		if err == nil {
-			theCA.ca, err = tap.NewCA(dir)
-			theCA.dir = dir
-		}
-		theCA.err = err
-	}
-	return theCA.ca, theCA.err
-}
-
-// prepareTLS makes the CA before a plan with a TLS host starts a driver. A CA that cannot
-// be made is reported by each pairing that needs it (tapOptions).
-func prepareTLS(plan []Pairing) {
-	for _, p := range plan {
-		if p.Host.transport().TLS() {
-			_, _ = runCA()
-			return
-		}
-	}
-}
-
-// tlsEnv is the environment that hands the CA's files to a driver of b: none before a plan
-// or a build needed one. A build whose own host serves TLS makes it, whichever way its
-// drivers are started (a pairing, a hello probe, a decode driver); a pairing starts its
-// host before its client, so the client has it too.
-func tlsEnv(b *Build) []string {
-	if b.transport().TLS() {
-		_, _ = runCA()
-	}
-	theCA.mu.Lock()
-	defer theCA.mu.Unlock()
-	if theCA.ca == nil {
-		return nil
-	}
-	return theCA.ca.Env()
-}
-
-// CloseTLS removes the files of the process's CA, once no driver needs them: a run calls
-// it on its way out. A driver started later gets a new CA.
-func CloseTLS() {
-	theCA.mu.Lock()
-	defer theCA.mu.Unlock()
-	if theCA.dir != "" {
-		_ = os.RemoveAll(theCA.dir)
-	}
-	theCA.ca, theCA.dir, theCA.err = nil, "", nil
 }

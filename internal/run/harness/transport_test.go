@@ -35,12 +35,15 @@ var _ = Describe("a host's transport", func() {
 		n, err := (&harness.Build{Label: "v1", Contract: c}).TapOptions()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n).To(BeZero(), "a WebSocket tap needs no options")
-		n, err = (&harness.Build{Label: "v2", Contract: c, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}}).TapOptions()
+		ca := harness.NewCA()
+		DeferCleanup(ca.Close)
+		n, err = (&harness.Build{Label: "v2", Contract: c, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}, CA: ca}).TapOptions()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n).To(Equal(2), "how to cut the stream, and the run's CA")
-		DeferCleanup(harness.CloseTLS)
 		_, err = (&harness.Build{Label: "v3", Contract: c, Transport: builds.Transport{Scheme: "tcp", Channel: "events"}}).TapOptions()
 		Expect(err).To(MatchError(`v3: its skewtest.yaml gives channel "events" the tcp transport, but its contract has no channel of that name`))
+		_, err = (&harness.Build{Label: "v4", Contract: c, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}}).TapOptions()
+		Expect(err).To(MatchError(ContainSubstring("the build carries no certificate authority (harness.Build.CA)")), "a build made without its run's CA")
 	})
 
 	It("hands the run's CA to every driver of a build that serves TLS, however it is started", func(ctx SpecContext) {
@@ -52,14 +55,14 @@ echo '{"type":"hello","protocol":1,"role":"host","actions":["stop"]}'
 echo '{"type":"ready","url":"tls://127.0.0.1:1"}'
 while read -r line; do exit 0; done
 `), 0o755)).To(Succeed())
-		DeferCleanup(harness.CloseTLS)
-		harness.CloseTLS() // no CA made by an earlier spec
-		b := &harness.Build{Label: "v2", Contract: c, Host: []string{host}, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}}
+		ca := harness.NewCA()
+		DeferCleanup(ca.Close)
+		b := &harness.Build{Label: "v2", Contract: c, Host: []string{host}, Transport: builds.Transport{Scheme: "tls", Channel: "rpc", Framing: "lines"}, CA: ca}
 		_, err := harness.Announce(ctx, b, "host", "", "")
 		Expect(err).NotTo(HaveOccurred(), "a hello probe (explore) of a TLS host")
 
-		harness.CloseTLS()
-		b.Transport = builds.Transport{Scheme: "ws"}
+		b.Transport, b.CA = builds.Transport{Scheme: "ws"}, harness.NewCA() // another run, which needs none
+		DeferCleanup(b.CA.Close)
 		_, err = harness.Announce(ctx, b, "host", "", "")
 		Expect(err).To(MatchError(ContainSubstring("exit status 1")), "the negative control: no TLS host, no files")
 	}, SpecTimeout(time.Minute))

@@ -84,8 +84,10 @@ func Resolve(ctx context.Context, s *subject.Subject, o *Config, printPins bool)
 // Prepare resolves and builds what a fuzz campaign pairs, as Run does: Host and Client
 // (HostIdx and ClientIdx index them in the builds returned), else the working tree (first)
 // and the pins, after the static tier's contract check. run records the builds and the
-// static findings.
-func Prepare(ctx context.Context, o *Config, run *results.Run) ([]*harness.Build, *Sources, error) {
+// static findings. Every build returned carries ca, the run's certificate authority for
+// TLS transports (harness.Build.CA): the caller made it and closes it once every driver
+// of the builds has stopped; nil when it starts none through the harness.
+func Prepare(ctx context.Context, o *Config, run *results.Run, ca *harness.CA) ([]*harness.Build, *Sources, error) {
 	if err := o.Defaults(); err != nil {
 		return nil, nil, err
 	}
@@ -105,15 +107,16 @@ func Prepare(ctx context.Context, o *Config, run *results.Run) ([]*harness.Build
 			return nil, nil, err
 		}
 	}
-	built, err := o.build(ctx, src, run)
+	built, err := o.build(ctx, src, run, ca)
 	if err != nil {
 		return nil, nil, err
 	}
 	return built, src, nil
 }
 
-// build builds every source through the cache and records the builds in run.
-func (o *Config) build(ctx context.Context, src *Sources, run *results.Run) ([]*harness.Build, error) {
+// build builds every source through the cache and records the builds in run; every build
+// carries ca, the run's certificate authority.
+func (o *Config) build(ctx context.Context, src *Sources, run *results.Run, ca *harness.CA) ([]*harness.Build, error) {
 	b, progress, done, err := NewBuilder(ctx, o.CacheDir, o.Verbose, o.Runner, o.Stderr)
 	if err != nil {
 		return nil, err
@@ -124,6 +127,9 @@ func (o *Config) build(ctx context.Context, src *Sources, run *results.Run) ([]*
 		return nil, err
 	}
 	run.Builds = recs
+	for _, b := range built {
+		b.CA = ca
+	}
 	if err := applyEnv(built, o.Env); err != nil {
 		return nil, err
 	}

@@ -139,7 +139,11 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			return nil, err
 		}
 	}
-	built, err := o.build(ctx, src, run)
+	// The run's certificate authority, made if a build serves TLS: removed when Run returns,
+	// after every driver it started (the fixture tier's, the pairings') has stopped.
+	ca := harness.NewCA()
+	defer ca.Close()
+	built, err := o.build(ctx, src, run, ca)
 	if ctx.Err() != nil {
 		// An interrupted run still says so in its reports, with what did not run.
 		whole := harness.Number(harness.WithReferences(plan))
