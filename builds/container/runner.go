@@ -20,6 +20,7 @@ import (
 	tclog "github.com/testcontainers/testcontainers-go/log"
 
 	"github.com/skewtest/skewtest/builds"
+	"github.com/skewtest/skewtest/internal/shell"
 	"github.com/skewtest/skewtest/proc"
 )
 
@@ -267,7 +268,7 @@ func (r *Runner) downloadModules(ctx context.Context, job *builds.Job) error {
 	}
 	for _, dir := range mods {
 		rel, _ := filepath.Rel(job.SrcDir, dir)
-		fmt.Fprintf(job.Log, "$ (cd %s && go mod download)  # on the host: the build container has no network\n", filepath.ToSlash(rel))
+		fmt.Fprintf(job.Log, "$ (cd %s && go mod download)  # on the host: the build container has no network\n", shell.Quote(filepath.ToSlash(rel)))
 		cmd := proc.CommandContext(ctx, "go", "mod", "download")
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = job.Log, job.Log

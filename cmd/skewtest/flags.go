@@ -13,6 +13,7 @@ import (
 
 	"github.com/skewtest/skewtest/builds"
 	"github.com/skewtest/skewtest/harness"
+	"github.com/skewtest/skewtest/internal/shell"
 )
 
 // common are the flags every command that runs pairings takes.
@@ -230,7 +231,7 @@ func parse(fs *flag.FlagSet, args []string, positional int) error {
 			hint := ""
 			if repo := fs.Lookup("repo"); repo != nil && repo.Value.String() == "" {
 				// "run EX --pins v1": flags stop at the first argument that is not one.
-				hint = fmt.Sprintf(" (the repository is given as --repo %s; flags come before any other argument)", fs.Arg(0))
+				hint = fmt.Sprintf(" (the repository is given as --repo %s; flags come before any other argument)", shell.Quote(fs.Arg(0)))
 			}
 			return usagef("%s: unexpected argument %q%s", fs.Name(), fs.Arg(0), hint)
 		}
