@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/internal/adopt/doctor"
+	"github.com/skewtest/skewtest/internal/build/shell"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -32,6 +33,6 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(stdout, "doctor: %s of %d to fix\n", results.Plural(len(failed), "step"), len(r.Steps))
 		return &exitError{exitFindings}
 	}
-	fmt.Fprintf(stdout, "doctor: the subject is ready: skewtest run --repo %s\n", c.Repo)
+	fmt.Fprintf(stdout, "doctor: the subject is ready: %s\n", shell.Join([]string{"skewtest", "run", "--repo", c.Repo}))
 	return nil
 }

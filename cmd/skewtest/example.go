@@ -12,6 +12,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/shell"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
@@ -103,7 +104,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	// Each demo writes a new temporary directory: say so, and how to remove it (D15).
-	defer fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with rm -rf %s\n", tmp, tmp)
+	defer fmt.Fprintf(stdout, "skewtest demo: the subject's history and the reports stay in %s; remove it with %s\n", tmp, shell.Join([]string{"rm", "-rf", tmp}))
 	repo := filepath.Join(tmp, s.Name)
 	w, err := example.WriteWith(s, repo, eo)
 	if errors.Is(err, example.ErrOptions) {

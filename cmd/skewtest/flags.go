@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/shell"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
 
@@ -253,7 +254,7 @@ func parse(fs *flag.FlagSet, args []string, want nargs) ([]string, error) {
 		hint := ""
 		if repo := fs.Lookup("repo"); repo != nil && repo.Value.String() == "" {
 			// "run EX --pins v1": the repository is no positional argument.
-			hint = fmt.Sprintf(" (the repository is given as --repo %s)", pos[0])
+			hint = fmt.Sprintf(" (the repository is given as --repo %s)", shell.Quote(pos[0]))
 		}
 		return nil, usagef("%s: unexpected argument %q%s", fs.Name(), pos[0], hint)
 	case want.min == want.max:

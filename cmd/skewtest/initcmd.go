@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/internal/adopt/scaffold"
+	"github.com/skewtest/skewtest/internal/build/shell"
 )
 
 // cmdInit writes a subject's skeleton into a product repository (scaffold.Write).
@@ -38,7 +39,7 @@ func cmdInit(_ context.Context, args []string, stdout, stderr io.Writer) error {
   1. go get github.com/skewtest/skewtest/driverkit   (the driver's one dependency)
   2. write the TODOs of skewtest/driver/main.go: your host's handler, your client's connect
   3. name your real frames in skewtest/contract.json (skewtest contract decode tries it on samples)
-  4. skewtest doctor --repo %s   (each step, and what is left to fix)
-`, repo)
+  4. %s   (each step, and what is left to fix)
+`, shell.Join([]string{"skewtest", "doctor", "--repo", repo}))
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/adopt/drivercheck"
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/shell"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/run/harness"
@@ -288,8 +289,8 @@ func (v *visit) drivers(ctx context.Context, b *harness.Build) bool {
 			for _, f := range failed {
 				what = append(what, f.String())
 			}
-			v.fail(d.name, fmt.Sprintf("skewtest driver check --role %s%s -- %s shows each check; its logs %s (docs/driver-authors.md)",
-				role, kindFlag(d.kind), strings.Join(d.argv, " "), v.where(logs)), "%s", strings.Join(what, "; "))
+			v.fail(d.name, fmt.Sprintf("%s shows each check; its logs %s (docs/driver-authors.md)",
+				shell.Join(driverCheck(role, d.kind, d.argv)), v.where(logs)), "%s", strings.Join(what, "; "))
 			ok = false
 			continue
 		}
@@ -304,11 +305,13 @@ func (v *visit) drivers(ctx context.Context, b *harness.Build) bool {
 	return ok
 }
 
-func kindFlag(kind string) string {
-	if kind == "" {
-		return ""
+// driverCheck is the command that runs the driver checks on one driver, word by word.
+func driverCheck(role, kind string, argv []string) []string {
+	words := []string{"skewtest", "driver", "check", "--role", role}
+	if kind != "" {
+		words = append(words, "--kind", kind)
 	}
-	return " --kind " + kind
+	return append(append(words, "--"), argv...)
 }
 
 // reference runs the working tree with itself on the first journey.

@@ -236,7 +236,7 @@ func Markdown(run *results.Run) string {
 				fmt.Fprintf(&b, "\n```\n%s\n```\n", f.Detail)
 			}
 		}
-		fmt.Fprintf(&b, "\nRepro: `%s`\n", p.Repro)
+		fmt.Fprintf(&b, "\nRepro:%s\n", mdCode(p.Repro, ""))
 	}
 	return b.String()
 }
@@ -261,7 +261,7 @@ func bisectSection(b *strings.Builder, o *results.Bisect) {
 		fmt.Fprintf(b, "- brought: %s\n", FindingLine(f))
 	}
 	if o.Repro != "" {
-		fmt.Fprintf(b, "- Repro: `%s`\n", o.Repro)
+		fmt.Fprintf(b, "- Repro:%s\n", mdCode(o.Repro, "  "))
 	}
 	b.WriteString("\n| # | build | commit | subject | verdict | why |\n|---|---|---|---|---|---|\n")
 	for i, c := range o.Candidates {

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/skewtest/skewtest/internal/build/shell"
 )
 
 // Holder is the process that holds a build lock, as it wrote itself into the lock's
@@ -37,7 +38,7 @@ func holderPath(lockPath string) string { return lockPath + holderSuffix }
 // best effort: a lock without a holder file is only named less well.
 func holdLock(lockPath string) (release func()) {
 	path := holderPath(lockPath)
-	data, err := json.Marshal(Holder{PID: os.Getpid(), Command: shellJoin(os.Args), Since: time.Now().UTC()})
+	data, err := json.Marshal(Holder{PID: os.Getpid(), Command: shell.Join(os.Args), Since: time.Now().UTC()})
 	if err != nil {
 		return func() {}
 	}
@@ -67,31 +68,4 @@ func lockHolder(lockPath string) *Holder {
 		return nil
 	}
 	return &h
-}
-
-// shellJoin joins a command line's words, quoting those a POSIX shell would split or
-// expand, so the line can be read (and mostly pasted) as one command.
-func shellJoin(argv []string) string {
-	words := make([]string, len(argv))
-	for i, w := range argv {
-		words[i] = shellQuote(w)
-	}
-	return strings.Join(words, " ")
-}
-
-func shellQuote(w string) string {
-	if w == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%^", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return w
-	}
-	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

@@ -232,7 +232,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	if o.FuturePeers {
 		cp.opts.Future = &harness.FutureOptions{Seed: o.Seed}
-		cp.opts.FutureRepro = func(p harness.Pairing) string { return o.ReproLine(p) + " --future-peers" }
+		cp.opts.FutureRepro = func(p harness.Pairing) string { return o.ReproLine(p, "--future-peers") }
 	}
 	// The campaign's cases run in lanes of driver processes it keeps from start to end (one
 	// per build, role and client kind), where the drivers serve lanes.

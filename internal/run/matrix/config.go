@@ -15,10 +15,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/shell"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/declare/usage"
@@ -141,10 +143,13 @@ func (o *Config) Open() (*subject.Subject, error) {
 	return o.Subject, nil
 }
 
-// ReproLine is the one command that reruns a pairing: a journey the subject lists is named
-// by its name, any other by its file's absolute path (so the line works from anywhere and
-// never picks a listed journey that shares the file's name).
-func (o *Config) ReproLine(p harness.Pairing) string {
+// ReproLine is the one command that reruns a pairing, with extra words after it (such as
+// --future-peers): a journey the subject lists is named by its name, any other by its
+// file's absolute path (so the line works from anywhere and never picks a listed journey
+// that shares the file's name). Every word is quoted for a POSIX shell (internal/shell):
+// pasted into one, the line runs skewtest with exactly these words, whatever a ref, a
+// label or a path holds.
+func (o *Config) ReproLine(p harness.Pairing, extra ...string) string {
 	journey := p.Journey.Name
 	if !p.Journey.Listed {
 		journey = p.Journey.File
@@ -152,22 +157,14 @@ func (o *Config) ReproLine(p harness.Pairing) string {
 			journey = abs
 		}
 	}
-	line := fmt.Sprintf("skewtest repro --repo %s --host %s --client %s --kind %s --journey %s --seed %d",
-		ShellQuote(o.Repo), p.Host.Label, p.Client.Label, p.Kind, ShellQuote(journey), o.Seed)
+	argv := []string{"skewtest", "repro", "--repo", o.Repo, "--host", p.Host.Label, "--client", p.Client.Label,
+		"--kind", p.Kind, "--journey", journey, "--seed", strconv.FormatInt(o.Seed, 10)}
 	for _, e := range o.Env {
 		if label, _, _ := strings.Cut(e, ":"); label == p.Host.Label || label == p.Client.Label {
-			line += " --env " + ShellQuote(e)
+			argv = append(argv, "--env", e)
 		}
 	}
-	return line
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t'\"$\\*?;&|<>()") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return shell.Join(append(argv, extra...))
 }
 
 // ParseShard reads a shard K/N; "" is no sharding (0, 0).

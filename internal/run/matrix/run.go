@@ -195,13 +195,13 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
 		ReportDir:   o.ReportDir,
 		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support},
-		Repro:       o.ReproLine,
+		Repro:       func(p harness.Pairing) string { return o.ReproLine(p) },
 		Progress:    stderr,
 		Verbose:     o.Verbose,
 		Parallel:    o.Parallel,
 		Retries:     o.Retries,
 		Future:      future,
-		FutureRepro: func(p harness.Pairing) string { return o.ReproLine(p) + " --future-peers" },
+		FutureRepro: func(p harness.Pairing) string { return o.ReproLine(p, "--future-peers") },
 		OnUsage:     func(err error) { mistake = err },
 	})
 	if mistake != nil {

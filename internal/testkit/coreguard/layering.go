@@ -91,6 +91,7 @@ var Architecture = Layout{
 		{Path: "internal/declare/usage", Group: "declare", Layer: 1},
 
 		{Path: "internal/build/proc", Group: "build", Layer: 2},
+		{Path: "internal/build/shell", Group: "build", Layer: 2},
 		{Path: "internal/build/builds", Group: "build", Layer: 2},
 		{Path: "internal/build/builds/container", Group: "build", Layer: 2},
 
@@ -141,6 +142,7 @@ var Architecture = Layout{
 		{Path: "internal/testkit/testlabels", Group: "testkit", Layer: 14},
 		{Path: "internal/testkit/reportshot", Group: "testkit", Layer: 14},
 		{Path: "internal/testkit/resultstest", Group: "testkit", Layer: 14},
+		{Path: "internal/testkit/shelltest", Group: "testkit", Layer: 14},
 		{Path: "docs", Group: "docs", Layer: 14},
 
 		{Path: "internal/cmd/reportshot", Group: "tools", Layer: 15},

@@ -21,6 +21,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/build/proc"
+	"github.com/skewtest/skewtest/internal/build/shell"
 )
 
 // Labels on everything the runner starts.
@@ -267,7 +268,7 @@ func (r *Runner) downloadModules(ctx context.Context, job *builds.Job) error {
 	}
 	for _, dir := range mods {
 		rel, _ := filepath.Rel(job.SrcDir, dir)
-		fmt.Fprintf(job.Log, "$ (cd %s && go mod download)  # on the host: the build container has no network\n", filepath.ToSlash(rel))
+		fmt.Fprintf(job.Log, "$ (cd %s && go mod download)  # on the host: the build container has no network\n", shell.Quote(filepath.ToSlash(rel)))
 		cmd := proc.CommandContext(ctx, "go", "mod", "download")
 		cmd.Dir = dir
 		cmd.Stdout, cmd.Stderr = job.Log, job.Log
