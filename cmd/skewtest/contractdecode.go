@@ -8,6 +8,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/after/samples"
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -35,7 +36,7 @@ func parseContractDecode(args []string, stderr io.Writer) (*contractDecodeOption
 	if len(pos) < 1 || len(pos) > 2 {
 		return nil, usagef("contract decode: want CONTRACT and a file of samples (or - or nothing for standard input), got %d argument(s)", len(pos))
 	}
-	if d := o.Defaults.Dir; d != "" && d != "H>C" && d != "C>H" {
+	if d := o.Defaults.Dir; d != "" && d != contract.HostToClient && d != contract.ClientToHost {
 		return nil, usagef("contract decode: --dir %q: want H>C or C>H", d)
 	}
 	o.Contract = pos[0]

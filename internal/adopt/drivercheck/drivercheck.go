@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/run/harness/driver"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
 )
@@ -328,9 +329,9 @@ func (c Config) checkReady(r *Report, m driver.Message) {
 
 // checkDecode asks about one frame no product sends: the answer must name it or refuse it.
 func (c Config) checkDecode(ctx context.Context, r *Report, d *driver.Driver) {
-	dir := "C>H"
+	dir := contract.ClientToHost
 	if c.Role == "client" {
-		dir = "H>C"
+		dir = contract.HostToClient
 	}
 	frame := map[string]any{"id": 1, "dir": dir, "path": "/skewtest-driver-check", "binary": true,
 		"data": base64.StdEncoding.EncodeToString([]byte{0xff, 0x00, 0xfe})}

@@ -24,13 +24,14 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
 // Directions are the two directions of a recording, in the order cells are made.
-var Directions = []string{"H>C", "C>H"}
+var Directions = contract.Directions
 
 // Recording is a recorded pairing whose frames are asked about: its transcript and how
 // findings name it.
@@ -59,7 +60,7 @@ type Cell struct {
 
 // Role is the receiving driver's role.
 func (c Cell) Role() transcript.Role {
-	if c.Dir == "C>H" {
+	if c.Dir == contract.ClientToHost {
 		return transcript.Host
 	}
 	return transcript.Client
@@ -67,7 +68,7 @@ func (c Cell) Role() transcript.Role {
 
 // kind is the receiving driver's client kind ("" for a host).
 func (c Cell) kind() string {
-	if c.Dir == "C>H" {
+	if c.Dir == contract.ClientToHost {
 		return ""
 	}
 	return c.From.Kind
@@ -76,7 +77,7 @@ func (c Cell) kind() string {
 // Recorder is the label of the build that received the cell's frames when they were
 // recorded.
 func (c Cell) Recorder() string {
-	if c.Dir == "C>H" {
+	if c.Dir == contract.ClientToHost {
 		return c.From.Host
 	}
 	return c.From.Client
@@ -92,7 +93,7 @@ func Cells(r Recording, b *harness.Build, dirs ...string) []Cell {
 	var out []Cell
 	for _, dir := range dirs {
 		c := Cell{From: r, Dir: dir, Into: b}
-		if dir == "H>C" {
+		if dir == contract.HostToClient {
 			if _, ok := b.Clients[r.Kind]; !ok {
 				continue
 			}

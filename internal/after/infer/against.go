@@ -109,7 +109,7 @@ func Against(c *contract.Contract, recs []Recording) *Comparison {
 		ch := &c.Channels[i]
 		for j := range ch.Frames {
 			def := &ch.Frames[j]
-			for _, dir := range []string{contract.HostToClient, contract.ClientToHost} {
+			for _, dir := range contract.Directions {
 				if !def.Travels(dir) {
 					continue
 				}

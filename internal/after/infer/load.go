@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/skewtest/skewtest/internal/after/fixtures"
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
@@ -124,7 +125,7 @@ func stripQuery(path string) string {
 func BySender(recs []Recording) (labels []string, by map[string][]Recording) {
 	by = map[string][]Recording{}
 	for _, r := range recs {
-		for _, side := range []struct{ label, dir string }{{r.T.Host.Label, "H>C"}, {r.T.Client.Label, "C>H"}} {
+		for _, side := range []struct{ label, dir string }{{r.T.Host.Label, contract.HostToClient}, {r.T.Client.Label, contract.ClientToHost}} {
 			t := transcript.Transcript{Host: r.T.Host, Client: r.T.Client, Kind: r.T.Kind, Journey: r.T.Journey}
 			for _, f := range r.T.Frames {
 				if f.Dir == side.dir && f.Control == "" {

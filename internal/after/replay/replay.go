@@ -23,6 +23,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/decoders"
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
@@ -135,7 +136,7 @@ func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []
 	out := make([]*results.Pairing, len(answers))
 	for i, a := range answers {
 		host, client, recorded := a.Into.Label, a.From.Client, a.From.Host
-		if a.Dir == "H>C" {
+		if a.Dir == contract.HostToClient {
 			host, client, recorded = a.From.Host, a.Into.Label, a.From.Client
 		}
 		p := &results.Pairing{Host: host, Client: client, ClientKind: a.From.Kind, Journey: a.From.Journey, Duration: a.Duration,

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -406,9 +407,9 @@ func pageDataOf(run *results.Run) pageData {
 		for _, e := range p.Timeline {
 			dir := int64(2)
 			switch e.Dir {
-			case "C>H":
+			case contract.ClientToHost:
 				dir = 0
-			case "H>C":
+			case contract.HostToClient:
 				dir = 1
 			}
 			step := int64(-1)

@@ -130,7 +130,7 @@ func parseLine(text string, d Defaults) (transcript.Frame, error) {
 	for {
 		word, rest, _ := strings.Cut(text, " ")
 		switch {
-		case word == "H>C" || word == "C>H":
+		case word == contract.HostToClient || word == contract.ClientToHost:
 			f.Dir = word
 		case strings.HasPrefix(word, "/"):
 			f.Path = word
@@ -208,8 +208,8 @@ func Decode(c *contract.Contract, frames []transcript.Frame, kind string) (t *tr
 		case n.Err != nil:
 			why = n.Err.Error()
 		case !n.Known:
-			why = "the contract lists no such frame " + map[string]string{"H>C": "from host to client", "C>H": "from client to host"}[n.Dir]
-			if kind != "" && n.Dir == "H>C" {
+			why = "the contract lists no such frame " + map[string]string{contract.HostToClient: "from host to client", contract.ClientToHost: "from client to host"}[n.Dir]
+			if kind != "" && n.Dir == contract.HostToClient {
 				why += " for a " + kind + " client"
 			}
 		}

@@ -2,13 +2,25 @@ package contract
 
 import "slices"
 
-// Directions a frame travels in.
+// Directions a frame travels in: the one spelling of a direction in skewtest's code, its
+// reports and its files ("H>C SnapshotStart").
 const (
 	HostToClient = "H>C"
 	ClientToHost = "C>H"
 	// Both marks a frame that either side may send (contract version 2).
 	Both = "both"
 )
+
+// Directions are the two directions, host to client first.
+var Directions = []string{HostToClient, ClientToHost}
+
+// Opposite is the other direction of dir: a frame's answer travels the opposite way.
+func Opposite(dir string) string {
+	if dir == HostToClient {
+		return ClientToHost
+	}
+	return HostToClient
+}
 
 // Frame is one frame of a channel's vocabulary. A frame is named either by an opcode (the
 // `type` field of a binary header) or, when Type is set, by the name a JSON, protobuf or

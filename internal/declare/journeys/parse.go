@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/skewtest/skewtest/internal/declare/contract"
 )
 
 // Load reads a journey file.
@@ -229,7 +230,7 @@ func (j *Journey) parseFrames(data []byte, first int) error {
 			ignore, rest = true, strings.TrimSpace(after)
 		}
 		dir, name, ok := strings.Cut(rest, " ")
-		if !ok || (dir != "C>H" && dir != "H>C") {
+		if !ok || (dir != contract.ClientToHost && dir != contract.HostToClient) {
 			return j.errorf(n, "frame line %q: want DIRECTION NAME, such as H>C Delta", rest)
 		}
 		name = strings.TrimSpace(name)

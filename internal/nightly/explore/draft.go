@@ -152,7 +152,7 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		// Faults: the tap stops reading one direction while the sender writes, then lets
 		// it through; it cuts one direction's messages into frames; it makes one late.
 		for _, f := range feeding(acts, streams) {
-			for _, dir := range []string{"H>C", "C>H"} {
+			for _, dir := range contract.Directions {
 				lines := append([]string{"tap hold " + dir}, f.lines(ids, true)...)
 				lines = append(lines, "tap release "+dir)
 				section("event held-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", append(lines, sync...))
@@ -161,7 +161,7 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		// Fragmentation: one direction's messages in continuation frames, written a few
 		// bytes at a time, while an action that feeds a stream and its markers cross.
 		for _, f := range feeding(acts, streams) {
-			for _, dir := range []string{"H>C", "C>H"} {
+			for _, dir := range contract.Directions {
 				lines := append([]string{"tap fragment " + dir + " {one 1 7 1000} writes={one 0 1 5}"}, f.lines(ids, false)...)
 				lines = append(append(lines, sync...), "tap fragment "+dir+" 0")
 				section("event fragmented-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", lines)
@@ -169,7 +169,7 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		}
 		// Latency: one direction late, with jitter, while an action and its markers cross.
 		for _, f := range feeding(acts, streams) {
-			for _, dir := range []string{"H>C", "C>H"} {
+			for _, dir := range contract.Directions {
 				lines := append([]string{"tap delay " + dir + " {one 2ms 20ms 100ms} jitter={one 0s 10ms 50ms}"}, f.lines(ids, false)...)
 				lines = append(append(lines, sync...), "tap delay "+dir+" 0s")
 				section("event delayed-"+strings.ReplaceAll(dir, ">", "")+"-"+f.name+" weight=1", lines)

@@ -53,7 +53,7 @@ func (d *decoder) needs(f transcript.Frame) bool {
 		return false
 	}
 	recv := d.p.Client.Contract
-	if f.Dir == "C>H" {
+	if f.Dir == contract.ClientToHost {
 		recv = d.p.Host.Contract
 	}
 	if recv == nil {
@@ -95,7 +95,7 @@ func (d *decoder) attach(role transcript.Role, drv *driver.Driver) {
 // enqueue adds a tapped frame (its 1-based index) for its receiver's driver.
 func (d *decoder) enqueue(f transcript.Frame) {
 	role := transcript.Client
-	if f.Dir == "C>H" {
+	if f.Dir == contract.ClientToHost {
 		role = transcript.Host
 	}
 	d.mu.Lock()

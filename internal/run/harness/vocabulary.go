@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
@@ -390,7 +391,7 @@ func checkAwait(c journeys.Command) error {
 	switch {
 	case len(pos) < 2:
 		return errors.New("await needs a role and what to wait for")
-	case pos[0] == "frame" && (len(pos) != 3 || (pos[1] != "C>H" && pos[1] != "H>C")):
+	case pos[0] == "frame" && (len(pos) != 3 || (pos[1] != contract.ClientToHost && pos[1] != contract.HostToClient)):
 		return errors.New("await frame needs a direction and a name")
 	case pos[0] != "frame" && pos[0] != "host" && pos[0] != "client":
 		return fmt.Errorf("await %s: want host, client or frame", pos[0])
@@ -419,7 +420,7 @@ func checkExpect(c journeys.Command) error {
 	switch {
 	case len(pos) == 0 || pos[len(pos)-1] != "none":
 		return errors.New("expect asserts an absence: it ends with none and a for=DURATION")
-	case pos[0] == "frame" && (len(pos) != 4 || (pos[1] != "C>H" && pos[1] != "H>C")):
+	case pos[0] == "frame" && (len(pos) != 4 || (pos[1] != contract.ClientToHost && pos[1] != contract.HostToClient)):
 		return errors.New("expect frame needs a direction and a name")
 	case pos[0] != "frame" && pos[0] != "host" && pos[0] != "client":
 		return fmt.Errorf("expect %s: want host, client or frame", pos[0])

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -172,7 +173,7 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 			p.Timeline = append(p.Timeline, e)
 			if rng.IntN(20) == 0 {
 				at += time.Millisecond
-				p.Timeline = append(p.Timeline, results.FrameEvent{Index: len(p.Timeline), Conn: 1, Dir: "C>H", Name: "ping",
+				p.Timeline = append(p.Timeline, results.FrameEvent{Index: len(p.Timeline), Conn: 1, Dir: contract.ClientToHost, Name: "ping",
 					Step: name, Size: 0, Payload: new(0), AtNs: int64(at), Control: true})
 			}
 		}
@@ -189,7 +190,7 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 	for _, e := range p.Timeline {
 		p.Frames = append(p.Frames, e.Dir+" "+e.Name)
 	}
-	lost := results.Finding{Kind: results.DataLoss, Step: "edit", Direction: "H>C",
+	lost := results.Finding{Kind: results.DataLoss, Step: "edit", Direction: contract.HostToClient,
 		Message: "stream view: the last delivered value differs from everything sent (64 bytes sent, 47 delivered)",
 		Detail:  "first difference at byte 47:\n  want …\"ss-version live output\\r\\ntransformed run\\r\\n\"\n  got  …\"ss-version live output\\r\\n\""}
 	incomplete := results.Finding{Kind: results.IncompleteJourney, Step: "edit",
@@ -197,7 +198,7 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 	switch fate {
 	case "refusal":
 		p.Status = results.StatusFail
-		p.Findings = append(p.Findings, results.Finding{Kind: results.DecoderRefusal, Step: "edit", Direction: "H>C",
+		p.Findings = append(p.Findings, results.Finding{Kind: results.DecoderRefusal, Step: "edit", Direction: contract.HostToClient,
 			Frame:   &results.Frame{Opcode: 15, Name: "Delta"},
 			Message: fmt.Sprintf("%s client %s refused H>C Delta (opcode 15): unknown opcode", g.Kind, client)},
 			incomplete, lost)
@@ -216,7 +217,7 @@ func pairing(rng *rand.Rand, o Options, index int, g Group, h, c int) *results.P
 	case "flaky":
 		p.Status = results.StatusFlaky
 		p.Attempts = []results.Status{results.StatusFail, results.StatusPass, results.StatusPass}
-		p.Findings = append(p.Findings, results.Finding{Kind: results.DataLoss, Step: "live-output", Direction: "H>C",
+		p.Findings = append(p.Findings, results.Finding{Kind: results.DataLoss, Step: "live-output", Direction: contract.HostToClient,
 			Message: "attempt 1: stream view: the last delivered value differs from everything sent (1 attempt of 3)"})
 	case "expected-refusal":
 		p.Status = results.StatusExpectedRefusal

@@ -129,7 +129,7 @@ func (a *attribution) attribute(n *Named, ch *contract.Channel) {
 				v, ok := valueAt(*n, inv.Pointer)
 				a.echoes[k] = append(a.echoes[k], echoRequest{n: n, value: v, ok: ok})
 			case slices.Contains(inv.Reply, n.Name):
-				k.dir = opposite(n.Dir)
+				k.dir = contract.Opposite(n.Dir)
 				ptr := inv.ReplyPointer
 				if ptr == "" {
 					ptr = inv.Pointer

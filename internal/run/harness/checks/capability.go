@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -140,7 +141,7 @@ func echoMismatch(in *Input) []results.Finding {
 		sort.Strings(extra)
 		sort.Strings(missing)
 		msg := fmt.Sprintf("%s #%d echoed %s; the contracts expect %s", e.Source, count[e.Source], setString(got), setString(want))
-		out = append(out, results.Finding{Kind: results.CapabilityMismatch, Step: e.Step, Direction: "H>C",
+		out = append(out, results.Finding{Kind: results.CapabilityMismatch, Step: e.Step, Direction: contract.HostToClient,
 			Frame: &results.Frame{Name: e.Source}, Message: msg,
 			Detail: fmt.Sprintf("echoed but not expected: %v\nexpected but not echoed: %v", extra, missing)})
 	}

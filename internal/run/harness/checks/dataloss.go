@@ -34,12 +34,12 @@ func DataLoss(in *Input) []results.Finding {
 		if s.compare != contract.CompareCumulative { // a cumulative stream is folded below
 			delivered = Values(t, s.delivered)
 		}
-		dir := "H>C"
+		dir := contract.HostToClient
 		switch {
 		case s.sent.Role == s.delivered.Role:
 			dir = "" // both ends in one process: no direction on the wire
 		case s.sent.Role == contract.RoleClient:
-			dir = "C>H"
+			dir = contract.ClientToHost
 		}
 		add := func(step, msg, detail string) {
 			out = append(out, results.Finding{Kind: results.DataLoss, Step: step, Direction: dir,

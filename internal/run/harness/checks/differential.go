@@ -69,7 +69,7 @@ func Differential(in *Input) []results.Finding {
 		if !slices.Contains(completed, step) && step != stalled {
 			break
 		}
-		for _, dir := range []string{"C>H", "H>C"} {
+		for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
 			k := stepDir{step, dir}
 			runs := collapseNames(got[k])
 			ok := false
@@ -144,7 +144,7 @@ func (o *Owing) Step(step string, negotiated map[string]bool) map[string][]strin
 		o.byCaps[key] = refs
 	}
 	out := map[string][]string{}
-	for _, dir := range []string{"C>H", "H>C"} {
+	for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
 		for _, name := range refs[0][stepDir{step, dir}] {
 			if slices.Contains(refs[1][stepDir{step, dir}], name) && !slices.Contains(out[dir], name) {
 				out[dir] = append(out[dir], name)
@@ -243,7 +243,7 @@ func gateOf(ch *contract.Channel, def *contract.Frame, n Named) string {
 	if g := def.Gate(n.Path); g != "" {
 		return g
 	}
-	if n.Dir == "C>H" {
+	if n.Dir == contract.ClientToHost {
 		return ch.FeatureOf(def.Name)
 	}
 	return ""
@@ -393,9 +393,9 @@ func finalValue(t *transcript.Transcript, s *contract.StateSpec) (string, bool) 
 
 func dirOfRole(role string) string {
 	if role == contract.RoleHost {
-		return "C>H"
+		return contract.ClientToHost
 	}
-	return "H>C"
+	return contract.HostToClient
 }
 
 func lastStep(t *transcript.Transcript) string {

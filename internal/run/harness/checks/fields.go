@@ -59,7 +59,7 @@ func listed(prefix string, fields map[string]contract.Field, out map[string]bool
 func published(in *Input) map[string]map[string][]occurrence {
 	out := map[string]map[string][]occurrence{}
 	for _, n := range NameFrames(in) {
-		if n.Dir != "H>C" || n.Err != nil || n.Decoded.JSON == nil || n.Teardown {
+		if n.Dir != contract.HostToClient || n.Err != nil || n.Decoded.JSON == nil || n.Teardown {
 			continue
 		}
 		if n.Decoded.Binary && (n.Def == nil || n.Def.Payload != "json") {
@@ -149,7 +149,7 @@ func PublishedFieldRemoved(in *Input) []results.Finding {
 					} else {
 						msg = fmt.Sprintf("H>C %s #%d of step %s: %s is now %s; %s's own host published %s", name, i+1, cur.step, key, curClass, t.Client.Label, oldClass)
 					}
-					out = append(out, found{stepIndex(in, cur.step), results.Finding{Kind: results.PublishedFieldRemoved, Step: cur.step, Direction: "H>C",
+					out = append(out, found{stepIndex(in, cur.step), results.Finding{Kind: results.PublishedFieldRemoved, Step: cur.step, Direction: contract.HostToClient,
 						Frame: &results.Frame{Name: name}, Message: msg}})
 				}
 			}

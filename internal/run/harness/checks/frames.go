@@ -38,14 +38,14 @@ func (n Named) Label() string { return n.Dir + " " + n.Name }
 
 // receiver returns the receiving contract of a frame and the kind it decodes as.
 func (in *Input) receiver(dir string) (*contract.Contract, string) {
-	if dir == "H>C" {
+	if dir == contract.HostToClient {
 		return in.Client, in.Transcript.Kind
 	}
 	return in.Host, ""
 }
 
 func (in *Input) sender(dir string) (*contract.Contract, string) {
-	if dir == "H>C" {
+	if dir == contract.HostToClient {
 		return in.Host, ""
 	}
 	return in.Client, in.Transcript.Kind

@@ -54,9 +54,9 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 	// arrived), not from a receiver.
 	senderOnly := ""
 	switch {
-	case rewritten["H>C"] && !rewritten["C>H"]:
+	case rewritten[contract.HostToClient] && !rewritten[contract.ClientToHost]:
 		senderOnly = string(transcript.Host)
-	case rewritten["C>H"] && !rewritten["H>C"]:
+	case rewritten[contract.ClientToHost] && !rewritten[contract.HostToClient]:
 		senderOnly = string(transcript.Client)
 	}
 	for _, f := range futFindings {
@@ -74,8 +74,8 @@ func Intolerance(base, fut *Input, baseFindings, futFindings []results.Finding) 
 			Detail:  joinDetail(f.Detail, rewrites(fut, f.Step, f.Direction, name))})
 	}
 	// Frames the receiver sends back.
-	for _, dir := range []string{"C>H", "H>C"} {
-		back := opposite(dir)
+	for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
+		back := contract.Opposite(dir)
 		if !rewritten[dir] {
 			continue
 		}
@@ -164,13 +164,6 @@ func findingKey(f results.Finding) string {
 		k += "|" + f.Frame.Name
 	}
 	return k
-}
-
-func opposite(dir string) string {
-	if dir == "C>H" {
-		return "H>C"
-	}
-	return "C>H"
 }
 
 // namesByStep is the set of frame names sent in dir, per step.

@@ -147,7 +147,7 @@ func checkInvariant(inv contract.Invariant, frames []Named) []results.Finding {
 				v, ok := valueAt(n, inv.Pointer)
 				pending[k] = append(pending[k], echoRequest{n: &frames[i], value: v, ok: ok})
 			case slices.Contains(inv.Reply, n.Name):
-				k := key{n.Conn, opposite(n.Dir)}
+				k := key{n.Conn, contract.Opposite(n.Dir)}
 				got, okg := valueAt(n, replyPtr)
 				req, rest, matched := answer(pending[k], got, okg)
 				pending[k] = rest
@@ -264,7 +264,7 @@ func (a *answers) answer(n Named, v string, again func(req, first Named)) {
 	if !a.on {
 		return
 	}
-	k := answerKey{n.Conn, opposite(n.Dir), v}
+	k := answerKey{n.Conn, contract.Opposite(n.Dir), v}
 	if q := a.owed[k]; len(q) > 0 {
 		a.given[k] = [2]Named{q[0], n}
 		a.owed[k] = q[1:]

@@ -58,7 +58,7 @@ func FieldMismatch(in *Input) []results.Finding {
 	for _, k := range order {
 		a := found[k]
 		receiver := in.Transcript.Kind + " client " + in.Transcript.Client.Label
-		if k.dir == "C>H" {
+		if k.dir == contract.ClientToHost {
 			receiver = "host " + in.Transcript.Host.Label
 		}
 		msg := fmt.Sprintf("%s %s: %s for %s", k.dir, k.name, a.first.String(), receiver)
@@ -129,9 +129,9 @@ func rejections(in *Input) []results.Finding {
 		}
 		_ = json.Unmarshal(o.Data, &r)
 		if r.Direction == "" {
-			r.Direction = "H>C"
+			r.Direction = contract.HostToClient
 			if o.Role == transcript.Host {
-				r.Direction = "C>H"
+				r.Direction = contract.ClientToHost
 			}
 		}
 		name := r.Frame

@@ -78,9 +78,9 @@ func DecoderRefusal(in *Input) []results.Finding {
 			continue // DriverErrors reports observations that do not parse
 		}
 		if r.Direction == "" {
-			r.Direction = "H>C"
+			r.Direction = contract.HostToClient
 			if o.Role == transcript.Host {
-				r.Direction = "C>H"
+				r.Direction = contract.ClientToHost
 			}
 		}
 		k := refusalKey{dir: r.Direction, opcode: r.Opcode, typ: r.Type}
@@ -98,7 +98,7 @@ func DecoderRefusal(in *Input) []results.Finding {
 	for _, k := range order {
 		a := found[k]
 		receiver := in.Transcript.Kind + " client " + in.Transcript.Client.Label
-		if k.dir == "C>H" {
+		if k.dir == contract.ClientToHost {
 			receiver = "host " + in.Transcript.Host.Label
 		}
 		what := a.name

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/results"
 )
@@ -70,7 +71,7 @@ func SequenceDrift(in *Input) []results.Finding {
 	}
 	var details []string
 	firstIndex, step := -1, ""
-	for _, dir := range []string{"C>H", "H>C"} {
+	for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
 		var w []journeys.FrameLine
 		for _, fl := range want {
 			if fl.Dir == dir {

@@ -1,13 +1,17 @@
 package tap
 
-import "time"
+import (
+	"time"
+
+	"github.com/skewtest/skewtest/internal/declare/contract"
+)
 
 // Direction says which way a frame went.
 type Direction string
 
 const (
-	ClientToHost Direction = "C>H"
-	HostToClient Direction = "H>C"
+	ClientToHost Direction = contract.ClientToHost
+	HostToClient Direction = contract.HostToClient
 )
 
 // ConnEvent.Event values.
