@@ -97,8 +97,9 @@ type recorder struct {
 func (r *recorder) Frame(f tap.Frame) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.t.Frames = append(r.t.Frames, transcript.Frame{Index: len(r.t.Frames) + 1, Conn: f.Conn, Path: f.Path, Dir: string(f.Dir),
-		Binary: f.Binary, Data: append([]byte(nil), f.Data...), At: f.At, Step: "recorded", Control: f.Control})
+	fr := transcript.FrameOf(f)
+	fr.Index, fr.Step, fr.Data = len(r.t.Frames)+1, "recorded", append([]byte(nil), f.Data...)
+	r.t.Frames = append(r.t.Frames, fr)
 }
 
 func (r *recorder) Conn(e tap.ConnEvent) {
@@ -107,7 +108,9 @@ func (r *recorder) Conn(e tap.ConnEvent) {
 	if e.Event == tap.EventOpen {
 		r.conns++
 	}
-	r.t.Conns = append(r.t.Conns, transcript.ConnEvent{Conn: e.Conn, Path: e.Path, Event: e.Event, Detail: e.Detail, At: e.At, Step: "recorded"})
+	ce := transcript.ConnEventOf(e)
+	ce.Step = "recorded"
+	r.t.Conns = append(r.t.Conns, ce)
 	detail := ""
 	if e.Detail != "" {
 		detail = ": " + e.Detail

@@ -20,7 +20,6 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
-	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
@@ -56,10 +55,11 @@ func Run(ctx context.Context, c Config) (*results.Run, []Change, error) {
 	if c.Stdout == nil {
 		c.Stdout = io.Discard
 	}
-	saved, err := reports.Load(filepath.Join(c.Saved, reports.ResultsFile))
+	dir, err := reports.OpenSaved(c.Saved)
 	if err != nil {
-		return nil, nil, usage.Errorf("%s: %w", c.Saved, err)
+		return nil, nil, err
 	}
+	saved := dir.Run
 	if c.Repo == "" {
 		c.Repo = saved.Repo
 	}
@@ -70,7 +70,7 @@ func Run(ctx context.Context, c Config) (*results.Run, []Change, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	j := &judge{s: s, saved: saved, dir: c.Saved, transcripts: map[string]*transcript.Transcript{}, journeys: map[string]*journeys.Journey{}}
+	j := &judge{s: s, saved: saved, dir: dir, transcripts: map[string]*transcript.Transcript{}, journeys: map[string]*journeys.Journey{}}
 	if err := j.describe(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -109,7 +109,7 @@ func Run(ctx context.Context, c Config) (*results.Run, []Change, error) {
 type judge struct {
 	s           *subject.Subject
 	saved       *results.Run
-	dir         string
+	dir         *reports.Saved
 	builds      map[string]*harness.Build // by label, as described from their recorded revisions
 	support     func(host, client string) checks.Support
 	transcripts map[string]*transcript.Transcript // by path, nil when there is none
@@ -200,9 +200,9 @@ func (j *judge) transcript(path string) (*transcript.Transcript, error) {
 	if t, ok := j.transcripts[path]; ok {
 		return t, nil
 	}
-	t, err := transcript.Load(filepath.Join(j.dir, path))
+	t, err := j.dir.Transcript(path)
 	if err != nil {
-		return nil, usage.Errorf("%s: %w", j.dir, err)
+		return nil, err
 	}
 	j.transcripts[path] = t
 	return t, nil

@@ -25,9 +25,7 @@ import (
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
-	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
-	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/results"
 )
@@ -62,10 +60,11 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if c.Stderr == nil {
 		c.Stderr = io.Discard
 	}
-	saved, err := reports.Load(filepath.Join(c.Saved, reports.ResultsFile))
+	dir, err := reports.OpenSaved(c.Saved)
 	if err != nil {
-		return nil, usage.Errorf("%s: %w", c.Saved, err)
+		return nil, err
 	}
+	saved := dir.Run
 	if c.Repo == "" {
 		c.Repo = saved.Repo
 	}
@@ -100,9 +99,9 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		if p.Future || p.Transcript == "" {
 			continue
 		}
-		t, err := transcript.Load(filepath.Join(c.Saved, p.Transcript))
+		t, err := dir.Transcript(p.Transcript)
 		if err != nil {
-			return nil, usage.Errorf("%s: %w", c.Saved, err)
+			return nil, err
 		}
 		var cells []decoders.Cell
 		for _, b := range built {

@@ -156,9 +156,8 @@ func (r *recorder) Frame(f tap.Frame) {
 			r.active = time.Now()
 			r.lastFrame = r.active
 		}
-		fr := transcript.Frame{Index: len(t.Frames) + 1, Conn: f.Conn, Path: f.Path,
-			Dir: string(f.Dir), Binary: f.Binary, Data: f.Data, At: f.At, Step: step, Control: f.Control, Teardown: r.teardown,
-			Original: f.Original, Rewrite: f.Rewrite}
+		fr := transcript.FrameOf(f)
+		fr.Index, fr.Step, fr.Teardown = len(t.Frames)+1, step, r.teardown
 		t.Frames = append(t.Frames, fr)
 		if r.decoder != nil && !r.teardown && r.decoder.needs(fr) {
 			r.decoder.enqueue(fr)
@@ -176,6 +175,8 @@ func (r *recorder) Conn(e tap.ConnEvent) {
 		case tap.EventClose:
 			r.open--
 		}
-		t.Conns = append(t.Conns, transcript.ConnEvent{Conn: e.Conn, Path: e.Path, Event: e.Event, Detail: e.Detail, At: e.At, Step: step})
+		ce := transcript.ConnEventOf(e)
+		ce.Step = step
+		t.Conns = append(t.Conns, ce)
 	})
 }
