@@ -148,6 +148,28 @@ func Holds(conds []Cond, has func(name string) bool) bool {
 	return true
 }
 
+// EachConds calls f with the line and the conditions of every line that may carry them:
+// each step's commands in order, then the frames lines, then the ignore lines. It stops at
+// the first error f returns, and returns it. Every check of a journey's conditions walks
+// them this way, so none forgets a kind of line.
+func (j *Journey) EachConds(f func(line int, conds []Cond) error) error {
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			if err := f(c.Line, c.Conds); err != nil {
+				return err
+			}
+		}
+	}
+	for _, fls := range [][]FrameLine{j.Frames, j.Ignore} {
+		for _, fl := range fls {
+			if err := f(fl.Line, fl.Conds); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // StepNames lists the journey's step names in order.
 func (j *Journey) StepNames() []string {
 	out := make([]string, len(j.Steps))

@@ -1,6 +1,8 @@
 package journeys_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,5 +238,25 @@ var _ = Describe("Parse", func() {
 		for _, j := range set.All() {
 			Expect(j.Steps).NotTo(BeEmpty())
 		}
+	})
+})
+
+var _ = Describe("EachConds", func() {
+	It("visits the conditions of every command and frames line in file order, and stops at an error", func() {
+		j, err := journeys.Parse("j.txtar", []byte("kind desktop\n-- script --\nstep a\n[cap:x] client go\nclient stay\nstep b\n[!cap:y] client on\n-- frames --\n[frame:Z] H>C Z\n"))
+		Expect(err).NotTo(HaveOccurred())
+		var seen []string
+		Expect(j.EachConds(func(line int, conds []journeys.Cond) error {
+			for _, c := range conds {
+				seen = append(seen, fmt.Sprintf("%d %s", line, c))
+			}
+			return nil
+		})).To(Succeed())
+		Expect(seen).To(Equal([]string{"4 [cap:x]", "7 [!cap:y]", "9 [frame:Z]"}))
+
+		stop := errors.New("stop")
+		calls := 0
+		Expect(j.EachConds(func(int, []journeys.Cond) error { calls++; return stop })).To(MatchError(stop))
+		Expect(calls).To(Equal(1))
 	})
 })

@@ -65,11 +65,11 @@ func Validate(j *journeys.Journey) error {
 		}
 		return nil
 	}
+	if err := j.EachConds(conds); err != nil {
+		return err
+	}
 	for _, s := range j.Steps {
 		for _, c := range s.Commands {
-			if err := conds(c.Line, c.Conds); err != nil {
-				return err
-			}
 			v, ok := vocabulary[c.Verb]
 			if !ok {
 				return bad(c.Line, fmt.Errorf("unknown verb %q (want %s)", c.Verb, verbNames()))
@@ -77,11 +77,6 @@ func Validate(j *journeys.Journey) error {
 			if err := v.check(c); err != nil {
 				return bad(c.Line, fmt.Errorf("%v (%s)", err, v.syntax))
 			}
-		}
-	}
-	for _, fl := range j.Frames {
-		if err := conds(fl.Line, fl.Conds); err != nil {
-			return err
 		}
 	}
 	return nil
@@ -194,11 +189,11 @@ func CheckNames(j *journeys.Journey, known []string, whose string) error {
 		}
 		return nil
 	}
+	if err := j.EachConds(conds); err != nil {
+		return err
+	}
 	for _, s := range j.Steps {
 		for _, c := range s.Commands {
-			if err := conds(c.Line, c.Conds); err != nil {
-				return err
-			}
 			if v := vocabulary[c.Verb]; v.frame != nil {
 				if name, ok := v.frame(c); ok && !slices.Contains(known, name) {
 					return unknown(c.Line, name)
@@ -208,9 +203,6 @@ func CheckNames(j *journeys.Journey, known []string, whose string) error {
 	}
 	for _, fls := range [][]journeys.FrameLine{j.Frames, j.Ignore} {
 		for _, fl := range fls {
-			if err := conds(fl.Line, fl.Conds); err != nil {
-				return err
-			}
 			if !slices.Contains(known, fl.Name) {
 				return unknown(fl.Line, fl.Name)
 			}
@@ -262,11 +254,11 @@ func CheckWhere(j *journeys.Journey, keys func(frame string) []string, whose str
 		}
 		return nil
 	}
+	if err := j.EachConds(conds); err != nil {
+		return err
+	}
 	for _, s := range j.Steps {
 		for _, c := range s.Commands {
-			if err := conds(c.Line, c.Conds); err != nil {
-				return err
-			}
 			if v := vocabulary[c.Verb]; v.frame != nil {
 				if name, ok := v.frame(c); ok {
 					_, where := splitWhere(c)
@@ -274,13 +266,6 @@ func CheckWhere(j *journeys.Journey, keys func(frame string) []string, whose str
 						return err
 					}
 				}
-			}
-		}
-	}
-	for _, fls := range [][]journeys.FrameLine{j.Frames, j.Ignore} {
-		for _, fl := range fls {
-			if err := conds(fl.Line, fl.Conds); err != nil {
-				return err
 			}
 		}
 	}
@@ -309,21 +294,7 @@ func CheckCommands(j *journeys.Journey, known []string, whose string) error {
 		}
 		return nil
 	}
-	for _, s := range j.Steps {
-		for _, c := range s.Commands {
-			if err := conds(c.Line, c.Conds); err != nil {
-				return err
-			}
-		}
-	}
-	for _, fls := range [][]journeys.FrameLine{j.Frames, j.Ignore} {
-		for _, fl := range fls {
-			if err := conds(fl.Line, fl.Conds); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return j.EachConds(conds)
 }
 
 // declared lists names for a message, or says there are none.
