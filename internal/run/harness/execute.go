@@ -25,7 +25,12 @@ type ExecuteOptions struct {
 	Pairing Options
 	// Repro returns the command that reruns one pairing.
 	Repro func(p Pairing) string
-	// Progress receives one line per pairing as it ends (and, with Verbose, as it starts).
+	// Events, if not nil, receives the plan's progress as it goes: each pairing as it starts
+	// and ends, each future-peer pass, and the pairings not run. Nil: Progress gets it
+	// printed (PrintProgress).
+	Events func(PairingEvent)
+	// Progress receives one line per pairing as it ends (and, with Verbose, as it starts),
+	// when Events is nil.
 	Progress io.Writer
 	Verbose  bool
 	// Parallel is how many pairings run at once; 0 means DefaultParallel().
@@ -165,17 +170,67 @@ func (r *reference) take() *transcript.Transcript {
 // ended, so verdicts do not depend on the parallelism. Execute stops starting pairings when
 // ctx ends; the pairings not run are left out of the run and counted in the returned
 // number. A driver that does not get ready for one pairing is not started again for the
-// others (notReady): they are errors at once, saying why.
+// others (notReady): they are errors at once, saying why. Progress goes out as events
+// (opts.Events), which a renderer prints.
 func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts ExecuteOptions) (notRun int) {
-	progress := opts.Progress
-	if progress == nil {
-		progress = io.Discard
+	prepareTLS(plan)
+	x := newExecution(plan, opts)
+	if opts.OnUsage != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		var once sync.Once
+		x.opts.Pairing.OnUsage = func(err error) {
+			once.Do(func() {
+				opts.OnUsage(err)
+				x.stopped.Store(true)
+				cancel()
+			})
+		}
 	}
+	defer x.refs.release() // a reference that never runs (interrupted) must not block its users
+
+	var wg sync.WaitGroup
+	for i, p := range plan {
+		if ctx.Err() != nil {
+			break
+		}
+		// This pairing waits for the references it is checked against before it asks for one
+		// of the parallel slots: a pairing waiting for its references holds none.
+		var granted <-chan struct{}
+		if x.refs.of(p) == nil && x.refs.hostOf(p) == nil {
+			granted = x.slots.enqueue(i) // in plan order, before any slot is handed out
+		}
+		wg.Go(func() { x.pairing(ctx, i, p, granted) })
+	}
+	x.slots.open()
+	wg.Wait()
+	return x.record(ctx, run)
+}
+
+// execution is one Execute: the plan, its references and slots, and what each pairing left.
+type execution struct {
+	plan  []Pairing
+	opts  ExecuteOptions
+	emit  func(PairingEvent)
+	refs  references
+	slots *slots
+	tally *coverage.Tally
+
+	out      []*results.Pairing // by plan position; nil for a helper reference
+	futures  []*results.Pairing // the future-peer passes, by plan position
+	finished []bool
+	stopped  atomic.Bool // by a mistake of the user's, not interrupted
+
+	mu    sync.Mutex // guards ended, and orders the events that count it
+	ended int
+}
+
+func newExecution(plan []Pairing, opts ExecuteOptions) *execution {
 	parallel := opts.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel()
 	}
-	prepareTLS(plan)
 	if opts.Pairing.notReady == nil {
 		// A driver that does not get ready for one pairing is not waited for again in this
 		// run; a pool's record lasts as long as the pool (a campaign of many plans).
@@ -184,21 +239,159 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 			opts.Pairing.notReady = &opts.Pairing.Pool.notReady
 		}
 	}
-	var stopped atomic.Bool // by a mistake of the user's, not interrupted
-	if opts.OnUsage != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		var once sync.Once
-		opts.Pairing.OnUsage = func(err error) {
-			once.Do(func() {
-				opts.OnUsage(err)
-				stopped.Store(true)
-				cancel()
-			})
+	x := &execution{plan: plan, opts: opts, refs: referencesOf(plan), slots: newSlots(parallel), tally: opts.Coverage,
+		out: make([]*results.Pairing, len(plan)), futures: make([]*results.Pairing, len(plan)), finished: make([]bool, len(plan))}
+	if x.tally == nil {
+		x.tally = coverage.New()
+	}
+	x.emit = opts.Events
+	if x.emit == nil {
+		x.emit = PrintProgress(opts.Progress, opts.Verbose)
+	}
+	return x
+}
+
+// pairing runs plan position i once its references have ended and it holds a slot
+// (granted, else it queues for one then), and keeps what it left.
+func (x *execution) pairing(ctx context.Context, i int, p Pairing, granted <-chan struct{}) {
+	ref, hostRef := x.refs.of(p), x.refs.hostOf(p)
+	taken := false // the references are taken, or given up when the pairing never runs
+	takeRefs := func() (*transcript.Transcript, *transcript.Transcript) {
+		taken = true
+		return ref.take(), hostRef.take()
+	}
+	defer func() {
+		if !taken {
+			takeRefs()
+		}
+	}()
+	if granted == nil {
+		for _, r := range []*reference{ref, hostRef} {
+			if r == nil {
+				continue
+			}
+			select {
+			case <-r.done:
+			case <-ctx.Done():
+				return
+			}
+		}
+		granted = x.slots.enqueue(i)
+	}
+	select {
+	case <-granted:
+	case <-ctx.Done():
+		x.slots.cancel(i, granted)
+		return
+	}
+	defer x.slots.release()
+	if ctx.Err() != nil {
+		return
+	}
+	po := x.opts.Pairing
+	if p.Index == 0 {
+		p.Index = i + 1
+	}
+	name := fmt.Sprintf("%03d-%s-%s-%s-%s", p.Index, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
+	po.Dir = filepath.Join(x.opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
+	if x.opts.Repro != nil {
+		po.Repro = x.opts.Repro(p)
+	}
+	po.Reference, po.HostReference = takeRefs()
+	x.emit(PairingEvent{Kind: PairingStarted, Pairing: p})
+	start := time.Now()
+	res, t := runWithRetries(ctx, p, po, x.opts.Retries)
+	if p.Host == p.Client {
+		var pub *transcript.Transcript
+		if res.Status != results.StatusError {
+			pub = t
+		}
+		x.refs.publish(p, pub)
+	}
+	x.relative(po.Dir, res)
+	status := res.Status
+	if t != nil && !p.Helper {
+		x.tally.Add(&checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract})
+	}
+	if !p.Helper && x.opts.Future != nil && x.opts.Future.Involves(p) && ctx.Err() == nil {
+		x.future(ctx, i, p, po, res, t)
+	}
+	if p.Helper {
+		res = nil // another shard records it
+	}
+	x.out[i], x.finished[i] = res, true
+	if x.opts.Ended != nil {
+		x.opts.Ended()
+	}
+	x.mu.Lock() // the count and its event go out together, so the counts print in order
+	x.ended++
+	x.emit(PairingEvent{Kind: PairingEnded, Pairing: p, Status: status, Elapsed: time.Since(start), Ended: x.ended, Total: len(x.plan)})
+	x.mu.Unlock()
+}
+
+// future runs the future-peer pass of plan position i, after the pairing itself.
+func (x *execution) future(ctx context.Context, i int, p Pairing, po Options, res *results.Pairing, t *transcript.Transcript) {
+	fo := po
+	fo.Dir = futureDir(po.Dir)
+	if x.opts.FutureRepro != nil {
+		fo.Repro = x.opts.FutureRepro(p)
+	}
+	start := time.Now()
+	if fres, _ := RunFuture(ctx, p, fo, res, t, *x.opts.Future); fres != nil {
+		x.relative(fo.Dir, fres)
+		x.futures[i] = fres
+		x.emit(PairingEvent{Kind: FutureEnded, Pairing: p, Status: fres.Status, Elapsed: time.Since(start)})
+	}
+}
+
+// relative makes res's transcript and log paths relative to the report directory.
+func (x *execution) relative(dir string, res *results.Pairing) {
+	if res.Transcript != "" {
+		res.Transcript = relTo(x.opts.ReportDir, dir, res.Transcript)
+	}
+	for k, l := range res.Logs {
+		res.Logs[k] = relTo(x.opts.ReportDir, dir, l)
+	}
+}
+
+// record puts what the pairings left in run, in plan order, then the future-peer passes,
+// and says how many did not run.
+func (x *execution) record(ctx context.Context, run *results.Run) (notRun int) {
+	for i, res := range x.out {
+		switch {
+		case !x.finished[i]:
+			notRun++
+		case res != nil:
+			run.Pairings = append(run.Pairings, res)
 		}
 	}
-	refs := map[refKey]*reference{}
+	for _, res := range x.futures {
+		if res != nil {
+			run.Pairings = append(run.Pairings, res)
+		}
+	}
+	run.Coverage = x.tally.Coverage()
+	if notRun > 0 {
+		why := "interrupted"
+		if x.stopped.Load() {
+			why = "stopped by a mistake in the journey"
+		}
+		x.emit(PairingEvent{Kind: PairingsNotRun, NotRun: notRun, Total: len(x.plan), Why: why})
+		run.NotRun += notRun
+	}
+	if ctx.Err() != nil {
+		run.Interrupted = true
+	}
+	return notRun
+}
+
+// references are a plan's reference pairings, by build, kind and journey.
+type references map[refKey]*reference
+
+// referencesOf makes one reference per reference pairing of the plan, and counts the
+// pairings that will take each.
+func referencesOf(plan []Pairing) references {
+	refs := references{}
 	for _, p := range plan {
 		if p.Host == p.Client {
 			refs[keyOf(p.Host, p)] = &reference{done: make(chan struct{})}
@@ -206,180 +399,44 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 	}
 	for _, p := range plan {
 		if p.Host != p.Client {
-			for _, r := range []*reference{refs[keyOf(p.Client, p)], refs[keyOf(p.Host, p)]} {
+			for _, r := range []*reference{refs.of(p), refs.hostOf(p)} {
 				if r != nil {
 					r.users++
 				}
 			}
 		}
 	}
-	// A reference that never runs (interrupted) must not block the pairings that wait on it.
-	defer func() {
-		for _, r := range refs {
-			select {
-			case <-r.done:
-			default:
-				close(r.done)
-			}
-		}
-	}()
+	return refs
+}
 
-	tally := opts.Coverage
-	if tally == nil {
-		tally = coverage.New()
+// of is the reference p is checked against (its client build's), hostOf its host build's;
+// nil for a reference pairing itself, or one the plan lacks.
+func (rs references) of(p Pairing) *reference {
+	if p.Host == p.Client {
+		return nil
 	}
-	out := make([]*results.Pairing, len(plan))
-	futures := make([]*results.Pairing, len(plan))
-	finished := make([]bool, len(plan))
-	var mu sync.Mutex // guards ended and progress
-	ended := 0
-	sl := newSlots(parallel)
-	var wg sync.WaitGroup
-	for i, p := range plan {
-		if ctx.Err() != nil {
-			break
-		}
-		// This pairing waits for the references it is checked against before it asks for one
-		// of the parallel slots: a pairing waiting for its references holds none.
-		var ref, hostRef *reference
-		if p.Host != p.Client {
-			ref, hostRef = refs[keyOf(p.Client, p)], refs[keyOf(p.Host, p)]
-		}
-		var granted <-chan struct{}
-		if ref == nil && hostRef == nil {
-			granted = sl.enqueue(i) // in plan order, before any slot is handed out
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var taken bool // the references are taken, or given up when the pairing never runs
-			takeRefs := func() (*transcript.Transcript, *transcript.Transcript) {
-				taken = true
-				return ref.take(), hostRef.take()
-			}
-			defer func() {
-				if !taken {
-					takeRefs()
-				}
-			}()
-			if granted == nil {
-				for _, r := range []*reference{ref, hostRef} {
-					if r == nil {
-						continue
-					}
-					select {
-					case <-r.done:
-					case <-ctx.Done():
-						return
-					}
-				}
-				granted = sl.enqueue(i)
-			}
-			select {
-			case <-granted:
-			case <-ctx.Done():
-				sl.cancel(i, granted)
-				return
-			}
-			defer sl.release()
-			if ctx.Err() != nil {
-				return
-			}
-			po := opts.Pairing
-			if p.Index == 0 {
-				p.Index = i + 1
-			}
-			name := fmt.Sprintf("%03d-%s-%s-%s-%s", p.Index, p.Host.Label, p.Kind, p.Client.Label, p.Journey.Name)
-			po.Dir = filepath.Join(opts.ReportDir, "pairings", unsafeName.ReplaceAllString(name, "_"))
-			if opts.Repro != nil {
-				po.Repro = opts.Repro(p)
-			}
-			po.Reference, po.HostReference = takeRefs()
-			if opts.Verbose {
-				mu.Lock()
-				fmt.Fprintf(progress, "[start] %s\n", p.Label())
-				mu.Unlock()
-			}
-			start := time.Now()
-			res, t := runWithRetries(ctx, p, po, opts.Retries)
-			if p.Host == p.Client {
-				var pub *transcript.Transcript
-				if res.Status != results.StatusError {
-					pub = t
-				}
-				refs[keyOf(p.Host, p)].publish(pub)
-			}
-			if res.Transcript != "" {
-				res.Transcript = relTo(opts.ReportDir, po.Dir, res.Transcript)
-			}
-			for k, l := range res.Logs {
-				res.Logs[k] = relTo(opts.ReportDir, po.Dir, l)
-			}
-			status := res.Status
-			if t != nil && !p.Helper {
-				tally.Add(&checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract})
-			}
-			if !p.Helper && opts.Future != nil && opts.Future.Involves(p) && ctx.Err() == nil {
-				fo := po
-				fo.Dir = futureDir(po.Dir)
-				if opts.FutureRepro != nil {
-					fo.Repro = opts.FutureRepro(p)
-				}
-				fstart := time.Now()
-				if fres, _ := RunFuture(ctx, p, fo, res, t, *opts.Future); fres != nil {
-					if fres.Transcript != "" {
-						fres.Transcript = relTo(opts.ReportDir, fo.Dir, fres.Transcript)
-					}
-					for k, l := range fres.Logs {
-						fres.Logs[k] = relTo(opts.ReportDir, fo.Dir, l)
-					}
-					futures[i] = fres
-					mu.Lock()
-					fmt.Fprintf(progress, "[future] %-5s %s (%s)\n", fres.Status, p.Label(), time.Since(fstart).Round(time.Millisecond))
-					mu.Unlock()
-				}
-			}
-			if p.Helper {
-				res = nil // another shard records it
-			}
-			out[i], finished[i] = res, true
-			if opts.Ended != nil {
-				opts.Ended()
-			}
-			mu.Lock()
-			ended++
-			fmt.Fprintf(progress, "[%d/%d] %-5s %s (%s)\n", ended, len(plan), status, p.Label(), time.Since(start).Round(time.Millisecond))
-			mu.Unlock()
-		}()
+	return rs[keyOf(p.Client, p)]
+}
+
+func (rs references) hostOf(p Pairing) *reference {
+	if p.Host == p.Client {
+		return nil
 	}
-	sl.open()
-	wg.Wait()
-	for i, res := range out {
-		switch {
-		case !finished[i]:
-			notRun++
-		case res != nil:
-			run.Pairings = append(run.Pairings, res)
+	return rs[keyOf(p.Host, p)]
+}
+
+// publish keeps the reference pairing p's transcript for the pairings that take it.
+func (rs references) publish(p Pairing, t *transcript.Transcript) { rs[keyOf(p.Host, p)].publish(t) }
+
+// release ends every reference not yet published, so none blocks a waiting pairing.
+func (rs references) release() {
+	for _, r := range rs {
+		select {
+		case <-r.done:
+		default:
+			close(r.done)
 		}
 	}
-	for _, res := range futures {
-		if res != nil {
-			run.Pairings = append(run.Pairings, res)
-		}
-	}
-	run.Coverage = tally.Coverage()
-	if notRun > 0 {
-		why := "interrupted"
-		if stopped.Load() {
-			why = "stopped by a mistake in the journey"
-		}
-		fmt.Fprintf(progress, "%s: %d of %d pairings not run\n", why, notRun, len(plan))
-		run.NotRun += notRun
-	}
-	if ctx.Err() != nil {
-		run.Interrupted = true
-	}
-	return notRun
 }
 
 // slots hands the parallel slots to the pairings ready to run (their references ended),
