@@ -1,6 +1,10 @@
 package main
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/skewtest/skewtest/internal/declare/usage"
+)
 
 // suggest is the one of known that name is most likely a typo of: the one known name that
 // name begins ("merge" for merge-reports), else the nearest by edit distance when that is 2
@@ -26,7 +30,7 @@ func suggest(name string, known []string) string {
 	}
 	best, bestD, ties := "", min(3, len(name)), 0
 	for _, k := range known {
-		switch d := editDistance(name, k); {
+		switch d := usage.Distance(name, k); {
 		case d < bestD:
 			best, bestD, ties = k, d, 1
 		case d == bestD && best != "":
@@ -51,25 +55,4 @@ func didYouMean(where, name string, known []string) error {
 		where += ": "
 	}
 	return usagef("%sunknown command %q; did you mean %q?", where, name, s)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

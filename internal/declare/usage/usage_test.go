@@ -43,3 +43,21 @@ var _ = Describe("usage errors", func() {
 		Expect(errors.Is(fmt.Errorf("v9: %w", usage.New("unknown ref")), errUnknown)).To(BeFalse())
 	})
 })
+
+var _ = Describe("did you mean", func() {
+	DescribeTable("Nearest names a typo's intended name, and nothing far off",
+		func(name string, want string) {
+			Expect(usage.Nearest(name, []string{"Subscribe", "Unsubscribe", "Output", "SnapshotStart"})).To(Equal(want))
+		},
+		Entry("a dropped letter", "Subscrbe", "Subscribe"),
+		Entry("case aside", "output", "Output"),
+		Entry("two letters swapped", "Otuput", "Output"),
+		Entry("negative control: another word", "Resize", ""),
+	)
+
+	It("measures edits in bytes", func() {
+		Expect(usage.Distance("kitten", "sitting")).To(Equal(3))
+		Expect(usage.Distance("", "abc")).To(Equal(3))
+		Expect(usage.Distance("same", "same")).To(Equal(0))
+	})
+})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
 )
@@ -174,7 +175,7 @@ var frameConditions = []string{"frame", "client-frame"}
 func CheckNames(j *journeys.Journey, known []string, whose string) error {
 	unknown := func(line int, name string) error {
 		hint := ""
-		if near := nearest(name, known); near != "" {
+		if near := usage.Nearest(name, known); near != "" {
 			hint = fmt.Sprintf(": did you mean %q?", near)
 		}
 		return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
@@ -233,7 +234,7 @@ func CheckWhere(j *journeys.Journey, keys func(frame string) []string, whose str
 				fields = "the fields " + strings.Join(known, ", ")
 			}
 			hint := ""
-			if near := nearest(w.Key, known); near != "" {
+			if near := usage.Nearest(w.Key, known); near != "" {
 				hint = fmt.Sprintf(": did you mean %s=%s?", near, w.Value)
 			}
 			return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
@@ -286,7 +287,7 @@ func CheckCommands(j *journeys.Journey, known []string, whose string) error {
 				continue
 			}
 			hint := ""
-			if near := nearest(name, known); near != "" {
+			if near := usage.Nearest(name, known); near != "" {
 				hint = fmt.Sprintf(": did you mean %q?", near)
 			}
 			return &journeys.SyntaxError{File: j.File, Line: line, Msg: fmt.Sprintf(
@@ -576,37 +577,4 @@ func checkEnd(c journeys.Command) error {
 		return errors.New("end knows only expected-refusal")
 	}
 	return onlyKeys(c)
-}
-
-// nearest is the name of names closest to name by edit distance, when it is close enough to
-// be a typo of it (a third of its letters, plus one, at most: a swap of two letters counts two); "" otherwise.
-func nearest(name string, names []string) string {
-	best, bestD := "", len(name)/3+2
-	for _, n := range names {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
