@@ -14,6 +14,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -27,106 +28,149 @@ import (
 // nothing and returns a nil run. An interrupted run (ctx cancelled) writes its reports,
 // marked interrupted, and returns them with an error that says so.
 func Run(ctx context.Context, o Config) (*results.Run, error) {
+	pl, err := newPlan(ctx, &o)
+	if err != nil {
+		return nil, err
+	}
+	pl.announce()
+	if o.LastFailed && len(pl.pairings) == 0 {
+		fmt.Fprintf(o.Stdout, "--last-failed: nothing failed in %s\n", filepath.Join(o.ReportDir, reports.ResultsFile))
+		return pl.run, nil
+	}
+	if o.PlanOnly {
+		pl.print()
+		return nil, nil
+	}
+	return pl.execute(ctx)
+}
+
+// plan is a run made before anything is built: the subject and its journeys, what each
+// build will be (from its own files), the pairings and the pairings skipped. It is printed
+// (PlanOnly), then executed.
+type plan struct {
+	o       *Config
+	s       *subject.Subject
+	matrix  harness.Matrix
+	js      []*journeys.Journey
+	byName  map[string]*journeys.Journey // Pairings' journeys
+	support func(host, client string) checks.Support
+	prev    *results.Run // LastFailed: the previous run
+	run     *results.Run
+	src     *Sources
+
+	pairings []harness.Pairing
+	skips    []harness.Skip
+}
+
+// newPlan checks o and plans its run from the builds' own files, building nothing.
+func newPlan(ctx context.Context, o *Config) (*plan, error) {
 	if err := o.Defaults(); err != nil {
 		return nil, err
 	}
-	stdout, stderr := o.Stdout, o.Stderr
 	// The repository first: a path that does not exist, or is no repository, says so.
 	s, err := o.Open()
 	if err != nil {
 		return nil, err
 	}
-	matrix, err := harness.ParseMatrix(o.Matrix)
-	if err != nil {
+	pl := &plan{o: o, s: s}
+	if pl.matrix, err = harness.ParseMatrix(o.Matrix); err != nil {
 		return nil, usage.Errorf("--matrix: %w", err)
 	}
-	var (
-		js     []*journeys.Journey
-		byName map[string]*journeys.Journey // Pairings' journeys
-	)
 	if len(o.Pairings) > 0 {
-		js, byName, err = pairJourneys(s, o.Pairings)
+		pl.js, pl.byName, err = pairJourneys(s, o.Pairings)
 	} else {
-		js, err = s.Journeys(o.Journeys)
+		pl.js, err = s.Journeys(o.Journeys)
 	}
 	if err != nil {
 		return nil, err
 	}
-	support, err := s.Support(ctx)
-	if err != nil {
+	if pl.support, err = s.Support(ctx); err != nil {
 		return nil, err
 	}
-	var prev *results.Run
 	if o.LastFailed {
-		if prev, err = reports.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
+		if pl.prev, err = reports.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
 			return nil, usage.Errorf("--last-failed needs the previous run's %s: %w", reports.ResultsFile, err)
 		}
 	}
-	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
+	pl.run = &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 
 	// Before building: what each build will be, from its own files.
-	src, err := Resolve(ctx, s, &o, false)
+	if pl.src, err = Resolve(ctx, s, o, false); err != nil {
+		return nil, err
+	}
+	if err := subject.CheckBeforeBuilding(o.Kinds, pl.js, pl.src.Described, s.WorktreeContract(pl.src.Srcs)); err != nil {
+		return nil, err
+	}
+	if pl.pairings, pl.skips, err = pl.pairingsOf(pl.src.Described); err != nil {
+		return nil, err
+	}
+	if len(pl.pairings) == 0 && !o.LastFailed {
+		return nil, usage.Errorf("nothing to run: %s", nothingToRun(pl.js, o.Kinds, pl.src.Described))
+	}
+	return pl, nil
+}
+
+// pairingsOf plans the pairings of bs (described, or built), and the pairings skipped.
+func (pl *plan) pairingsOf(bs []*harness.Build) ([]harness.Pairing, []harness.Skip, error) {
+	o := pl.o
+	var (
+		pairings []harness.Pairing
+		skips    []harness.Skip
+		err      error
+	)
+	switch popts := (harness.PlanOptions{Matrix: pl.matrix, Kinds: o.Kinds, Journeys: pl.js}); {
+	case len(o.Pairings) > 0:
+		pairings, err = planPairs(o.Pairings, bs, pl.src, pl.byName)
+	case pl.src.HostIdx >= 0:
+		pairings, skips = harness.Journeys(bs[pl.src.HostIdx], bs[pl.src.ClientIdx], popts)
+	default:
+		if pairings, skips, err = harness.Plan(bs[0], bs[1:], popts); err != nil {
+			err = usage.Errorf("%w", err)
+		}
+	}
 	if err != nil {
-		return nil, err
-	}
-	if err := subject.CheckBeforeBuilding(o.Kinds, js, src.Described, s.WorktreeContract(src.Srcs)); err != nil {
-		return nil, err
-	}
-	planFor := func(bs []*harness.Build) ([]harness.Pairing, []harness.Skip, error) {
-		popts := harness.PlanOptions{Matrix: matrix, Kinds: o.Kinds, Journeys: js}
-		if len(o.Pairings) > 0 {
-			plan, err := planPairs(o.Pairings, bs, src, byName)
-			return plan, nil, err
-		}
-		if src.HostIdx >= 0 {
-			plan, skips := harness.Journeys(bs[src.HostIdx], bs[src.ClientIdx], popts)
-			return plan, skips, nil
-		}
-		plan, skips, err := harness.Plan(bs[0], bs[1:], popts)
-		if err != nil {
-			return nil, nil, usage.Errorf("%w", err)
-		}
-		return plan, skips, nil
-	}
-	plan, skips, err := planFor(src.Described)
-	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.LastFailed {
-		plan = lastFailed(prev, plan)
+		pairings = lastFailed(pl.prev, pairings)
 	}
-	if len(plan) == 0 && !o.LastFailed {
-		return nil, usage.Errorf("nothing to run: %s", nothingToRun(js, o.Kinds, src.Described))
-	}
+	return pairings, skips, nil
+}
 
-	fmt.Fprintf(stdout, "skewtest: seed %d\n", o.Seed)
-	for _, p := range src.Sel.Pins {
-		fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
+// announce says the seed, the pins and the pairings skipped.
+func (pl *plan) announce() {
+	fmt.Fprintf(pl.o.Stdout, "skewtest: seed %d\n", pl.o.Seed)
+	for _, p := range pl.src.Sel.Pins {
+		fmt.Fprintf(pl.o.Stdout, "pin %s: %s\n", p, p.Reason)
 	}
-	for _, sk := range skips {
-		fmt.Fprintf(stderr, "skipped: %s (%s)\n", sk.Reason, results.PairingLabel(sk.Host.Label, sk.Kind, sk.Client.Label, sk.Journey.Name))
+	for _, sk := range pl.skips {
+		fmt.Fprintf(pl.o.Stderr, "skipped: %s (%s)\n", sk.Reason, results.PairingLabel(sk.Host.Label, sk.Kind, sk.Client.Label, sk.Journey.Name))
 	}
-	if o.LastFailed && len(plan) == 0 {
-		fmt.Fprintf(stdout, "--last-failed: nothing failed in %s\n", filepath.Join(o.ReportDir, reports.ResultsFile))
-		return run, nil
-	}
-	if o.PlanOnly {
-		for _, b := range src.Described {
-			if b.Err != nil {
-				fmt.Fprintf(stdout, "build %s: %v (its pairings will be errors)\n", b.Label, b.Err)
-			}
-		}
-		plan = numberPlan(&o, plan, run, stdout)
-		for i, p := range plan {
-			harness.PrintPlan(stdout, plan[i:i+1], i+1)
-			fmt.Fprintf(stdout, "     %s\n", o.ReproLine(p))
-		}
-		// The one thing a plan cannot know without running: drivers announce their
-		// actions in their hello.
-		fmt.Fprintln(stdout, "nothing was built; the journeys' actions are checked when the working tree's drivers say hello")
-		return nil, nil
-	}
+}
 
+// print prints the numbered plan with each pairing's repro line: what PlanOnly shows.
+func (pl *plan) print() {
+	stdout := pl.o.Stdout
+	for _, b := range pl.src.Described {
+		if b.Err != nil {
+			fmt.Fprintf(stdout, "build %s: %v (its pairings will be errors)\n", b.Label, b.Err)
+		}
+	}
+	numbered := numberPlan(pl.o, pl.pairings, pl.run, stdout)
+	for i, p := range numbered {
+		harness.PrintPlan(stdout, numbered[i:i+1], i+1)
+		fmt.Fprintf(stdout, "     %s\n", pl.o.ReproLine(p))
+	}
+	// The one thing a plan cannot know without running: drivers announce their
+	// actions in their hello.
+	fmt.Fprintln(stdout, "nothing was built; the journeys' actions are checked when the working tree's drivers say hello")
+}
+
+// execute claims the report directory, runs the static tier, builds, runs the fixture
+// tier, plans again from the builds as built, runs every pairing and writes the reports.
+func (pl *plan) execute(ctx context.Context) (*results.Run, error) {
+	o, run := pl.o, pl.run
+	stdout, stderr := o.Stdout, o.Stderr
 	// The report directory is this run's from here on (nothing is built before it is
 	// known to be usable).
 	release, err := ClaimReportDir(o.ReportDir, o.Command)
@@ -135,66 +179,49 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	defer release()
 	if !o.namesBuilds() {
-		if err := staticTier(ctx, s, src.Sel.Pins, run, stdout, stderr); err != nil {
+		if err := staticTier(ctx, pl.s, pl.src.Sel.Pins, run, stdout, stderr); err != nil {
 			return nil, err
 		}
 	}
-	// The run's certificate authority, made if a build serves TLS: removed when Run returns,
-	// after every driver it started (the fixture tier's, the pairings') has stopped.
+	// The run's certificate authority for TLS transports: made when a build serving TLS
+	// first needs it, removed once every driver of the run has stopped.
 	ca := harness.NewCA()
 	defer ca.Close()
-	built, err := o.build(ctx, src, run, ca)
+	built, err := o.build(ctx, pl.src, run, ca)
 	if ctx.Err() != nil {
-		// An interrupted run still says so in its reports, with what did not run.
-		whole := harness.Number(harness.WithReferences(plan))
-		if k, n, _ := ParseShard(o.Shard); n > 0 {
-			whole, run.Shard = harness.Shard(whole, k, n), o.Shard
-		}
-		notRun := 0
-		for _, p := range whole {
-			if !p.Helper {
-				notRun++
-			}
-		}
-		run.Interrupted, run.NotRun, run.Finished = true, notRun, time.Now()
-		if err := reports.Write(o.ReportDir, run); err != nil {
-			return nil, fmt.Errorf("write reports: %w", err)
-		}
-		return run, fmt.Errorf("interrupted: %w", ctx.Err())
+		return pl.interrupted(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !o.namesBuilds() {
-		if run.Fixtures, err = fixtureTier(ctx, s, built[0], support, &o); err != nil {
+		if run.Fixtures, err = fixtureTier(ctx, pl.s, built[0], pl.support, o); err != nil {
 			return nil, err
 		}
 	}
 
-	if plan, skips, err = planFor(built); err != nil {
+	pairings, skips, err := pl.pairingsOf(built)
+	if err != nil {
 		return nil, err
 	}
 	for _, sk := range skips {
 		run.Skipped = append(run.Skipped, sk.Result())
 	}
-	if o.LastFailed {
-		plan = lastFailed(prev, plan)
+	if len(pairings) == 0 {
+		return nil, usage.Errorf("nothing to run: %s", nothingToRun(pl.js, o.Kinds, built))
 	}
-	if len(plan) == 0 {
-		return nil, usage.Errorf("nothing to run: %s", nothingToRun(js, o.Kinds, built))
-	}
-	plan = numberPlan(&o, plan, run, stdout)
+	pairings = numberPlan(o, pairings, run, stdout)
 	if o.Verbose {
-		harness.PrintPlan(stderr, plan, 1)
+		harness.PrintPlan(stderr, pairings, 1)
 	}
 	var future *harness.FutureOptions
 	if o.FuturePeers {
 		future = &harness.FutureOptions{Seed: o.Seed}
 	}
 	var mistake error
-	harness.Execute(ctx, plan, run, harness.ExecuteOptions{
+	harness.Execute(ctx, pairings, run, harness.ExecuteOptions{
 		ReportDir:   o.ReportDir,
-		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support},
+		Pairing:     harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: pl.support},
 		Repro:       func(p harness.Pairing) string { return o.ReproLine(p) },
 		Progress:    stderr,
 		Verbose:     o.Verbose,
@@ -219,6 +246,27 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		return run, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	return run, nil
+}
+
+// interrupted writes the reports of a run interrupted while building, with what did not
+// run, and returns them with an error that says so.
+func (pl *plan) interrupted(ctx context.Context) (*results.Run, error) {
+	o, run := pl.o, pl.run
+	whole := harness.Number(harness.WithReferences(pl.pairings))
+	if k, n, _ := ParseShard(o.Shard); n > 0 {
+		whole, run.Shard = harness.Shard(whole, k, n), o.Shard
+	}
+	notRun := 0
+	for _, p := range whole {
+		if !p.Helper {
+			notRun++
+		}
+	}
+	run.Interrupted, run.NotRun, run.Finished = true, notRun, time.Now()
+	if err := reports.Write(o.ReportDir, run); err != nil {
+		return nil, fmt.Errorf("write reports: %w", err)
+	}
+	return run, fmt.Errorf("interrupted: %w", ctx.Err())
 }
 
 // numberPlan adds the references the plan needs, numbers it, takes the shard's part and
