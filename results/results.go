@@ -206,6 +206,9 @@ type Campaign struct {
 	// Cases counts generated cases run; CorpusCases the corpus journeys replayed first.
 	Cases       int `json:"cases"`
 	CorpusCases int `json:"corpusCases"`
+	// CasesNotRun counts the cases drawn but not run to a verdict: cut by the end of the
+	// budget (a budget is a deadline) or by an interruption.
+	CasesNotRun int `json:"casesNotRun,omitempty"`
 	Pairings    int `json:"pairings"` // pairings run, references included
 	// DriverProcesses counts the driver processes started for the campaign's cases: shared
 	// ones serving lanes, and a pair per pairing where a driver does not serve lanes or a

@@ -43,10 +43,12 @@ type campaign struct {
 	// in the corpus as an interesting passing case (at most keepPassing per campaign).
 	seen map[string]bool
 	kept int
-	// overtime is when a budgeted campaign stops shrinking and splitting failing packs:
-	// Budget×5/4 after it started (zero: never). What it found by then is still confirmed
-	// and reported, its cases unshrunk.
-	overtime time.Time
+	// deadline is when a budgeted campaign's budget ends (zero: never): the cases still
+	// running then are cancelled and counted as not run, nothing is shrunk or split after
+	// it, and what was found before it is reported (unshrunk, if its shrinking was cut).
+	deadline time.Time
+	// cut says the budget has ended while the campaign was not interrupted.
+	cut func() bool
 	// tally is the campaign's coverage (every pairing it ran), mem the coverage memory it
 	// started from (the corpus's), guide its draws when guided, drawn the event pairs its
 	// cases drew.
@@ -93,6 +95,7 @@ const keepPassing = 20
 // findings (its ExitCode is the command's). An interrupted campaign writes its reports,
 // marked interrupted, and returns them with an error that says so.
 func Run(ctx context.Context, o Config) (*results.Run, error) {
+	begun := time.Now()
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
@@ -147,7 +150,28 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	defer release()
 	// A campaign interrupted during its builds still writes every report, marked
 	// interrupted (as an interrupted run does); one interrupted later says so below.
+	// A budget is a deadline, counted from here (the builds are part of it): everything the
+	// campaign runs (builds, cases, confirmations, shrinking) runs under a context that ends
+	// with the budget, so what still runs then is cancelled, whatever the load.
+	work, cancelWork := ctx, context.CancelFunc(func() {})
+	var deadline time.Time
+	if o.Budget > 0 {
+		deadline = begun.Add(o.Budget)
+		work, cancelWork = context.WithDeadline(ctx, deadline)
+	}
+	defer cancelWork()
+	cut := func() bool { return work.Err() != nil && ctx.Err() == nil }
 	interrupted := func() (*results.Run, error) {
+		if cut() {
+			// The budget ended during the builds: no case ran, and the reports say so.
+			fmt.Fprintf(stdout, "%s: the budget of %s ended before the builds were ready: no case ran\n", o.Name, o.Budget)
+			run.Finished = time.Now()
+			if err := reports.Write(o.ReportDir, run); err != nil {
+				return nil, fmt.Errorf("write reports: %w", err)
+			}
+			fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
+			return run, nil
+		}
 		run.Interrupted, run.Finished = true, time.Now()
 		if err := reports.Write(o.ReportDir, run); err != nil {
 			return nil, fmt.Errorf("write reports: %w", err)
@@ -159,17 +183,17 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	// returns, after the pool's processes and every pairing's have stopped.
 	ca := harness.NewCA()
 	defer ca.Close()
-	built, src, err := matrix.Prepare(ctx, &o.Config, run, ca)
+	built, src, err := matrix.Prepare(work, &o.Config, run, ca)
 	if err != nil {
-		if ctx.Err() != nil {
+		if work.Err() != nil {
 			return interrupted()
 		}
 		return nil, err
 	}
 	hostIdx, clientIdx := src.HostIdx, src.ClientIdx
 	if o.Draw != nil {
-		if gens, err = o.Draw(ctx, worktreeOf(built), gens); err != nil {
-			if ctx.Err() != nil {
+		if gens, err = o.Draw(work, worktreeOf(built), gens); err != nil {
+			if work.Err() != nil {
 				return interrupted()
 			}
 			return nil, err
@@ -183,7 +207,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			return nil, usage.Errorf("nothing to draw from: the working tree's drivers describe no action's parameters in hello and the subject lists no generators (see docs/explore.md)")
 		}
 	}
-	cp := &campaign{o: &o, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
+	cp := &campaign{o: &o, deadline: deadline, cut: cut, stdout: stdout, progress: stderr, gens: gens, built: built, run: run, c: run.Campaign,
 		unique: map[string]int{}, seen: map[string]bool{}, tally: coverage.New(), drawn: map[string]bool{}}
 	cp.tally.Attribute(fuzz.EventOfStep)
 	cp.mem = newMemory()
@@ -252,17 +276,18 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	beatCtx, stopBeat := context.WithCancel(ctx)
 	defer stopBeat()
 	go cp.beat(beatCtx, heartbeat)
-	if o.Budget > 0 {
-		cp.overtime = cp.started.Add(o.Budget + o.Budget/4)
-	}
+
 	if cp.pool.Warm(cp.warmPlan()) {
 		if !o.ParallelGiven {
 			cp.pooled.Parallel = harness.DefaultLaneParallel()
 		}
 		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", results.Plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
 	}
-	err = cp.go_(ctx)
-	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	err = cp.go_(work)
+	if err != nil && cp.cut() {
+		err = nil // cut by the budget's end: what was found is reported below
+	}
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cp.closeTimeout())
 	cp.pool.Close(closeCtx)
 	cancel()
 	cp.c.DriverProcesses += cp.pool.Processes()
@@ -277,23 +302,31 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if err := cp.remember(); err != nil {
 		return nil, err
 	}
-	if ctx.Err() != nil {
-		// Stopped in the middle of a case, a confirmation or a shrink (whose error is the
-		// interruption's): what the campaign found so far goes in the reports, not only on
-		// stderr.
-		run.Interrupted = true
-	}
+	// Stopped in the middle of a case, a confirmation or a shrink (whose error is the
+	// interruption's): what the campaign found so far goes in the reports, not only on
+	// stderr. A campaign whose budget ended was not interrupted.
+	run.Interrupted = ctx.Err() != nil
 	if werr := reports.Write(o.ReportDir, run); werr != nil {
 		return nil, fmt.Errorf("write reports: %w", werr)
 	}
-	fmt.Fprintf(stdout, "\n%s: %d cases (%d from the corpus) in %s, %.0f cases/min, %d pairings, %s; %s\n",
-		o.Name, cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
+	notRun := ""
+	if n := cp.c.CasesNotRun; n > 0 {
+		why := "interrupted"
+		if cp.cut() {
+			why = "cut by the end of the budget"
+		}
+		notRun = fmt.Sprintf(" (%s not run: %s)", results.Plural(n, "case"), why)
+	}
+	fmt.Fprintf(stdout, "\n%s: %d cases (%d from the corpus)%s in %s, %.0f cases/min, %d pairings, %s; %s\n",
+		o.Name, cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, notRun, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
 		results.Plural(cp.c.DriverProcesses, "driver process"), results.Plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
 		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
 		switch {
 		case f.Flaky:
 			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk
+		case f.Shrunk == "" && cp.cut():
+			what = "not shrunk: the budget ended first"
 		case f.Shrunk == "":
 			what = "not shrunk: the campaign was interrupted first"
 		}
@@ -310,6 +343,21 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	}
 	return run, nil
 }
+
+// closeTimeout bounds the shared driver processes' polite stop: a minute, and for a
+// budgeted campaign no more than leaves it time to write its reports within its grace.
+func (cp *campaign) closeTimeout() time.Duration {
+	if cp.deadline.IsZero() {
+		return time.Minute
+	}
+	left := time.Until(cp.deadline.Add(Grace(cp.o.Budget) / 2))
+	return min(time.Minute, max(5*time.Second, left))
+}
+
+// Grace is how long past its budget a campaign may take to stop what runs and write its
+// reports: 5% of the budget, and at least 30 seconds. A campaign with budget D ends within
+// D plus its grace, whatever the load.
+func Grace(budget time.Duration) time.Duration { return max(30*time.Second, budget/20) }
 
 // consequences are finding kinds that usually follow from another finding of the same
 // pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the

@@ -157,9 +157,24 @@ func (cp *campaign) remember() error {
 	return nil
 }
 
-// late says a budgeted campaign is past its overtime: it no longer shrinks, nor splits a
+// late says a budgeted campaign's budget has ended: it no longer shrinks, nor splits a
 // failing pack into its cases.
-func (cp *campaign) late() bool { return !cp.overtime.IsZero() && time.Now().After(cp.overtime) }
+func (cp *campaign) late() bool { return !cp.deadline.IsZero() && !time.Now().Before(cp.deadline) }
+
+// stopped says r is a pairing the budget's end cancelled while it ran: an error of the
+// harness's stopping, no verdict. (An interrupted campaign keeps reporting such pairings,
+// as an interrupted run does.)
+func (cp *campaign) stopped(r *results.Pairing) bool {
+	return cp.cut() && r.Status == results.StatusError
+}
+
+// notRun counts a batch's pairings that never started. Those the budget's end left are no
+// gap in the run: a budget is a deadline, and their cases are counted as not run.
+func (cp *campaign) notRun(batch *results.Run) {
+	if !cp.cut() {
+		cp.run.NotRun += batch.NotRun
+	}
+}
 
 // countProcesses adds the driver processes a batch run without the pool started: a host and
 // a client per pairing.
@@ -264,6 +279,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	}
 	var plan []harness.Pairing
 	var owner []int
+	want := make([]int, len(packs)) // each pack's pairings
 	packed := make([]caseJourney, len(packs))
 	for i, pk := range packs {
 		var cases []*fuzz.Case
@@ -285,6 +301,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		packed[i] = caseJourney{j: j, c: c, name: c.Name}
 		ps := cp.plan(j)
 		plan = append(plan, ps...)
+		want[i] = len(ps)
 		for range ps {
 			owner = append(owner, i)
 		}
@@ -293,12 +310,15 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	batch := &results.Run{}
 	harness.Execute(ctx, plan, batch, cp.pooled)
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
-	cp.run.NotRun += batch.NotRun
+	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)
 	ran := make([]int, len(packs))
 	failed := make([][]*results.Pairing, len(packs)) // each pack's failing pairings (a future-peer pass apart)
 	failedAt := make([][]int, len(packs))            // and their plan positions
 	for _, r := range batch.Pairings {
+		if cp.stopped(r) {
+			continue // cancelled by the budget's end: not run
+		}
 		i := owner[r.Index-1]
 		ran[i]++
 		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
@@ -306,10 +326,11 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		}
 	}
 	for i, pk := range packs {
-		if ctx.Err() != nil {
-			return nil
+		if len(failed[i]) == 0 && ran[i] < want[i] {
+			cp.c.CasesNotRun += len(pk) // cut before every pairing of the pack ended
+			continue
 		}
-		if len(failed[i]) == 0 && ran[i] > 0 {
+		if len(failed[i]) == 0 {
 			for _, cj := range pk {
 				cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: cj.c.EventNames(), Status: results.StatusPass})
 				cp.c.Cases++
@@ -319,11 +340,12 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			}
 			continue
 		}
-		if cp.late() {
-			// Past the budget's overtime: the pack is the failing case, not split.
+		if cp.late() || ctx.Err() != nil {
+			// The budget has ended (or the campaign is interrupted): the pack is the failing
+			// case, not split, and what it found is recorded all the same.
 			fmt.Fprintf(cp.progress, "fuzz: past the budget: pack %s is not run again case by case\n", packed[i].name)
 			for n, r := range failed[i] {
-				if err := cp.record(ctx, packed[i], plan[failedAt[i][n]], r, false, new(results.Status)); err != nil {
+				if err := cp.record(ctx, packed[i], plan[failedAt[i][n]], r, false, new(results.Status)); err != nil && ctx.Err() == nil {
 					return err
 				}
 			}
@@ -338,8 +360,8 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 		if err := withJourneys(pk); err != nil {
 			return err
 		}
-		if err := cp.runJourneys(ctx, pk, false, cp.pooled); err != nil {
-			return err
+		if err := cp.runJourneys(ctx, pk, false, cp.pooled); err != nil && ctx.Err() == nil {
+			return err // else cut: the packs after this one still record what they found
 		}
 		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
 			// A case shows it alone: the pack's failing pairings are not worth keeping.
@@ -384,27 +406,44 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 	batch := &results.Run{}
 	harness.Execute(ctx, plan, batch, opts)
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
-	cp.run.NotRun += batch.NotRun
+	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)
 	cp.countProcesses(batch, opts)
 	// Execute records pairings in plan order, leaving out the ones not run, then the
 	// future-peer passes (with the same index).
 	byIndex := map[int][]*results.Pairing{}
 	for _, r := range batch.Pairings {
-		byIndex[r.Index] = append(byIndex[r.Index], r)
+		if !cp.stopped(r) { // one cancelled by the budget's end is not run
+			byIndex[r.Index] = append(byIndex[r.Index], r)
+		}
 	}
 	status := make([]results.Status, len(cjs))
 	for i := range status {
 		status[i] = results.StatusPass
 	}
+	ended := make([]bool, len(cjs)) // every pairing of the case ran to a verdict
+	for i := range ended {
+		ended[i] = true
+	}
+	var cutErr error
 	for k, p := range plan {
+		if len(byIndex[p.Index]) == 0 {
+			ended[owner[k]] = false
+		}
 		for _, r := range byIndex[p.Index] {
 			if err := cp.record(ctx, cjs[owner[k]], p, r, fromCorpus, &status[owner[k]]); err != nil {
-				return err
+				if ctx.Err() == nil {
+					return err
+				}
+				cutErr = err // recorded before the cut: go on recording the rest
 			}
 		}
 	}
 	for i, cj := range cjs {
+		if !ended[i] && status[i] == results.StatusPass {
+			cp.c.CasesNotRun++ // cut before it reached a verdict
+			continue
+		}
 		var events []string
 		if cj.c != nil {
 			events = cj.c.EventNames()
@@ -419,7 +458,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 			cp.keepIfNew(cj.c)
 		}
 	}
-	return nil
+	return cutErr
 }
 
 // worse is the worse of two verdicts: error, then fail, then anything else.

@@ -171,16 +171,12 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		}
 		return false, nil
 	}
-	// Shrinking stops at the budget's overtime with the smallest failing case so far.
-	sctx, cancel := ctx, context.CancelFunc(func() {})
-	if !cp.overtime.IsZero() {
-		sctx, cancel = context.WithDeadline(ctx, cp.overtime)
-	}
-	small, runs, err := fuzz.Shrink(sctx, c, fails, cp.o.ShrinkTries)
-	late := sctx.Err() != nil && ctx.Err() == nil // before cancel, which ends sctx too
-	cancel()
+	// Shrinking stops at the budget's end (ctx's deadline) with the smallest failing case
+	// so far.
+	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
 	runs++
-	if err != nil && !late && ctx.Err() == nil {
+	late := cp.cut()
+	if err != nil && ctx.Err() == nil {
 		return "", nil, runs, "", err
 	}
 	if late {
@@ -197,11 +193,11 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		return "", nil, runs, "", fmt.Errorf("read back %s: %w", file, err)
 	}
 	r, err := cp.runOne(ctx, p, j, true)
+	if r == nil || ctx.Err() != nil { // the run did not happen (cancelled): the line is made here
+		return file, small.EventNames(), runs, cp.reproOf(p, file), nil
+	}
 	if err != nil {
 		return "", nil, runs, "", err
-	}
-	if r == nil { // the run did not happen (cancelled): the line is made here
-		return file, small.EventNames(), runs, cp.reproOf(p, file), nil
 	}
 	cp.run.Pairings = append(cp.run.Pairings, r)
 	return file, small.EventNames(), runs, r.Repro, nil

@@ -1,0 +1,83 @@
+package campaign_test
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/adopt/example"
+	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/declare/subject"
+	"github.com/skewtest/skewtest/internal/nightly/campaign"
+	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/internal/testkit/testcache"
+)
+
+// saturate keeps every core busy until the spec ends: a busy loop per core, each in a
+// process group of its own, killed at cleanup.
+func saturate() {
+	for range runtime.NumCPU() {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		Expect(cmd.Start()).To(Succeed())
+		DeferCleanup(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+		})
+	}
+}
+
+var _ = Describe("a budget", func() {
+	It("is a deadline: with every core busy, a campaign ends within its budget and grace, its last cases cut and counted, its reports and coverage memory written", func(ctx SpecContext) {
+		src, err := example.FindSource("")
+		Expect(err).NotTo(HaveOccurred())
+		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+		_, err = example.Write(src, repo)
+		Expect(err).NotTo(HaveOccurred())
+		s, err := subject.Open(repo)
+		Expect(err).NotTo(HaveOccurred())
+		var out bytes.Buffer
+		cfg := campaign.Config{
+			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"desktop"},
+				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: GinkgoT().TempDir(), Seed: 5, Stdout: &out, Stderr: GinkgoWriter},
+			Cases: 1,
+		}
+		// The builds first, on a quiet machine: the budget is the campaign's, builds included.
+		_, err = campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+
+		saturate()
+		budget := 20 * time.Second
+		corpus := filepath.Join(GinkgoT().TempDir(), "corpus")
+		out.Reset()
+		cfg.ReportDir, cfg.Cases, cfg.Budget, cfg.Corpus = GinkgoT().TempDir(), 0, budget, corpus
+		start := time.Now()
+		run, err := campaign.Run(ctx, cfg)
+		took := time.Since(start)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		GinkgoWriter.Printf("budget %s, grace %s, ended after %s, %d cases, %d cut\n", budget, campaign.Grace(budget), took.Round(time.Millisecond),
+			run.Campaign.Cases, run.Campaign.CasesNotRun)
+		Expect(took).To(BeNumerically("<", budget+campaign.Grace(budget)), out.String())
+
+		// The deadline did the stopping: cases were under way when it came, and are said
+		// to be cut, not failed, errored or interrupted.
+		Expect(run.Campaign.CasesNotRun).To(BeNumerically(">", 0), out.String())
+		Expect(out.String()).To(ContainSubstring("not run: cut by the end of the budget"))
+		Expect(run.Interrupted).To(BeFalse())
+		Expect(run.NotRun).To(BeZero())
+		Expect(run.ExitCode()).To(Equal(0), out.String())
+
+		saved, err := reports.Load(filepath.Join(cfg.ReportDir, reports.ResultsFile))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(saved.Campaign.Cases).To(Equal(run.Campaign.Cases))
+		Expect(saved.Campaign.CasesNotRun).To(Equal(run.Campaign.CasesNotRun))
+		files, _ := filepath.Glob(filepath.Join(corpus, campaign.MemoryDir, "*.json"))
+		Expect(files).To(HaveLen(1), "the coverage memory is saved")
+	}, SpecTimeout(15*time.Minute))
+})
