@@ -407,6 +407,10 @@ type Finding struct {
 	// and accepted), says where and why ("skewtest.yaml:31: the downgrade is lossless for
 	// mobile"); an allowed finding is reported and fails nothing.
 	Allowed string `json:"allowed,omitempty"`
+	// Own, when set, is the label of a build whose own reference pairing (the build with
+	// itself, same kind and journey) shows the same finding: a bug of that release, not a
+	// skew between two builds. It still fails the run.
+	Own string `json:"own,omitempty"`
 }
 
 // Key identifies a finding among a pairing's: its kind, step, direction and message. Two

@@ -62,6 +62,7 @@ func HTML(w io.Writer, run *results.Run) error {
 		Exit:     run.ExitCode(),
 		Kinds:    findingKinds(run),
 		Groups:   matrices(run),
+		Own:      ownBugs(run),
 		CSS:      template.CSS(pageCSS),
 		JS:       template.JS(pageJS),
 		Data:     template.JS(data),
@@ -81,6 +82,7 @@ type pageView struct {
 	Counts   []statusCount
 	Kinds    []results.Kind
 	Groups   []matrix
+	Own      []ownBug // the releases' own bugs, a section of their own
 	CSS      template.CSS
 	JS       template.JS
 	Data     template.JS
@@ -361,6 +363,7 @@ type pageFinding struct {
 	FrameID   string       `json:"fi,omitempty"` // "opcode 15", "type hello"
 	Message   string       `json:"m"`
 	Detail    string       `json:"x,omitempty"`
+	Own       string       `json:"o,omitempty"` // the build whose own bug it is
 }
 
 func pageDataOf(run *results.Run) pageData {
@@ -389,7 +392,7 @@ func pageDataOf(run *results.Run) pageData {
 			pp.Steps = append(pp.Steps, [3]int64{str(s.Name), done, s.Duration.Microseconds()})
 		}
 		for _, f := range p.Findings {
-			pf := pageFinding{Kind: f.Kind, Step: f.Step, Direction: f.Direction, Message: f.Message, Detail: f.Detail}
+			pf := pageFinding{Kind: f.Kind, Step: f.Step, Direction: f.Direction, Message: f.Message, Detail: f.Detail, Own: f.Own}
 			if f.Frame != nil {
 				pf.Frame = f.Frame.Name
 				switch {

@@ -153,10 +153,18 @@ func JUnit(run *results.Run) ([]byte, error) {
 func summarize(p *results.Pairing) string {
 	var kinds []string
 	seen := map[results.Kind]bool{}
+	own := map[results.Kind]bool{}
 	for _, f := range p.Findings {
 		if !seen[f.Kind] {
 			seen[f.Kind] = true
 			kinds = append(kinds, string(f.Kind))
+			own[f.Kind] = true
+		}
+		own[f.Kind] = own[f.Kind] && f.Own != ""
+	}
+	for i, k := range kinds {
+		if own[results.Kind(k)] {
+			kinds[i] += " (own)"
 		}
 	}
 	return strings.Join(kinds, ", ")
@@ -188,6 +196,9 @@ func FindingLine(f results.Finding) string {
 	fmt.Fprintf(&b, ": %s", f.Message)
 	if f.Allowed != "" {
 		fmt.Fprintf(&b, " (allowed, %s)", f.Allowed)
+	}
+	if f.Own != "" {
+		fmt.Fprintf(&b, " (%s's own bug: it fails with itself too)", f.Own)
 	}
 	return b.String()
 }

@@ -98,6 +98,12 @@ func Matrix(w io.Writer, run *results.Run) {
 			statusMark[p.Status], steps, summarize(p))
 	}
 	tw.Flush()
+	if own := ownBugs(run); len(own) > 0 {
+		fmt.Fprintf(w, "\nOWN BUGS: %s\n", ownHeading)
+		for _, o := range own {
+			fmt.Fprintf(w, "  %s\n", ownLine(o))
+		}
+	}
 	for _, p := range run.Pairings {
 		if !failing(p) {
 			continue
@@ -203,6 +209,12 @@ func Markdown(run *results.Run) string {
 	b.WriteString("\n## Pairings\n\n| host | client | kind | journey | status | findings |\n|---|---|---|---|---|---|\n")
 	for _, p := range run.Pairings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Host, p.Client, p.ClientKind, p.JourneyLabel(), statusMark[p.Status], summarize(p))
+	}
+	if own := ownBugs(run); len(own) > 0 {
+		fmt.Fprintf(&b, "\n## Own bugs of releases\n\nThe %s:\n\n", ownHeading)
+		for _, o := range own {
+			fmt.Fprintf(&b, "- %s\n", ownLine(o))
+		}
 	}
 	if run.Coverage != nil && len(run.Coverage.Items) > 0 {
 		b.WriteString("\n## Contract coverage\n\n")

@@ -218,6 +218,7 @@ type execution struct {
 	tally *coverage.Tally
 
 	out      []*results.Pairing // by plan position; nil for a helper reference
+	helpers  []*results.Pairing // the helper references' results, by plan position
 	futures  []*results.Pairing // the future-peer passes, by plan position
 	finished []bool
 	stopped  atomic.Bool // by a mistake of the user's, not interrupted
@@ -240,7 +241,7 @@ func newExecution(plan []Pairing, opts ExecuteOptions) *execution {
 		}
 	}
 	x := &execution{plan: plan, opts: opts, refs: referencesOf(plan), slots: newSlots(parallel), tally: opts.Coverage,
-		out: make([]*results.Pairing, len(plan)), futures: make([]*results.Pairing, len(plan)), finished: make([]bool, len(plan))}
+		out: make([]*results.Pairing, len(plan)), helpers: make([]*results.Pairing, len(plan)), futures: make([]*results.Pairing, len(plan)), finished: make([]bool, len(plan))}
 	if x.tally == nil {
 		x.tally = coverage.New()
 	}
@@ -317,7 +318,7 @@ func (x *execution) pairing(ctx context.Context, i int, p Pairing, granted <-cha
 		x.future(ctx, i, p, po, res, t)
 	}
 	if p.Helper {
-		res = nil // another shard records it
+		x.helpers[i], res = res, nil // another shard records it; this one reads it (markOwn)
 	}
 	x.out[i], x.finished[i] = res, true
 	if x.opts.Ended != nil {
@@ -357,6 +358,7 @@ func (x *execution) relative(dir string, res *results.Pairing) {
 // record puts what the pairings left in run, in plan order, then the future-peer passes,
 // and says how many did not run.
 func (x *execution) record(ctx context.Context, run *results.Run) (notRun int) {
+	markOwn(slices.Concat(x.out, x.futures), slices.Concat(x.out, x.helpers))
 	for i, res := range x.out {
 		switch {
 		case !x.finished[i]:

@@ -29,3 +29,6 @@ func (b *Build) TapOptions() (int, error) {
 // that hands its files to a driver.
 func (c *CA) Make() error   { _, err := c.get(); return err }
 func (c *CA) Env() []string { return c.env() }
+
+// MarkOwn is markOwn, for the specs.
+var MarkOwn = markOwn

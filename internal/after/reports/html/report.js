@@ -140,8 +140,9 @@
     const fs = p.f || [];
     return el("section", { class: "findings" },
       el("h3", null, "Findings ", el("span", { class: "muted" }, String(fs.length))),
-      fs.length ? fs.map((f) => el("div", { class: "finding", "data-kind": f.k },
+      fs.length ? fs.map((f) => el("div", { class: f.o ? "finding own" : "finding", "data-kind": f.k },
         el("div", null, el("span", { class: "badge s-fail" }, f.k), " ",
+          f.o ? el("span", { class: "badge own", title: "its reference, " + f.o + " with itself, shows it too: not a skew" }, f.o + "'s own bug") : null, f.o ? " " : null,
           el("span", { class: "where" }, [f.s && "step " + f.s, f.d, f.fr && (f.fr + (f.fi ? " (" + f.fi + ")" : ""))].filter(Boolean).join(" · "))),
         el("p", { class: "message" }, f.m),
         f.x ? detailPre(f) : null)) : el("p", { class: "muted" }, "None."));
