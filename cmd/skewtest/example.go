@@ -50,7 +50,7 @@ func cmdExample(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	w, err := example.WriteWith(s, o.Dir, o.Options)
 	if errors.Is(err, example.ErrNotEmpty) || errors.Is(err, example.ErrOptions) {
-		return usagef("%v", err)
+		return usagef("%w", err)
 	}
 	if err != nil {
 		return err
@@ -108,7 +108,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	repo := filepath.Join(tmp, s.Name)
 	w, err := example.WriteWith(s, repo, eo)
 	if errors.Is(err, example.ErrOptions) {
-		return usagef("%v", err)
+		return usagef("%w", err)
 	}
 	if err != nil {
 		return err

@@ -14,8 +14,30 @@ import (
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/build/shell"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness"
 )
+
+// flagOf names the flag that sets each option a library error may be about
+// (usage.OptionError): the library names the Config field a Go caller set, and the
+// command the flag its user typed. Every command that has the flag gives it the same name.
+var flagOf = map[string]string{
+	"Shard":          "--shard",
+	"LastFailed":     "--last-failed",
+	"ReportDir":      "--report-dir",
+	"Env":            "--env",
+	"Kinds":          "--kind",
+	"Generators":     "--generator",
+	"Good":           "--good",
+	"AdoptedAt":      "--adopted-at",
+	"As":             "--as",
+	"Transport":      "--transport",
+	"Path":           "--path",
+	"Stream.Framing": "--framing",
+}
+
+// flagged is err naming the flag where it names an option of flagOf (usage.Rename).
+func flagged(err error) error { return usage.Rename(err, flagOf) }
 
 // common are the flags every command that runs pairings takes.
 type common struct {

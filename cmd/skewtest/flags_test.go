@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -51,6 +52,37 @@ var _ = Describe("flags", func() {
 		_, err = parseRunAs("plan", []string{"--repo", "/r", "--shard", "2/3"}, io.Discard)
 		Expect(err).NotTo(HaveOccurred())
 	})
+
+	It("names --shard where the library names Shard, at parse time (control for the root package's Config spec)", func() {
+		_, err := parseRun([]string{"--repo", "/r", "--shard", "3/2", "--seed", "1"}, io.Discard)
+		Expect(err).To(MatchError(`--shard "3/2": want K/N with 1 <= K <= N, such as 2/3`))
+		Expect(exitCode(err, io.Discard)).To(Equal(exitUsage))
+		_, err = parseRun([]string{"--repo", "/r", "--matrix", "bogus"}, io.Discard)
+		Expect(err).To(MatchError(`--matrix: unknown matrix "bogus" (want default or full)`))
+	})
+
+	DescribeTable("names the flag where the library names the Config field it checks, with exit code 2",
+		func(ctx SpecContext, args func() []string, want string, field string) {
+			var stderr bytes.Buffer
+			Expect(exitCode(dispatch(ctx, args(), io.Discard, io.Discard), &stderr)).To(Equal(exitUsage))
+			Expect(stderr.String()).To(ContainSubstring(want))
+			Expect(stderr.String()).NotTo(ContainSubstring(field), "the Go caller's name")
+		},
+		Entry("run --shard 3/2", func() []string { return []string{"run", "--repo", "x", "--shard", "3/2", "--seed", "1"} },
+			`skewtest: --shard "3/2": want K/N with 1 <= K <= N, such as 2/3`, `Shard "3/2"`),
+		Entry("run --matrix bogus (checked before the repository is opened, as --shard is)", func() []string { return []string{"run", "--repo", "x", "--matrix", "bogus"} },
+			`skewtest: --matrix: unknown matrix "bogus" (want default or full)`, "Matrix:"),
+		Entry("tap without --record", func() []string { return []string{"tap", "--upstream", "ws://127.0.0.1:1"} },
+			"skewtest: tap: give --record DIR, where the transcript goes", "give Dir"),
+		Entry("init --transport quic", func() []string { return []string{"init", "--repo", GinkgoT().TempDir(), "--transport", "quic"} },
+			`skewtest: init: --transport "quic": want ws, wss, tcp, tls`, "Transport"),
+		Entry("example --adopted-at a tag the history has not", func() []string {
+			return []string{"example", "--adopted-at", "v9.9.9", filepath.Join(GinkgoT().TempDir(), "ex")}
+		}, `: --adopted-at v9.9.9: no release is tagged so`, "AdoptedAt"),
+		Entry("bisect whose good end defaults to the working tree", func() []string {
+			return []string{"bisect", "--repo", "x", "--host", "v1.0.0", "--client", "worktree", "--kind", "desktop", "--journey", "j", "--side", "host"}
+		}, "skewtest: --good defaults to the fixed side's build, the working tree: the walk goes from a commit to a later one", "Good"),
+	)
 
 	It("adds up a list flag given twice, as --pins always did", func() {
 		o, err := parseRun([]string{"--repo", "/r", "--kind", "desktop", "--kind", "mobile,session", "--pins", "v1", "--pins", "v2"}, io.Discard)

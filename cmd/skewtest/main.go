@@ -257,5 +257,6 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, usageText)
 		return usagef("unknown command %q", args[0])
 	}
-	return f(ctx, args[1:], stdout, stderr)
+	// The library names the options it checks as a Go caller sets them; the user typed flags.
+	return flagged(f(ctx, args[1:], stdout, stderr))
 }

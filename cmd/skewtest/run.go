@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
@@ -61,7 +62,10 @@ func parseRunAs(name string, args []string, stderr io.Writer) (*runOptions, erro
 		return nil, err
 	}
 	if _, _, err := matrix.ParseShard(o.Shard); err != nil {
-		return nil, err
+		return nil, flagged(err)
+	}
+	if _, err := harness.ParseMatrix(o.Matrix); err != nil {
+		return nil, usagef("--matrix: %w", err)
 	}
 	if o.Shard != "" && o.Seed == 0 && name == "run" {
 		// A seed drawn here would be this machine's alone, and merge-reports refuses shards

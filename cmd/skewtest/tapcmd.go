@@ -27,8 +27,11 @@ func cmdTap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
-	if c.Upstream == "" {
+	switch {
+	case c.Upstream == "":
 		return usagef("tap: give --upstream ws://HOST:PORT (or tcp://HOST:PORT), the product's host")
+	case c.Dir == "":
+		return usagef("tap: give --record DIR, where the transcript goes")
 	}
 	if dur > 0 {
 		var cancel context.CancelFunc

@@ -20,6 +20,7 @@ import (
 	"github.com/skewtest/skewtest/internal/adopt/example/internal/bundle"
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -465,6 +466,8 @@ var _ = Describe("Write", func() {
 		_, err := example.WriteWith(source(), dest, example.Options{AdoptedAt: at})
 		Expect(err).To(MatchError(example.ErrOptions))
 		Expect(err).To(MatchError(ContainSubstring(want)))
+		Expect(err).To(MatchError(ContainSubstring("AdoptedAt "+at+": ")), "the option as Options names it")
+		Expect(usage.Is(err)).To(BeTrue())
 	},
 		Entry("when it says nothing of adoption", "", "v1.1.0", "declares no adoption"),
 		Entry("at its first release", "adoption:\n  files: [skewtest.yaml]\n", "v1.0.0", "the first release: no release predates it"),

@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -283,18 +284,18 @@ func (h *history) checkAdoptedAt(tag string) error {
 		return nil
 	}
 	if h.Adoption == nil {
-		return fmt.Errorf("--adopted-at: %s declares no adoption (what a release before it leaves out)", historyFile)
+		return usage.Optionf("AdoptedAt", "%s: %s declares no adoption (what a release before it leaves out)", tag, historyFile)
 	}
 	for i, r := range h.Releases {
 		if r.Tag != tag {
 			continue
 		}
 		if i == 0 {
-			return fmt.Errorf("--adopted-at %s: the first release: no release predates it", tag)
+			return usage.Optionf("AdoptedAt", "%s: the first release: no release predates it", tag)
 		}
 		return nil
 	}
-	return fmt.Errorf("--adopted-at %s: no release is tagged so (releases: %s)", tag, strings.Join(h.refs()[:len(h.Releases)], ", "))
+	return usage.Optionf("AdoptedAt", "%s: no release is tagged so (releases: %s)", tag, strings.Join(h.refs()[:len(h.Releases)], ", "))
 }
 
 func (h *history) contractPath() string {

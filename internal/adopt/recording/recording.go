@@ -49,7 +49,7 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 		c.Label = "recorded"
 	}
 	if c.Dir == "" {
-		return nil, usage.Errorf("tap: give --record DIR, where the transcript goes")
+		return nil, usage.Errorf("tap: give Dir, where the transcript goes")
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 		return nil, usage.Errorf("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
 	}
 	if c.Stream.Framing == tap.FramingPackets {
-		return nil, usage.Errorf("tap: --framing packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing")
+		return nil, usage.Errorf("tap: %w", usage.Optionf("Stream.Framing", "packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing"))
 	}
 	if c.Stream.Path == "" {
 		c.Stream.Path = "/"

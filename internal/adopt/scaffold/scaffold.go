@@ -66,7 +66,7 @@ func Write(dir string, o Options) ([]string, error) {
 		o.Transport = "ws"
 	}
 	if !slices.Contains(builds.Transports, o.Transport) {
-		return nil, usage.Errorf("init: --transport %q: want %s", o.Transport, strings.Join(builds.Transports, ", "))
+		return nil, usage.Errorf("init: %w", usage.Optionf("Transport", "%q: want %s", o.Transport, strings.Join(builds.Transports, ", ")))
 	}
 	if o.Path == "" {
 		o.Path = "/ws"
@@ -75,18 +75,18 @@ func Write(dir string, o Options) ([]string, error) {
 		}
 	}
 	if !name.MatchString(o.Product) {
-		return nil, usage.Errorf("init: product %q: give a name of letters, digits, - and _ (--product)", o.Product)
+		return nil, usage.Errorf("init: product %q: give a name of letters, digits, - and _ (Product, --product)", o.Product)
 	}
 	for _, k := range o.Kinds {
 		if !name.MatchString(k) {
-			return nil, usage.Errorf("init: client kind %q: give names of letters, digits, - and _ (--kind)", k)
+			return nil, usage.Errorf("init: client kind %q: give names of letters, digits, - and _ (Kinds, --kind)", k)
 		}
 	}
 	if len(slices.Compact(slices.Sorted(slices.Values(o.Kinds)))) != len(o.Kinds) {
-		return nil, usage.Errorf("init: --kind names a kind twice")
+		return nil, usage.Errorf("init: %w", usage.Optionf("Kinds", "names a kind twice"))
 	}
 	if !strings.HasPrefix(o.Path, "/") {
-		return nil, usage.Errorf("init: --path %q: give the WebSocket path clients connect to, starting with /", o.Path)
+		return nil, usage.Errorf("init: %w", usage.Optionf("Path", "%q: give the WebSocket path clients connect to, starting with /", o.Path))
 	}
 	var there []string
 	for _, f := range Files {

@@ -168,11 +168,13 @@ func (c *Config) defaults() error {
 	if c.Bad == "" {
 		c.Bad = moving
 	}
-	if c.Good == "" {
+	switch {
+	case c.Good == results.WorktreeLabel:
+		return usage.Optionf("Good", "%s: the walk goes from a commit to a later one: give the ref of a commit where the pairing passes", c.Good)
+	case c.Good == "" && fixed == results.WorktreeLabel:
+		return usage.Optionf("Good", "defaults to the fixed side's build, the working tree: the walk goes from a commit to a later one: give the ref of a commit where the pairing passes")
+	case c.Good == "":
 		c.Good = fixed
-	}
-	if c.Good == results.WorktreeLabel {
-		return usage.Errorf("good is the working tree: the walk goes from a commit to a later one (give --good)")
 	}
 	if c.Good == c.Bad {
 		return usage.Errorf("good and bad are both %s: nothing to walk", c.Good)

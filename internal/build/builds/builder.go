@@ -95,7 +95,7 @@ func resolveArgv(dir string, argv []string) []string {
 func DefaultCacheDir() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("find the cache directory (set --cache-dir): %w", err)
+		return "", fmt.Errorf("find the cache directory: %w", err)
 	}
 	return filepath.Join(dir, "skewtest"), nil
 }

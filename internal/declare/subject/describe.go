@@ -99,7 +99,7 @@ func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 	have := harness.KindsOf(described...)
 	for _, k := range kinds {
 		if !slices.Contains(have, k) {
-			return usage.Errorf("--kind %s: no build of this run has a %s client driver in its %s (they have %s)",
+			return usage.Optionf("Kinds", "%s: no build of this run has a %s client driver in its %s (they have %s)",
 				k, k, builds.ConfigFile, OrNone(have))
 		}
 	}

@@ -77,12 +77,15 @@ var _ = Describe("campaign.Run", func() {
 		Expect(string(md)).To(ContainSubstring("## Coverage over time"))
 	}, SpecTimeout(15*time.Minute))
 
-	It("refuses a campaign whose options do not go together, before building", func(ctx SpecContext) {
+	It("refuses a campaign whose options do not go together, before building, naming its Config's fields", func(ctx SpecContext) {
 		_, err := campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir(), Host: "worktree"}, Cases: 1})
 		var ue *usage.Error
 		Expect(err).To(BeAssignableToTypeOf(ue))
-		Expect(err).To(MatchError("--host and --client go together"))
+		Expect(err).To(MatchError("Host and Client go together"))
 		_, err = campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir()}, Cases: 1, Budget: time.Minute})
-		Expect(err).To(MatchError(ContainSubstring("--cases and --budget do not go together")))
+		Expect(err).To(MatchError("Cases and Budget do not go together: Cases for a pull request, Budget for a nightly campaign"))
+		_, err = campaign.Run(ctx, campaign.Config{Config: matrix.Config{Repo: GinkgoT().TempDir()}, Pack: -1})
+		Expect(err).To(MatchError("Pack -1: give how many cases share a journey, 1 or more"))
+		Expect(err.Error()).NotTo(ContainSubstring("--"))
 	})
 })

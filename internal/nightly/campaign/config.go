@@ -68,13 +68,13 @@ type Config struct {
 func (o *Config) defaults() error {
 	switch {
 	case o.Pack < 0:
-		return usage.Errorf("--pack %d: give how many cases share a journey, 1 or more", o.Pack)
+		return usage.Errorf("Pack %d: give how many cases share a journey, 1 or more", o.Pack)
 	case o.Budget < 0:
-		return usage.Errorf("--budget must be positive")
+		return usage.Errorf("Budget must be positive")
 	case o.Cases > 0 && o.Budget > 0:
-		return usage.Errorf("--cases and --budget do not go together: --cases N for a pull request, --budget D for a nightly campaign")
+		return usage.Errorf("Cases and Budget do not go together: Cases for a pull request, Budget for a nightly campaign")
 	case (o.Host == "") != (o.Client == ""):
-		return usage.Errorf("--host and --client go together")
+		return usage.Errorf("Host and Client go together")
 	}
 	if o.Cases == 0 && o.Budget == 0 {
 		o.Cases = DefaultCases

@@ -23,7 +23,7 @@ func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, 
 	for _, n := range names {
 		i := slices.Index(have, n)
 		if i < 0 {
-			return nil, usage.Errorf("--generator %s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
+			return nil, usage.Optionf("Generators", "%s: no such generator (the subject has %s)", n, strings.Join(have, ", "))
 		}
 		out = append(out, gens[i])
 	}
@@ -31,7 +31,7 @@ func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, 
 }
 
 // generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
-// empty): --kind desktop leaves out a generator of session cases.
+// empty): Kinds desktop leaves out a generator of session cases.
 func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, error) {
 	if len(kinds) == 0 {
 		return gens, nil
@@ -46,7 +46,7 @@ func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, e
 		}
 	}
 	if len(out) == 0 {
-		return nil, usage.Errorf("--kind %s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
+		return nil, usage.Optionf("Kinds", "%s: no generator drives it (%s)", strings.Join(kinds, ","), kindsOfGens(gens))
 	}
 	return out, nil
 }

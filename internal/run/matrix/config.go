@@ -167,13 +167,14 @@ func (o *Config) ReproLine(p harness.Pairing, extra ...string) string {
 	return shell.Join(append(argv, extra...))
 }
 
-// ParseShard reads a shard K/N; "" is no sharding (0, 0).
+// ParseShard reads a shard K/N; "" is no sharding (0, 0). A value that is none is an
+// *usage.OptionError about Shard.
 func ParseShard(s string) (k, n int, err error) {
 	if s == "" {
 		return 0, 0, nil
 	}
 	if _, err := fmt.Sscanf(s, "%d/%d", &k, &n); err != nil || fmt.Sprintf("%d/%d", k, n) != s || n < 1 || k < 1 || k > n {
-		return 0, 0, usage.Errorf("--shard %q: want K/N with 1 <= K <= N, such as 2/3", s)
+		return 0, 0, usage.Optionf("Shard", "%q: want K/N with 1 <= K <= N, such as 2/3", s)
 	}
 	return k, n, nil
 }

@@ -185,7 +185,7 @@ func applyEnv(built []*harness.Build, env []string) error {
 			for _, b := range built {
 				labels = append(labels, b.Label)
 			}
-			return usage.Errorf("--env %s: no build %q in this run (builds: %s)", e, label, strings.Join(labels, ", "))
+			return usage.Optionf("Env", "%s: no build %q in this run (builds: %s)", e, label, strings.Join(labels, ", "))
 		}
 	}
 	return nil

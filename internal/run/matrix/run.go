@@ -74,7 +74,7 @@ func newPlan(ctx context.Context, o *Config) (*plan, error) {
 	}
 	pl := &plan{o: o, s: s}
 	if pl.matrix, err = harness.ParseMatrix(o.Matrix); err != nil {
-		return nil, usage.Errorf("--matrix: %w", err)
+		return nil, usage.Errorf("Matrix: %w", err)
 	}
 	if len(o.Pairings) > 0 {
 		pl.js, pl.byName, err = pairJourneys(s, o.Pairings)
@@ -89,7 +89,7 @@ func newPlan(ctx context.Context, o *Config) (*plan, error) {
 	}
 	if o.LastFailed {
 		if pl.prev, err = reports.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
-			return nil, usage.Errorf("--last-failed needs the previous run's %s: %w", reports.ResultsFile, err)
+			return nil, usage.Optionf("LastFailed", "needs the previous run's %s: %w", reports.ResultsFile, err)
 		}
 	}
 	pl.run = &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}

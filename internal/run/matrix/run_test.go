@@ -2,6 +2,7 @@ package matrix_test
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -38,13 +39,20 @@ var _ = Describe("matrix.Run", func() {
 		Expect(filepath.Join(cache, "builds")).NotTo(BeADirectory(), "nothing was built")
 	})
 
-	It("says what the user must fix as a usage error", func(ctx SpecContext) {
+	It("says what the user must fix as a usage error, naming the Config's fields", func(ctx SpecContext) {
 		_, err := matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Matrix: "diagonal"})
 		Expect(err).To(BeAssignableToTypeOf(&usage.Error{}))
-		Expect(err.Error()).To(HavePrefix("--matrix: "))
+		Expect(err).To(MatchError(`Matrix: unknown matrix "diagonal" (want default or full)`))
 		_, err = matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Kinds: []string{"watch"}})
-		Expect(err).To(MatchError(ContainSubstring("--kind watch: no build of this run has a watch client driver")))
+		Expect(err).To(MatchError(HavePrefix("Kinds watch: no build of this run has a watch client driver")))
 		_, err = matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, Shard: "3/2"})
-		Expect(err).To(MatchError(ContainSubstring("want K/N with 1 <= K <= N")))
+		Expect(err).To(MatchError(`Shard "3/2": want K/N with 1 <= K <= N, such as 2/3`))
+		var oe *usage.OptionError
+		Expect(errors.As(err, &oe)).To(BeTrue())
+		Expect(oe.Option).To(Equal("Shard"))
+		_, err = matrix.Run(ctx, matrix.Config{Repo: repo, PlanOnly: true, LastFailed: true, ReportDir: GinkgoT().TempDir()})
+		Expect(err).To(MatchError(HavePrefix("LastFailed needs the previous run's results.json: ")))
+		_, err = matrix.ClaimReportDir(filepath.Join(repo, "skewtest.yaml"), nil)
+		Expect(err).To(MatchError(HavePrefix("ReportDir " + filepath.Join(repo, "skewtest.yaml") + " is a file, not a directory")))
 	})
 })
