@@ -114,11 +114,16 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		if gens, err = fuzz.LoadSet(o.Repo, cfg.Fuzz); err != nil {
 			return nil, err
 		}
-		if gens, err = pickGenerators(gens, o.Generators); err != nil {
+		if o.Draw != nil {
+			// A name may also be a generator the draw makes: checked once it has.
+			gens = keepNamed(gens, o.Generators)
+		} else if gens, err = pickGenerators(gens, o.Generators); err != nil {
 			return nil, err
 		}
-		if gens, err = generatorsFor(gens, o.Kinds); err != nil {
-			return nil, err
+		if len(gens) > 0 || o.Draw == nil {
+			if gens, err = generatorsFor(gens, o.Kinds); err != nil {
+				return nil, err
+			}
 		}
 	case o.Draw == nil:
 		return nil, usage.Errorf("%s lists no generators: add fuzz: [\"fuzz/*.txtar\"] (see docs/fuzz.md), or let skewtest explore draw them (docs/explore.md)", filepath.Join(o.Repo, builds.ConfigFile))
@@ -196,6 +201,9 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			if work.Err() != nil {
 				return interrupted()
 			}
+			return nil, err
+		}
+		if gens, err = pickDrawn(gens, o.Generators); err != nil {
 			return nil, err
 		}
 		for _, g := range gens {

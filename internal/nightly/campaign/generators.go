@@ -30,6 +30,54 @@ func pickGenerators(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, 
 	return out, nil
 }
 
+// keepNamed keeps the generators names names (all of them when names is empty), and
+// refuses nothing: a name may be one a draw makes later (pickDrawn checks every name then).
+func keepNamed(gens []*fuzz.Generator, names []string) []*fuzz.Generator {
+	if len(names) == 0 {
+		return gens
+	}
+	var out []*fuzz.Generator
+	for _, g := range gens {
+		if slices.Contains(names, g.Name) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// DrawnPrefix begins the name of a generator a draw makes from a base (explore-NAME from
+// the generator or journey NAME).
+const DrawnPrefix = "explore-"
+
+// pickDrawn keeps the generators names names after a draw (all when names is empty): a
+// name picks the generator of that name and the one drawn from it (explore-NAME). A name
+// that picks nothing is refused, naming what there is.
+func pickDrawn(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, error) {
+	if len(names) == 0 {
+		return gens, nil
+	}
+	var out []*fuzz.Generator
+	picked := map[string]bool{}
+	for _, g := range gens {
+		for _, n := range names {
+			if g.Name == n || g.Name == DrawnPrefix+n {
+				out, picked[n] = append(out, g), true
+				break
+			}
+		}
+	}
+	for _, n := range names {
+		if !picked[n] {
+			var have []string
+			for _, g := range gens {
+				have = append(have, g.Name)
+			}
+			return nil, usage.Optionf("Generators", "%s: no such generator (this campaign has %s)", n, strings.Join(have, ", "))
+		}
+	}
+	return out, nil
+}
+
 // generatorsFor keeps the generators that drive one of kinds (all of them when kinds is
 // empty): Kinds desktop leaves out a generator of session cases.
 func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, error) {

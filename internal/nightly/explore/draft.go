@@ -66,13 +66,18 @@ func BaseOfGenerator(g *fuzz.Generator) (Base, error) {
 	return b, nil
 }
 
-// BaseOfJourney is a journey's header and its first step, as the setup.
+// BaseOfJourney is a journey's header and its first step, as the setup, with its ignore
+// lines: a frame the journey leaves out of the sequence (a keepalive on a timer) is left
+// out of every case drawn from it too.
 func BaseOfJourney(j *journeys.Journey) (Base, error) {
 	data, err := os.ReadFile(j.File)
 	if err != nil {
 		return Base{}, fmt.Errorf("journey %s: %w", j.File, err)
 	}
 	b := Base{Name: j.Name, Kinds: strings.Join(j.Kinds, ",")}
+	for _, fl := range j.Ignore {
+		b.Frames += "ignore " + fl.Dir + " " + fl.Name + "\n"
+	}
 	b.Header = append(b.Header, "kind "+b.Kinds)
 	if j.Timeout > 0 {
 		b.Header = append(b.Header, "timeout "+j.Timeout.String())

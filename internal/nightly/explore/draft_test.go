@@ -145,7 +145,7 @@ var _ = Describe("bases", func() {
 	It("takes a journey's header and first step as the setup", func() {
 		dir := GinkgoT().TempDir()
 		path := filepath.Join(dir, "notes.txtar")
-		Expect(os.WriteFile(path, []byte("# notes\nkind *\ntimeout 7s\n\n-- script --\nstep open\nclient open\n# a comment\n[window] await client opened\n\nstep put\nclient put id=n1\n"), 0o644)).To(Succeed())
+		Expect(os.WriteFile(path, []byte("# notes\nkind *\ntimeout 7s\n\n-- script --\nstep open\nclient open\n# a comment\n[window] await client opened\n\nstep put\nclient put id=n1\n-- frames --\nH>C opened\nignore H>C keepalive\nignore C>H ping\n"), 0o644)).To(Succeed())
 		j, err := journeys.Load(path)
 		Expect(err).NotTo(HaveOccurred())
 		b, err := explore.BaseOfJourney(j)
@@ -153,6 +153,7 @@ var _ = Describe("bases", func() {
 		Expect(b.Kinds).To(Equal("*"))
 		Expect(b.Header).To(Equal([]string{"kind *", "timeout 7s"}))
 		Expect(b.Setup).To(Equal([]string{"client open", "[window] await client opened"}))
+		Expect(b.Frames).To(Equal("ignore H>C keepalive\nignore C>H ping\n"), "the ignore lines, not the golden frame list")
 	})
 
 	It("takes a generator's header, setup, finish and frames", func() {

@@ -99,7 +99,7 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 		if text == nil {
 			continue
 		}
-		path := filepath.Join(dir, "explore-"+base.Name+".txtar")
+		path := filepath.Join(dir, campaign.DrawnPrefix+base.Name+".txtar")
 		if err := os.WriteFile(path, text, 0o644); err != nil {
 			return nil, err
 		}

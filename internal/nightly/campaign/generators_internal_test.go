@@ -1,0 +1,50 @@
+package campaign
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/declare/usage"
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+)
+
+var _ = Describe("picking generators by name", func() {
+	gens := func(names ...string) []*fuzz.Generator {
+		var out []*fuzz.Generator
+		for _, n := range names {
+			out = append(out, &fuzz.Generator{Name: n})
+		}
+		return out
+	}
+	names := func(gs []*fuzz.Generator) []string {
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Name)
+		}
+		return out
+	}
+
+	It("keeps, after a draw, the generators named and the ones drawn from them, and only those", func() {
+		drawn := gens("explore-term", "explore-notes", "term", "session")
+		got, err := pickDrawn(drawn, []string{"term"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(got)).To(Equal([]string{"explore-term", "term"}), "left out: explore-notes and session")
+		got, err = pickDrawn(drawn, []string{"explore-notes"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(got)).To(Equal([]string{"explore-notes"}))
+		got, err = pickDrawn(drawn, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(HaveLen(4), "no names: every generator")
+	})
+
+	It("refuses a name that picks nothing, naming what there is", func() {
+		_, err := pickDrawn(gens("explore-term", "term"), []string{"terminal"})
+		Expect(usage.Is(err)).To(BeTrue())
+		Expect(err).To(MatchError("Generators terminal: no such generator (this campaign has explore-term, term)"))
+	})
+
+	It("narrows the subject's generators before a draw without refusing a name the draw may make", func() {
+		Expect(names(keepNamed(gens("term", "session"), []string{"notes", "term"}))).To(Equal([]string{"term"}))
+		Expect(keepNamed(gens("term"), []string{"notes"})).To(BeEmpty())
+	})
+})
