@@ -51,6 +51,12 @@ type Frame struct {
 	// both sides, so the future-peer pass, which grows the frame in transit only, leaves it
 	// as sent.
 	Counted bool `json:"counted,omitempty"`
+	// Periodic marks a frame a peer sends on a timer (a keepalive, a ping, a NOP), not in
+	// answer to what a journey does: it is decoded, checked and counted in coverage like any
+	// other, and left out of the frame sequences a pairing is compared by (the journey's
+	// expected frames, the references), where it would land in whichever step its timer
+	// fired. A journey that names the frame in its frames section compares it all the same.
+	Periodic bool `json:"periodic,omitempty"`
 }
 
 // ByOpcode reports whether the frame is named by an opcode rather than a type name.

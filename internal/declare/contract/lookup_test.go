@@ -15,7 +15,7 @@ var _ = Describe("Lookup by direction", func() {
 	    {"opcode": 0, "name": "Zero", "direction": "H>C"},
 	    {"opcode": 5, "name": "Resized", "direction": "H>C"},
 	    {"opcode": 9, "name": "Subscribe", "direction": "C>H", "kinds": ["desktop"]},
-	    {"type": "ping", "name": "PingFromHost", "direction": "H>C"},
+	    {"type": "ping", "name": "PingFromHost", "direction": "H>C", "periodic": true},
 	    {"type": "ping", "name": "PingFromClient", "direction": "C>H"},
 	    {"type": "bye", "name": "bye", "direction": "both"}
 	  ]}]}`
@@ -26,6 +26,8 @@ var _ = Describe("Lookup by direction", func() {
 		d := feed(ch, "", false, []byte(`{"type":"ping"}`))[0]
 		Expect(ch.Lookup(d, "H>C", "").Name).To(Equal("PingFromHost"))
 		Expect(ch.Lookup(d, "C>H", "").Name).To(Equal("PingFromClient"))
+		Expect(ch.Lookup(d, "H>C", "").Periodic).To(BeTrue(), "the host's, sent on a timer")
+		Expect(ch.Lookup(d, "C>H", "").Periodic).To(BeFalse())
 	})
 
 	It("does not know a C>H opcode it knows only H>C", func() {

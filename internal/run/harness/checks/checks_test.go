@@ -81,6 +81,18 @@ var _ = Describe("checks", func() {
 			Expect(fs[0].Detail).To(ContainSubstring("+ C>H SnapshotRequest  [output]"))
 			Expect(fs[0].Detail).To(ContainSubstring("C>H frames:\n  C>H Subscribe  [subscribe]\n  C>H Input  [input]\n+ C>H SnapshotRequest  [output]"))
 		})
+		It("leaves out a frame the receiver's contract marks periodic (a keepalive on a timer), wherever its timer fired", func() {
+			b := compatible(true)
+			b.frame("C>H", bin(11, 0, `{}`)) // SnapshotRequest, here a timer's
+			periodic := contractJSON("v2", true, false)
+			for i := range periodic.Channels[0].Frames {
+				if f := &periodic.Channels[0].Frames[i]; f.Name == "SnapshotRequest" {
+					f.Periodic = true
+				}
+			}
+			Expect(checks.SequenceDrift(input(b, periodic, newer))).To(BeEmpty(), "the host receives it")
+			Expect(checks.SequenceDrift(input(b, newer, newer))).To(HaveLen(1), "negative control: unmarked, it is drift")
+		})
 		It("shows a missing frame", func() {
 			b := compatible(true)
 			b.t.Frames = b.t.Frames[:len(b.t.Frames)-1]

@@ -19,7 +19,8 @@ type run struct {
 
 // Sequence returns the tapped frame labels in order, without the frames the journey ignores,
 // the frames written during teardown (after the journey ended: they belong to no step), and
-// control frames the journey does not name.
+// control frames and periodic frames (a contract's keepalives, sent on a timer) the journey
+// does not name.
 func Sequence(in *Input) []Named {
 	// A sealed transcript keeps it for every pairing checked against it (a reference).
 	key := sequenceKey{namedKey{in.Host, in.Client, in.Transcript.Kind}, in.Journey}
@@ -36,14 +37,15 @@ func sequence(in *Input) []Named {
 	for _, fl := range in.Journey.Ignore {
 		ignored[fl.Dir+" "+fl.Name] = true
 	}
-	mentioned := map[string]bool{} // control frames count only where the journey names them
+	mentioned := map[string]bool{} // control and periodic frames count only where the journey names them
 	for _, fl := range in.Journey.Frames {
 		mentioned[fl.Name] = true
 	}
 	var out []Named
 	for _, n := range NameFrames(in) {
 		switch {
-		case ignored[n.Label()], n.Teardown, n.Control != "" && !mentioned[n.Control]:
+		case ignored[n.Label()], n.Teardown, n.Control != "" && !mentioned[n.Control],
+			n.Def != nil && n.Def.Periodic && !mentioned[n.Name]:
 		default:
 			out = append(out, n)
 		}
