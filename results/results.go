@@ -272,9 +272,12 @@ type CampaignFinding struct {
 	ShrinkRuns   int      `json:"shrinkRuns,omitempty"`
 	// Flaky is set when the first case that showed the finding, run again on the same
 	// pairing, did not show it: it was not shrunk.
-	Flaky   bool   `json:"flaky,omitempty"`
-	Repro   string `json:"repro,omitempty"`
-	Message string `json:"message"`
+	Flaky bool `json:"flaky,omitempty"`
+	// Unshrunk is set when the budget's end (or an interruption) came before the case could
+	// be confirmed and shrunk: Shrunk is then the case as it was drawn, kept in the corpus.
+	Unshrunk bool   `json:"unshrunk,omitempty"`
+	Repro    string `json:"repro,omitempty"`
+	Message  string `json:"message"`
 	// After is how long the campaign had run when the first case showed it (its builds
 	// apart): the time to first detection.
 	After time.Duration `json:"afterNs"`

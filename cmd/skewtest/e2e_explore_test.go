@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/internal/declare/journeys"
+	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -67,22 +69,38 @@ var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E
 		Expect(skew.Repro).To(ContainSubstring("--journey " + skew.Shrunk))
 	})
 
-	It("stops shrinking at a quarter past its budget, keeping the case as found", func(ctx SpecContext) {
-		// A one-second budget: the first batch (the six cases above) ends past it.
+	It("ends at its budget, builds included, keeping what it found before it: a shrink the deadline cuts keeps the smallest case so far", func(ctx SpecContext) {
+		// The builds first (a budget counts them): the budgeted run then starts on cached
+		// builds, its first batch finds the bug, and its shrinking (100000 tries allowed)
+		// is what the deadline cuts.
+		code, out, _, _ := explore(ctx, "--cases", "1")
+		Expect(code).To(Equal(0), out)
+		budget := 90 * time.Second
+		start := time.Now()
 		code, out, run, _ := explore(ctx, "--env", `worktree:REMOTETERM_FEATURES={"chunkCutsCodePoints":true}`,
-			"--budget", "1s", "--batch", "6")
+			"--budget", budget.String(), "--batch", "6", "--shrink-tries", "100000")
+		took := time.Since(start)
+		Expect(took).To(BeNumerically("<", budget+campaign.Grace(budget)), out)
 		Expect(code).To(Equal(1), out)
 		Expect(out).To(ContainSubstring("fuzz: past the budget: shrinking"))
-		var skew *results.CampaignFinding
+		Expect(run.Interrupted).To(BeFalse(), "a budget's end is no interruption")
+		// Every finding seen before the deadline is reported, each with a journey file its
+		// repro line replays: shrunk as far as the budget allowed, or kept as found.
+		var skew, own *results.CampaignFinding
 		for i, f := range run.Campaign.Findings {
-			if f.Kind == results.DataLoss && f.Host == "worktree" && f.Client == "v1.4.190" {
+			Expect(f.Shrunk).To(BeAnExistingFile(), "%+v", f)
+			Expect(f.Repro).To(ContainSubstring("--journey "+f.Shrunk), "%+v", f)
+			switch {
+			case f.Kind == results.DataLoss && f.Host == "worktree" && f.Client == "v1.4.190":
 				skew = &run.Campaign.Findings[i]
+			case f.Kind == results.DataLoss && f.Host == "worktree" && f.Client == "worktree":
+				own = &run.Campaign.Findings[i] // the switch is the working tree's own bug too
 			}
 		}
 		Expect(skew).NotTo(BeNil(), out)
-		Expect(skew.ShrinkRuns).To(Equal(1), "no candidate ran: only the case's own run from its file")
-		Expect(skew.Repro).To(ContainSubstring("--journey " + skew.Shrunk))
-	})
+		Expect(own).NotTo(BeNil(), out)
+		Expect(own.ShrinkRuns+skew.ShrinkRuns).To(BeNumerically(">", 1), "candidates ran until the deadline")
+	}, SpecTimeout(10*time.Minute))
 
 	It("passes the same campaign on the unpatched working tree, its future peers included", func(ctx SpecContext) {
 		code, out, run, _ := explore(ctx)

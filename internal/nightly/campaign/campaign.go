@@ -333,6 +333,10 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		switch {
 		case f.Flaky:
 			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk
+		case f.Unshrunk && cp.cut():
+			what = "not shrunk: the budget ended first; kept as found: " + f.Shrunk
+		case f.Unshrunk:
+			what = "not shrunk: the campaign was interrupted first; kept as found: " + f.Shrunk
 		case f.Shrunk == "" && cp.cut():
 			what = "not shrunk: the budget ended first"
 		case f.Shrunk == "":

@@ -99,6 +99,11 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	confirm.Name += "-again" // a directory of its own, beside the failing pairing's
 	again, err := cp.runOne(ctx, p, &confirm, false)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Cut (by the budget's end, or an interruption) before it could be confirmed:
+			// the case is kept as found, so its repro line names a file that exists.
+			cp.keepUnshrunk(cj, p, fresh)
+		}
 		return err
 	}
 	shows := map[results.Kind]bool{}
@@ -139,6 +144,25 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		c.Shrunk, c.ShrunkEvents, c.Repro, c.Flaky = first.Shrunk, first.ShrunkEvents, first.Repro, first.Flaky
 	}
 	return nil
+}
+
+// keepUnshrunk writes a failing case that could be neither confirmed nor shrunk to the
+// corpus as it was drawn, and points the findings at it (Shrunk, Repro).
+func (cp *campaign) keepUnshrunk(cj caseJourney, p harness.Pairing, findings []int) {
+	if cj.c == nil || len(findings) == 0 {
+		return
+	}
+	c := cj.c.Clone()
+	c.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-unshrunk", cj.c.Name, p.Host.Label, p.Kind, p.Client.Label))
+	if err := writeCase(cp.corpus, c); err != nil {
+		fmt.Fprintf(cp.progress, "fuzz: write corpus: %v\n", err)
+		return
+	}
+	file, _ := filepath.Abs(filepath.Join(cp.corpus, c.Name+".txtar"))
+	for _, i := range findings {
+		u := &cp.c.Findings[i]
+		u.Shrunk, u.ShrunkEvents, u.Unshrunk, u.Repro = file, c.EventNames(), true, cp.reproOf(p, file)
+	}
 }
 
 // reproOf is the repro line of pairing p with the case in file.
