@@ -11,9 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
-	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/internal/testkit/testcache"
@@ -35,13 +33,7 @@ func saturate() {
 
 var _ = Describe("a budget", func() {
 	It("is a deadline: with every core busy, a campaign ends within its budget and grace, its last cases cut and counted, its reports and coverage memory written", func(ctx SpecContext) {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
-		s, err := subject.Open(repo)
-		Expect(err).NotTo(HaveOccurred())
+		s := referenceSubject()
 		var out bytes.Buffer
 		cfg := campaign.Config{
 			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"desktop"},
@@ -49,7 +41,7 @@ var _ = Describe("a budget", func() {
 			Cases: 1,
 		}
 		// The builds first, on a quiet machine: the budget is the campaign's, builds included.
-		_, err = campaign.Run(ctx, cfg)
+		_, err := campaign.Run(ctx, cfg)
 		Expect(err).NotTo(HaveOccurred(), out.String())
 
 		saturate()

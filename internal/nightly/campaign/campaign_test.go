@@ -19,17 +19,24 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
+// referenceSubject writes the reference subject's release history to a temporary directory
+// and opens it.
+func referenceSubject() *subject.Subject {
+	src, err := example.FindSource("")
+	Expect(err).NotTo(HaveOccurred())
+	repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
+	_, err = example.Write(src, repo)
+	Expect(err).NotTo(HaveOccurred())
+	s, err := subject.Open(repo)
+	Expect(err).NotTo(HaveOccurred())
+	return s
+}
+
 // A Go program outside the command runs a campaign through the library, as `skewtest fuzz`
 // does: the reference history's working tree with itself, a few cases.
 var _ = Describe("campaign.Run", func() {
 	It("runs a fuzz campaign from a Config and writes its reports", func(ctx SpecContext) {
-		src, err := example.FindSource("")
-		Expect(err).NotTo(HaveOccurred())
-		repo := filepath.Join(GinkgoT().TempDir(), "remoteterm")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
-		s, err := subject.Open(repo)
-		Expect(err).NotTo(HaveOccurred())
+		s := referenceSubject()
 
 		var out bytes.Buffer
 		report, corpus := GinkgoT().TempDir(), filepath.Join(GinkgoT().TempDir(), "corpus")
