@@ -7,14 +7,13 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/testkit/reportshot"
 	"github.com/skewtest/skewtest/results"
 )
 
 var _ = Describe("the README's picture of report.html", func() {
 	It("was taken of the page the reports package renders now", func() {
-		run, err := reports.Load(filepath.Join(root, reportshot.ResultsFile))
+		run, err := results.Load(filepath.Join(root, reportshot.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		page, err := reportshot.Page(run)
 		Expect(err).NotTo(HaveOccurred())
@@ -24,7 +23,7 @@ var _ = Describe("the README's picture of report.html", func() {
 	})
 
 	It("is a real run's, with passing, failing and refused pairings, and a picture of a reasonable size", func() {
-		run, err := reports.Load(filepath.Join(root, reportshot.ResultsFile))
+		run, err := results.Load(filepath.Join(root, reportshot.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		counts := run.Counts()
 		Expect(counts[results.StatusPass]).To(BeNumerically(">", 0))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
-	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/results"
 )
 
 // BenchmarkRunWarm measures a whole `skewtest run` of the reference subject (working tree ×
@@ -158,7 +158,7 @@ func BenchmarkExplore(b *testing.B) {
 	for b.Loop() {
 		dir := b.TempDir()
 		explore(dir)
-		run, err := reports.Load(filepath.Join(dir, "results.json"))
+		run, err := results.Load(filepath.Join(dir, "results.json"))
 		if err != nil {
 			b.Fatal(err)
 		}

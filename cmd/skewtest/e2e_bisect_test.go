@@ -41,7 +41,7 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 	bisect := func(ctx SpecContext, args ...string) (int, string, *results.Run) {
 		dir := GinkgoT().TempDir()
 		code, out := cli(ctx, append([]string{"bisect", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir}, args...)...)
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		if err != nil {
 			return code, out, nil
 		}
@@ -154,7 +154,7 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 		code, out := cli(ctx, "bisect", "--repo", notesd, "--cache-dir", sharedCache, "--report-dir", dir,
 			"--host", "v0.3.0", "--client", "v0.2.0", "--kind", "sync", "--journey", "sync")
 		Expect(code).To(Equal(exitFindings), out)
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(run.Bisect.FirstBadTag).To(Equal("v0.3.0"))
 		Expect(run.Bisect.LastGoodTag).To(Equal("v0.2.0"))

@@ -19,7 +19,7 @@ var _ = Describe("fixtures: a release's recorded traffic replayed into the worki
 		dir := GinkgoT().TempDir()
 		code, out := cli(ctx, append([]string{"run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir, "--seed", "1",
 			"--pins", "v1.4.190", "--kind", "desktop", "--journey", "terminal"}, args...)...)
-		r, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		r, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred(), out)
 		return code, out, r
 	}
@@ -30,7 +30,7 @@ var _ = Describe("fixtures: a release's recorded traffic replayed into the worki
 		code, out := cli(ctx, "run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", saved, "--seed", "1",
 			"--pins", "v1.4.190", "--kind", "desktop", "--journey", "terminal")
 		Expect(code).To(Equal(exitOK), out)
-		r, err := reports.Load(filepath.Join(saved, reports.ResultsFile))
+		r, err := results.Load(filepath.Join(saved, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.Fixtures).To(BeNil(), "no fixtures yet: no tier")
 	})

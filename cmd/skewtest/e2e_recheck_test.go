@@ -26,7 +26,7 @@ var _ = Describe("recheck of a saved report", Ordered, Label(testlabels.E2E, tes
 			"--host", "v1.4.190", "--client", "v1.4.120", "--kind", "desktop", "--journey", "terminal")
 		Expect(code).To(Equal(exitFindings), out)
 		var err error
-		original, err = reports.Load(filepath.Join(saved, reports.ResultsFile))
+		original, err = results.Load(filepath.Join(saved, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 	})
 
@@ -35,7 +35,7 @@ var _ = Describe("recheck of a saved report", Ordered, Label(testlabels.E2E, tes
 		code, out := cli(ctx, "recheck", "--report-dir", dir, saved)
 		Expect(code).To(Equal(exitFindings), out)
 		Expect(out).To(ContainSubstring("recheck: 3 of 3 pairings re-judged from their transcripts, 0 verdicts changed"))
-		again, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		again, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again.Pairings).To(HaveLen(len(original.Pairings)))
 		for i, p := range original.Pairings {
@@ -48,7 +48,7 @@ var _ = Describe("recheck of a saved report", Ordered, Label(testlabels.E2E, tes
 		// The saved verdict says the skew pairing passed: the checks of today disagree.
 		tampered := GinkgoT().TempDir()
 		Expect(os.CopyFS(tampered, os.DirFS(saved))).To(Succeed())
-		run, err := reports.Load(filepath.Join(tampered, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(tampered, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		var skew *results.Pairing
 		for _, p := range run.Pairings {
@@ -92,7 +92,7 @@ var _ = Describe("replay of a saved report into other builds' decoders", Ordered
 		dir := GinkgoT().TempDir()
 		code, out := cli(ctx, "replay", "--cache-dir", sharedCache, "--report-dir", dir, "--pins", "v1.4.120", saved)
 		Expect(code).To(Equal(exitFindings), out)
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		cells := map[string]*results.Pairing{}
 		for _, p := range run.Pairings {
@@ -128,7 +128,7 @@ var _ = Describe("replay into the builds that recorded the traffic", Label(testl
 		Expect(code).To(BeNumerically("<=", exitFindings), out.String())
 		code = exitCode(dispatch(ctx, []string{"replay", "--cache-dir", sharedCache, "--report-dir", dir, saved}, &out, &out), &out)
 		Expect(code).To(BeNumerically("<=", exitFindings), out.String())
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		own := 0
 		for _, p := range run.Pairings {

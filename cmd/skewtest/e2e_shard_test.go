@@ -66,9 +66,9 @@ var _ = Describe("shards of a run on the reference subject", Ordered, Label(test
 		code, out = cli(ctx, append([]string{"merge-reports", "--report-dir", merged}, shards...)...)
 		Expect(code).To(Equal(0), out)
 
-		want, err := reports.Load(filepath.Join(single, reports.ResultsFile))
+		want, err := results.Load(filepath.Join(single, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
-		got, err := reports.Load(filepath.Join(merged, reports.ResultsFile))
+		got, err := results.Load(filepath.Join(merged, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(comparable(got)).To(Equal(comparable(want)))
 		for _, f := range []string{reports.JUnitFile, reports.SummaryFile, "report.html"} {

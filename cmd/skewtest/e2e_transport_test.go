@@ -51,7 +51,7 @@ var _ = Describe("a host that serves TCP and TLS instead of WebSocket", Ordered,
 
 	load := func(dir string) *results.Run {
 		GinkgoHelper()
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		return run
 	}

@@ -58,7 +58,7 @@ var _ = Describe("notesd's web client, a driver in JavaScript", Ordered, Label(t
 		dir := GinkgoT().TempDir()
 		code, out := cli(ctx, "run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir, "--kind", "web", "--seed", "5")
 		Expect(code).To(Equal(exitOK), out)
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		var ran []string
 		for _, p := range run.Pairings {
@@ -85,7 +85,7 @@ var _ = Describe("notesd's web client, a driver in JavaScript", Ordered, Label(t
 		code, out := cli(ctx, "run", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir, "--kind", "web",
 			"--pins", "v0.2.0", "--seed", "5", "--env", `worktree:NOTESD_FEATURES={"putSendsContent":true}`)
 		Expect(code).To(Equal(exitFindings), out)
-		run, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		var old *results.Pairing
 		for _, p := range run.Pairings {

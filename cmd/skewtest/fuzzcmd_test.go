@@ -95,7 +95,7 @@ var _ = Describe("an interrupted fuzz campaign", func() {
 	// interrupted checks that every report is written and says the campaign was interrupted.
 	interrupted := func(report string) *results.Run {
 		GinkgoHelper()
-		run, err := reports.Load(filepath.Join(report, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(report, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(run.Interrupted).To(BeTrue())
 		Expect(run.Campaign).NotTo(BeNil())

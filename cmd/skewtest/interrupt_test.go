@@ -20,6 +20,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/testkit/proctest"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
+	"github.com/skewtest/skewtest/results"
 )
 
 // The interrupt spec (issue 12, D1 and D2 of the trial): a CI job killed at its time limit
@@ -216,7 +217,7 @@ var _ = Describe("skewtest signalled twice", Ordered, Label(testlabels.E2E, test
 				Expect(stderr.String()).To(ContainSubstring("interrupted twice; exiting"))
 				return
 			}
-			run, err := reports.Load(filepath.Join(report, reports.ResultsFile))
+			run, err := results.Load(filepath.Join(report, reports.ResultsFile))
 			Expect(err).NotTo(HaveOccurred(), "the reports are written")
 			Expect(run.Interrupted).To(BeTrue())
 			Expect(filepath.Join(report, reports.SummaryFile)).To(BeAnExistingFile())

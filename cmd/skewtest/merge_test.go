@@ -45,7 +45,7 @@ var _ = Describe("merge-reports", func() {
 		Expect(exitCode(err, io.Discard)).To(Equal(whole.ExitCode()))
 		Expect(stdout.String()).To(ContainSubstring("merged 3 reports: 18 pairings"))
 		Expect(stdout.String()).To(ContainSubstring("reports: " + out))
-		merged, err := reports.Load(filepath.Join(out, reports.ResultsFile))
+		merged, err := results.Load(filepath.Join(out, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(merged.Pairings).To(HaveLen(18))
 		Expect(filepath.Join(out, reports.HTMLFile)).To(BeAnExistingFile())

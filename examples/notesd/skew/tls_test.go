@@ -11,9 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/skewtest/skewtest/internal/adopt/example"
-	"github.com/skewtest/skewtest/internal/after/reports"
-	"github.com/skewtest/skewtest/internal/declare/pins"
+	"github.com/skewtest/skewtest/results"
 )
 
 // A go test caller of skewtesting whose host serves TLS: the run makes a throwaway
@@ -21,11 +19,11 @@ import (
 // run removes it, since no skewtest command is there to do it on its way out.
 var _ = Describe("notesd's working tree serving TLS", func() {
 	It("leaves no certificate authority in $TMPDIR once skewtesting.Run returns", func(ctx SpecContext) {
-		src, err := example.FindSource("notesd")
-		Expect(err).NotTo(HaveOccurred())
+		// The history as `skewtest example --subject notesd` writes it (skew_test.go).
 		repo := filepath.Join(GinkgoT().TempDir(), "notesd")
-		_, err = example.Write(src, repo)
-		Expect(err).NotTo(HaveOccurred())
+		out, err := exec.CommandContext(ctx, "go", "run", "-tags", "nocontainer", "github.com/skewtest/skewtest/cmd/skewtest",
+			"example", "--subject", "notesd", repo).CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
 		// The working tree's host serves its rpc channel as TLS-wrapped JSON lines (its
 		// transport switch); the run hands it the CA's certificate and key.
 		path := filepath.Join(repo, "skewtest.yaml")
@@ -45,12 +43,12 @@ var _ = Describe("notesd's working tree serving TLS", func() {
 		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "./testdata/tlsrun")
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NOTESD_SKEW_REPO="+repo, "NOTESD_SKEW_CACHE="+GinkgoT().TempDir(),
 			"NOTESD_SKEW_REPORT="+report)
-		out, err := cmd.CombinedOutput()
+		out, err = cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", out)
 		Expect(string(out)).To(ContainSubstring("--- PASS: TestTLSRun"))
-		run, err := reports.Load(filepath.Join(report, reports.ResultsFile))
+		run, err := results.Load(filepath.Join(report, "results.json"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(run.Builds).To(ContainElement(And(HaveField("Label", pins.WorktreeLabel), HaveField("Transport", "tls (channel rpc, lines framing)"))))
+		Expect(run.Builds).To(ContainElement(And(HaveField("Label", results.WorktreeLabel), HaveField("Transport", "tls (channel rpc, lines framing)"))))
 		Expect(run.Pairings).NotTo(BeEmpty(), "pairings ran over TLS: the run needed its CA")
 
 		var left []string

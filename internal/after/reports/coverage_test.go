@@ -37,7 +37,7 @@ var _ = Describe("contract coverage in the reports", func() {
 
 		dir := GinkgoT().TempDir()
 		Expect(reports.Write(dir, withCoverage())).To(Succeed())
-		back, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		back, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.Coverage).To(Equal(withCoverage().Coverage))
 	})

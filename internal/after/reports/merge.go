@@ -48,7 +48,7 @@ func MergeDirs(out string, dirs ...string) (*results.Run, error) {
 		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s has no %s: is it a run's report directory (its ReportDir, --report-dir)?", ErrMergeInput, d, ResultsFile)
 		}
-		if runs[i], err = Load(p); err != nil {
+		if runs[i], err = results.Load(p); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrMergeInput, err)
 		}
 	}

@@ -48,7 +48,7 @@ var _ = Describe("MergeDirs", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(merged.ExitCode()).To(Equal(whole.ExitCode()))
 
-		back, err := reports.Load(filepath.Join(out, reports.ResultsFile))
+		back, err := results.Load(filepath.Join(out, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back.Finished).NotTo(Equal(whole.Finished), "the shards ran at their own times")
 		back.Finished = whole.Finished

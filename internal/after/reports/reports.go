@@ -89,6 +89,3 @@ func AppendStepSummary(path, summary string) error {
 	_, err = f.WriteString(summary + "\n")
 	return errors.Join(err, f.Close())
 }
-
-// Load reads a results.json (results.Load).
-func Load(path string) (*results.Run, error) { return results.Load(path) }

@@ -37,7 +37,7 @@ var _ = Describe("reports", func() {
 		dir := GinkgoT().TempDir()
 		run := sampleRun()
 		Expect(reports.Write(dir, run)).To(Succeed())
-		back, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		back, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back).To(Equal(run))
 		raw, err := os.ReadFile(filepath.Join(dir, reports.ResultsFile))
@@ -58,7 +58,7 @@ var _ = Describe("reports", func() {
 		run.Pairings[1].Status = results.StatusFlaky
 		run.Pairings[1].Attempts = []results.Status{results.StatusFail, results.StatusPass}
 		Expect(reports.Write(dir, run)).To(Succeed())
-		back, err := reports.Load(filepath.Join(dir, reports.ResultsFile))
+		back, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(back).To(Equal(run))
 		raw, err := os.ReadFile(filepath.Join(dir, reports.ResultsFile))
@@ -152,7 +152,7 @@ var _ = Describe("reports", func() {
 	It("refuses a results.json from a newer schema", func() {
 		p := filepath.Join(GinkgoT().TempDir(), "r.json")
 		Expect(os.WriteFile(p, []byte(`{"schemaVersion": 99}`), 0o644)).To(Succeed())
-		_, err := reports.Load(p)
+		_, err := results.Load(p)
 		Expect(err).To(MatchError(ContainSubstring("newer than this skewtest")))
 	})
 

@@ -17,7 +17,7 @@ type Saved struct {
 // OpenSaved reads the results.json of the report directory dir. A directory without a
 // readable one is the user's mistake (a usage error naming dir).
 func OpenSaved(dir string) (*Saved, error) {
-	run, err := Load(filepath.Join(dir, ResultsFile))
+	run, err := results.Load(filepath.Join(dir, ResultsFile))
 	if err != nil {
 		return nil, usage.Errorf("%s: %w", dir, err)
 	}

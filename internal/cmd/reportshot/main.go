@@ -15,6 +15,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/testkit/reportshot"
+	"github.com/skewtest/skewtest/results"
 )
 
 func main() {
@@ -33,7 +34,7 @@ func shoot(ctx context.Context, root string) error {
 	if err != nil {
 		return err
 	}
-	run, err := reports.Load(filepath.Join(root, reportshot.ResultsFile))
+	run, err := results.Load(filepath.Join(root, reportshot.ResultsFile))
 	if err != nil {
 		return err
 	}

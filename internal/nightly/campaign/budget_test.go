@@ -15,6 +15,7 @@ import (
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/internal/testkit/testcache"
+	"github.com/skewtest/skewtest/results"
 )
 
 // saturate keeps every core busy until the spec ends: a busy loop per core, each in a
@@ -65,7 +66,7 @@ var _ = Describe("a budget", func() {
 		Expect(run.NotRun).To(BeZero())
 		Expect(run.ExitCode()).To(Equal(0), out.String())
 
-		saved, err := reports.Load(filepath.Join(cfg.ReportDir, reports.ResultsFile))
+		saved, err := results.Load(filepath.Join(cfg.ReportDir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(saved.Campaign.Cases).To(Equal(run.Campaign.Cases))
 		Expect(saved.Campaign.CasesNotRun).To(Equal(run.Campaign.CasesNotRun))

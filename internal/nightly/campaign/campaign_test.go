@@ -51,7 +51,7 @@ var _ = Describe("campaign.Run", func() {
 		Expect(run.Campaign.Cases).To(Equal(4), out.String())
 		Expect(run.ExitCode()).To(Equal(0), out.String())
 		Expect(out.String()).To(ContainSubstring("skewtest fuzz: seed 1"))
-		saved, err := reports.Load(filepath.Join(report, reports.ResultsFile))
+		saved, err := results.Load(filepath.Join(report, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(saved.Campaign.Cases).To(Equal(4))
 

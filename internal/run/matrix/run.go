@@ -88,7 +88,7 @@ func newPlan(ctx context.Context, o *Config) (*plan, error) {
 		return nil, err
 	}
 	if o.LastFailed {
-		if pl.prev, err = reports.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
+		if pl.prev, err = results.Load(filepath.Join(o.ReportDir, reports.ResultsFile)); err != nil {
 			return nil, usage.Optionf("LastFailed", "needs the previous run's %s: %w", reports.ResultsFile, err)
 		}
 	}
