@@ -284,6 +284,14 @@ type CampaignFinding struct {
 	// Own is set when the pairing is a build with itself (a reference pairing, not its
 	// future-peer pass): the release's own bug, not a skew between two releases.
 	Own bool `json:"own,omitempty"`
+	// Race is set when only a perturbed schedule shows the finding: its case, run with the
+	// campaign's own timing, does not. Schedule says that schedule ("settle none, H>C
+	// 25ms±25ms"), and Reproduced how many of Replays runs of the case with it showed the
+	// finding again.
+	Race       bool   `json:"race,omitempty"`
+	Schedule   string `json:"schedule,omitempty"`
+	Replays    int    `json:"replays,omitempty"`
+	Reproduced int    `json:"reproduced,omitempty"`
 }
 
 // CampaignCase is one case of a campaign and its verdict (the worst of its pairings).

@@ -38,7 +38,12 @@ type Journey struct {
 	// Settle is how long no frame may cross the tap before a step that met its barriers has
 	// settled; 0 means the harness default, negative turns the quiet period off (settle 0).
 	Settle time.Duration
-	Steps  []Step
+	// Unsettled (settle none) ends every step but the last as soon as its commands returned:
+	// nothing is waited for (no quiet period, no reply, no frame the references owe), so
+	// what a step caused may still be on its way when the next one acts. It is a schedule
+	// a campaign draws to find races; a gate's journey does not use it.
+	Unsettled bool
+	Steps     []Step
 	Frames []FrameLine // expected named frame sequence
 	Ignore []FrameLine // frames left out of the sequence, with the reason in a comment
 	// Listed says the journey comes from the subject's journeys list (LoadSet), so its name

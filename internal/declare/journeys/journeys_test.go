@@ -42,7 +42,11 @@ var _ = Describe("Parse", func() {
 			j, err := journeys.Parse("s.txtar", []byte("kind *\n"+text+"-- script --\nstep a\n"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(j.Settle).To(Equal(want), text)
+			Expect(j.Unsettled).To(BeFalse(), text)
 		}
+		j, err := journeys.Parse("s.txtar", []byte("kind *\nsettle none\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Unsettled).To(BeTrue())
 	})
 
 	It("marks a quoted value, so that an action sends it as a string whatever it looks like", func() {
@@ -126,7 +130,7 @@ var _ = Describe("Parse", func() {
 		},
 		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"),
 		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout, quiet or settle, or # comments)`),
-		Entry("bad settle", "kind desktop\nsettle -1s\n-- script --\nstep a\n", `bad.txtar:2: settle "-1s" is not a duration such as 50ms (0 turns the quiet period off)`),
+		Entry("bad settle", "kind desktop\nsettle -1s\n-- script --\nstep a\n", `bad.txtar:2: settle "-1s" is not a duration such as 50ms (0 turns the quiet period off; none ends each step without waiting)`),
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
 		Entry("duplicate step", "kind desktop\n-- script --\nstep a\nstep a\n", `bad.txtar:4: step "a" already defined at line 3`),

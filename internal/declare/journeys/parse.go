@@ -120,9 +120,13 @@ func (j *Journey) parseHeader(data []byte) error {
 					j.Quiet = d
 				}
 			case "settle":
+				if val == "none" {
+					j.Unsettled = true
+					continue
+				}
 				d, err := time.ParseDuration(val)
 				if err != nil || d < 0 {
-					return j.errorf(n, "settle %q is not a duration such as 50ms (0 turns the quiet period off)", val)
+					return j.errorf(n, "settle %q is not a duration such as 50ms (0 turns the quiet period off; none ends each step without waiting)", val)
 				}
 				j.Settle = d
 				if d == 0 {

@@ -346,8 +346,13 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		if f.Own {
 			own = fmt.Sprintf(" (%s's own bug: it fails with itself, not a skew)", f.Host)
 		}
-		fmt.Fprintf(stdout, "  %s on %s%s: %d cases, first %s after %s; %s\n    %s\n",
-			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), own, f.Cases, f.First, f.After.Round(time.Second), what, f.Repro)
+		race := ""
+		if f.Race {
+			race = fmt.Sprintf("\n    race: only its schedule (%s) shows it, %d of %d replays; with the campaign's own timing the case passes",
+				f.Schedule, f.Reproduced, f.Replays)
+		}
+		fmt.Fprintf(stdout, "  %s on %s%s: %d cases, first %s after %s; %s%s\n    %s\n",
+			f.Kind, results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), own, f.Cases, f.First, f.After.Round(time.Second), what, race, f.Repro)
 	}
 	fmt.Fprintf(stdout, "reports: %s\n", o.ReportDir)
 	if ctx.Err() != nil {

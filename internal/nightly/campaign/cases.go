@@ -86,7 +86,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 
 // draw draws the campaign's case slot (1-based): case slot, or the guide's pick.
 func (cp *campaign) draw(slot int) (*fuzz.Case, error) {
-	opts := fuzz.Options{Exclude: cp.o.Exclude}
+	opts := fuzz.Options{Exclude: cp.o.Exclude, Schedules: cp.o.Schedules}
 	var c *fuzz.Case
 	var err error
 	if cp.guide != nil {
@@ -267,11 +267,17 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 // a verdict, a finding and a shrink are always a single case's.
 func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var packs [][]caseJourney
-	byGen := map[*fuzz.Generator]int{}
+	// A pack's cases share a generator and a schedule (the pack's journey has one).
+	type packKey struct {
+		g *fuzz.Generator
+		s fuzz.Schedule
+	}
+	byGen := map[packKey]int{}
 	for _, cj := range cjs {
-		i, ok := byGen[cj.c.Gen]
+		k := packKey{cj.c.Gen, cj.c.Schedule}
+		i, ok := byGen[k]
 		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
-			byGen[cj.c.Gen] = len(packs)
+			byGen[k] = len(packs)
 			packs = append(packs, nil)
 			i = len(packs) - 1
 		}

@@ -62,7 +62,15 @@ type Config struct {
 	// drawn before, and events the coverage memory says reached rarely reached parts
 	// (explore's). The same seed and memory give the same cases.
 	Guided bool
+	// Schedules makes timing one more dimension of every case (fuzz.DrawSchedule): a
+	// finding only a perturbed schedule shows is a race, replayed RaceReplays times for its
+	// rate (explore's).
+	Schedules bool
 }
+
+// RaceReplays is how many times a race's case is run with its schedule to say how often
+// it reproduces.
+const RaceReplays = 10
 
 // defaults fills what the caller left out, and refuses what does not go together.
 func (o *Config) defaults() error {

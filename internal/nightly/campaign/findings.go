@@ -107,9 +107,29 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		return err
 	}
 	shows := map[results.Kind]bool{}
-	if again != nil {
-		for _, f := range again.Findings {
-			shows[f.Kind] = true
+	for _, k := range kindsOf(again) {
+		shows[k] = true
+	}
+	if cj.c != nil && !cj.c.Schedule.Zero() {
+		// Drawn with a perturbed schedule: is it a race?
+		var kinds []results.Kind
+		for _, i := range primary {
+			kinds = append(kinds, cp.c.Findings[i].Kind)
+		}
+		rates, err := cp.raceRates(ctx, cj, p, again, kinds)
+		if err != nil {
+			if ctx.Err() != nil {
+				cp.keepUnshrunk(cj, p, fresh)
+			}
+			return err
+		}
+		for _, i := range primary {
+			u := &cp.c.Findings[i]
+			if n, race := rates[u.Kind]; race && n > 0 {
+				u.Race, u.Schedule, u.Replays, u.Reproduced, shows[u.Kind] = true, cj.c.Schedule.String(), RaceReplays, n, true
+				fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) is a race: it shows under schedule %s (%d of %d replays), not settled\n", u.Kind,
+					results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Schedule, n, RaceReplays)
+			}
 		}
 	}
 	for _, i := range primary {
@@ -144,6 +164,67 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		c.Shrunk, c.ShrunkEvents, c.Repro, c.Flaky = first.Shrunk, first.ShrunkEvents, first.Repro, first.Flaky
 	}
 	return nil
+}
+
+// kindsOf lists the finding kinds of a pairing's result (nil: none).
+func kindsOf(r *results.Pairing) []results.Kind {
+	if r == nil {
+		return nil
+	}
+	var out []results.Kind
+	for _, f := range r.Findings {
+		out = append(out, f.Kind)
+	}
+	return out
+}
+
+// raceRates judges the kinds a failing case drawn with a perturbed schedule showed on
+// pairing p. Run with the campaign's own timing (its schedule left out), a kind it shows
+// is no race: it is left out of the result. Every other kind is a race when replaying the case with its
+// schedule shows it: the result counts the replays that did, of RaceReplays (again, the
+// confirmation run, is the first).
+func (cp *campaign) raceRates(ctx context.Context, cj caseJourney, p harness.Pairing, again *results.Pairing, kinds []results.Kind) (map[results.Kind]int, error) {
+	settled := cj.c.Clone()
+	settled.Schedule = fuzz.Schedule{}
+	settled.Name += "-settled"
+	j, err := settled.Journey(settled.Name + ".txtar")
+	if err != nil {
+		return nil, fmt.Errorf("case %s without its schedule: %w", cj.name, err)
+	}
+	r, err := cp.runOne(ctx, p, j, false)
+	if err != nil {
+		return nil, err
+	}
+	rates := map[results.Kind]int{}
+	for _, k := range kinds {
+		rates[k] = 0
+	}
+	for _, k := range kindsOf(r) {
+		delete(rates, k) // shown settled: no race
+	}
+	if len(rates) == 0 {
+		return rates, nil
+	}
+	count := func(r *results.Pairing) {
+		seen := map[results.Kind]bool{}
+		for _, k := range kindsOf(r) {
+			if _, ok := rates[k]; ok && !seen[k] {
+				seen[k] = true
+				rates[k]++
+			}
+		}
+	}
+	count(again)
+	for n := 2; n <= RaceReplays; n++ {
+		replay := *cj.j
+		replay.Name += fmt.Sprintf("-replay%d", n)
+		r, err := cp.runOne(ctx, p, &replay, false)
+		if err != nil {
+			return nil, err
+		}
+		count(r)
+	}
+	return rates, nil
 }
 
 // keepUnshrunk writes a failing case that could be neither confirmed nor shrunk to the

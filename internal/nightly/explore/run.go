@@ -40,6 +40,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	c.Name = "explore"
 	c.FuturePeers = true
 	c.Guided = true
+	c.Schedules = true
 	c.Draw = func(ctx context.Context, b *harness.Build, gens []*fuzz.Generator) ([]*fuzz.Generator, error) {
 		return draw(ctx, &o, b, gens)
 	}
@@ -56,12 +57,13 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 		return nil, err
 	}
 	var bases []Base
+	var of []*journeys.Journey // the journey each base is drawn from (nil: a generator)
 	for _, g := range gens {
 		base, err := BaseOfGenerator(g)
 		if err != nil {
 			return nil, err
 		}
-		bases = append(bases, base)
+		bases, of = append(bases, base), append(of, nil)
 	}
 	if len(bases) == 0 {
 		s, err := o.Open()
@@ -80,7 +82,7 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 			if err != nil {
 				return nil, err
 			}
-			bases = append(bases, base)
+			bases, of = append(bases, base), append(of, j)
 		}
 	}
 	var streams []contract.StreamSpec
@@ -94,8 +96,17 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 		}
 	}
 	var out []*fuzz.Generator
-	for _, base := range bases {
+	whole := 0
+	for i, base := range bases {
 		text := Text(base, drivers, streams, quiet)
+		if text == nil && of[i] != nil {
+			// Nothing to draw into the journey: its cases are the journey whole, under
+			// the schedules the campaign draws.
+			if text, err = WholeJourney(of[i]); err != nil {
+				return nil, err
+			}
+			whole++
+		}
 		if text == nil {
 			continue
 		}
@@ -114,6 +125,9 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 		described += len(d.Params)
 	}
 	fmt.Fprintf(o.Stdout, "explore: %d described actions of %d drivers; drew %d generators in %s\n", described, len(drivers), len(out), dir)
+	if whole > 0 {
+		fmt.Fprintf(o.Stdout, "explore: %s run whole, under drawn schedules only (nothing described applies to them)\n", results.Plural(whole, "journey"))
+	}
 	if !o.Only {
 		out = append(out, gens...)
 	}

@@ -22,6 +22,8 @@ type Case struct {
 	Setup  *Instance
 	Events []*Instance
 	Finish *Instance
+	// Schedule is how its traffic is timed (Options.Schedules draws it; zero otherwise).
+	Schedule Schedule
 }
 
 // Instance is a section with its drawn values, one per generator call in order.
@@ -39,7 +41,8 @@ type Instance struct {
 // own barrier); one that fails says nothing about which case, so its cases are run alone.
 func Pack(name string, cases []*Case) *Case {
 	first := cases[0]
-	p := &Case{Gen: first.Gen, Seed: first.Seed, Index: first.Index, Name: name, Setup: first.Setup, Finish: first.Finish}
+	p := &Case{Gen: first.Gen, Seed: first.Seed, Index: first.Index, Name: name, Setup: first.Setup, Finish: first.Finish,
+		Schedule: first.Schedule}
 	for k, c := range cases {
 		for i, e := range c.Events {
 			ee := *e
@@ -55,6 +58,9 @@ type Options struct {
 	// Exclude names events no case draws (--exclude): names, or patterns of path.Match
 	// ("held-*").
 	Exclude []string
+	// Schedules draws each case's Schedule (DrawSchedule): timing becomes one more
+	// dimension of the case.
+	Schedules bool
 }
 
 // Draw makes case index (1-based) of a campaign with seed from gens: which generator, how
@@ -71,7 +77,7 @@ func Draw(gens []*Generator, seed int64, index int, opts Options) (*Case, error)
 			total += e.Weight
 		}
 	}
-	if len(pool) == 0 {
+	if len(pool) == 0 && g.MaxEvents > 0 {
 		return nil, fmt.Errorf("%s: every event is excluded (%s)", g.File, strings.Join(opts.Exclude, ","))
 	}
 	c := &Case{Gen: g, Seed: seed, Index: index, Name: fmt.Sprintf("fuzz-%s-%d", g.Name, index)}
@@ -88,6 +94,9 @@ func Draw(gens []*Generator, seed int64, index int, opts Options) (*Case, error)
 		}
 	}
 	c.Finish = instance(g.Finish, r)
+	if opts.Schedules {
+		c.Schedule = DrawSchedule(seed, index)
+	}
 	return c, nil
 }
 
@@ -147,15 +156,29 @@ func (c *Case) Text() []byte {
 	for _, h := range c.Gen.Header {
 		b.WriteString(h + "\n")
 	}
+	for _, h := range c.Schedule.header() {
+		b.WriteString(h + "\n")
+	}
 	b.WriteString("\n-- script --\n")
 	bind := map[string][]byte{}
 	fresh := 0
+	// The schedule's tap lines open the first step, before anything crosses.
+	timed := false
+	stepLine := func(name string) {
+		fmt.Fprintf(&b, "step %s\n", name)
+		if !timed {
+			timed = true
+			for _, l := range c.Schedule.tapLines() {
+				b.WriteString(l + "\n")
+			}
+		}
+	}
 	write := func(in *Instance, step string) {
 		if in == nil {
 			return
 		}
 		if len(in.Section.Lines) == 0 || in.Section.Lines[0].Step == "" {
-			fmt.Fprintf(&b, "step %s\n", step)
+			stepLine(step)
 		}
 		vals := in.Values
 		local := map[string][]byte{}
@@ -164,7 +187,7 @@ func (c *Case) Text() []byte {
 		}
 		for _, l := range in.Section.Lines {
 			if l.Step != "" {
-				fmt.Fprintf(&b, "step %s\n", l.Step)
+				stepLine(l.Step)
 				continue
 			}
 			var words []string

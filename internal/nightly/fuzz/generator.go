@@ -199,8 +199,11 @@ func Parse(file string, data []byte) (*Generator, error) {
 		}
 		line += bytes.Count(f.Data, []byte("\n"))
 	}
-	if len(g.Events) == 0 {
-		return nil, g.errorf(1, "no -- event NAME -- section: a generator needs at least one event")
+	switch {
+	case len(g.Events) == 0 && g.MaxEvents > 0:
+		return nil, g.errorf(1, "no -- event NAME -- section: a generator needs at least one event (or events 0..0: every case is the setup and finish alone)")
+	case len(g.Events) > 0 && g.MaxEvents == 0:
+		return nil, g.errorf(1, "events 0..0 draws no event, yet the generator has event sections")
 	}
 	if g.Kinds == "" {
 		return nil, g.errorf(1, "no kind line: say which client kinds the cases drive (kind desktop, kind desktop,mobile or kind *)")

@@ -157,6 +157,12 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	var owed map[string][]string
 	owedKnown := false
 	last := len(j.p.Journey.Steps) > 0 && j.p.Journey.Steps[len(j.p.Journey.Steps)-1].Name == s.Name
+	if j.p.Journey.Unsettled && !last {
+		// settle none: the next step acts while this one's frames may still be on their way
+		// (a schedule a campaign draws). The last step still settles: what is still on its
+		// way at the end would read as lost.
+		return nil
+	}
 	for {
 		settled, left, lagging := false, time.Duration(0), false
 		var pending []checks.Request

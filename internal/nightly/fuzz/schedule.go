@@ -1,0 +1,112 @@
+package fuzz
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// Schedule is how a case's traffic is timed: whether its steps settle, and how late the
+// tap makes each direction's messages, from the first message on (the handshake
+// included). It is part of the case: written into its journey (a settle none header, tap
+// delay lines at the start of its first step), so a replay, a shrunk case and a repro
+// line run it again. The zero Schedule is the campaign's own timing.
+type Schedule struct {
+	// Unsettled ends each step but the last as soon as its commands returned (settle
+	// none): what a step caused may still be on its way when the next one acts.
+	Unsettled bool
+	// Lag is each direction's delay, by index: ClientToHost (0) and HostToClient (1).
+	Lag [2]Lag
+}
+
+// Lag is how late the tap makes a direction's messages: D, plus up to Jitter more,
+// each message's share fixed by its place on its connection. Different connections get
+// different shares, so a reply on one may overtake a push on another; on one connection
+// no message overtakes another.
+type Lag struct{ D, Jitter time.Duration }
+
+// directions name Lag's indexes as the journey's tap lines write them.
+var directions = [2]string{"C>H", "H>C"}
+
+// lags are the delays a perturbed direction draws from: a little late, late with jitter
+// as long, and late enough for a whole round trip to overtake.
+var lags = []Lag{{D: time.Millisecond}, {D: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}, {D: 25 * time.Millisecond, Jitter: 25 * time.Millisecond}}
+
+// scheduleStream keeps a case's schedule draw apart from its events' and values': the
+// same seed and index draw the same events with or without schedules.
+const scheduleStream = 0x5c4ed01e
+
+// DrawSchedule draws case index's schedule from the campaign's seed alone: half of the
+// cases keep the campaign's timing; the others end steps unsettled, delay a direction, or
+// both.
+func DrawSchedule(seed int64, index int) Schedule {
+	r := rand.New(rand.NewPCG(uint64(seed), uint64(index)^scheduleStream))
+	var s Schedule
+	if r.IntN(2) == 0 {
+		return s
+	}
+	s.Unsettled = r.IntN(3) != 0
+	for i := range s.Lag {
+		if k := r.IntN(len(lags) + 1); k > 0 {
+			s.Lag[i] = lags[k-1]
+		}
+	}
+	if s.Zero() {
+		s.Unsettled = true
+	}
+	return s
+}
+
+// Zero reports whether s is the campaign's own timing.
+func (s Schedule) Zero() bool { return s == Schedule{} }
+
+// String says the schedule in a few words: "settle none, H>C 25ms±25ms", or "settled".
+func (s Schedule) String() string {
+	var parts []string
+	if s.Unsettled {
+		parts = append(parts, "settle none")
+	}
+	for i, l := range s.Lag {
+		if l == (Lag{}) {
+			continue
+		}
+		w := directions[i] + " " + l.D.String()
+		if l.Jitter > 0 {
+			w += "±" + l.Jitter.String()
+		}
+		parts = append(parts, w)
+	}
+	if len(parts) == 0 {
+		return "settled"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// header is the schedule's journey header lines.
+func (s Schedule) header() []string {
+	if s.Zero() {
+		return nil
+	}
+	out := []string{"# schedule: " + s.String()}
+	if s.Unsettled {
+		out = append(out, "settle none")
+	}
+	return out
+}
+
+// tapLines are the schedule's commands at the start of the case's first step.
+func (s Schedule) tapLines() []string {
+	var out []string
+	for i, l := range s.Lag {
+		if l == (Lag{}) {
+			continue
+		}
+		line := fmt.Sprintf("tap delay %s %s", directions[i], l.D)
+		if l.Jitter > 0 {
+			line += " jitter=" + l.Jitter.String()
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package fuzz_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+)
+
+var _ = Describe("schedules", func() {
+	It("are drawn from the seed and the case alone, and leave the case's events as they were", func() {
+		g := mustParse(gen)
+		perturbed, unsettled, lagged := 0, 0, 0
+		for i := 1; i <= 200; i++ {
+			s := fuzz.DrawSchedule(7, i)
+			Expect(fuzz.DrawSchedule(7, i)).To(Equal(s))
+			if s.Zero() {
+				continue
+			}
+			perturbed++
+			if s.Unsettled {
+				unsettled++
+			}
+			if s.Lag != [2]fuzz.Lag{} {
+				lagged++
+			}
+			with := draw(g, 7, i, fuzz.Options{Schedules: true})
+			without := draw(g, 7, i, fuzz.Options{})
+			Expect(with.Schedule).To(Equal(s))
+			Expect(without.Schedule.Zero()).To(BeTrue())
+			Expect(with.EventNames()).To(Equal(without.EventNames()))
+		}
+		// About half the cases keep the campaign's timing; the others vary both ways.
+		Expect(perturbed).To(BeNumerically("~", 100, 30))
+		Expect(unsettled).To(BeNumerically(">", 20))
+		Expect(lagged).To(BeNumerically(">", 20))
+	})
+
+	It("are written into the case's journey: settle none in the header, the tap's delays before anything crosses", func() {
+		g := mustParse(gen)
+		c := draw(g, 7, 1, fuzz.Options{})
+		c.Schedule = fuzz.Schedule{Unsettled: true, Lag: [2]fuzz.Lag{{}, {D: 25e6, Jitter: 25e6}}}
+		Expect(c.Schedule.String()).To(Equal("settle none, H>C 25ms±25ms"))
+		text := string(c.Text())
+		Expect(text).To(ContainSubstring("# schedule: settle none, H>C 25ms±25ms\nsettle none\n"))
+		Expect(text).To(ContainSubstring("-- script --\nstep setup\ntap delay H>C 25ms jitter=25ms\nclient open"))
+		Expect(strings.Count(text, "tap delay")).To(Equal(1))
+		j, err := c.Journey("case.txtar")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Unsettled).To(BeTrue())
+
+		// Control: the campaign's own timing writes nothing of the kind.
+		c.Schedule = fuzz.Schedule{}
+		Expect(c.Schedule.String()).To(Equal("settled"))
+		Expect(string(c.Text())).NotTo(Or(ContainSubstring("settle"), ContainSubstring("tap delay")))
+	})
+
+	It("opens a whole journey's first step, and a pack keeps its first case's", func() {
+		g := mustParse("kind desktop\nevents 0..0\npack 1\n-- setup --\nstep open\nclient open\nstep close\nclient close\n")
+		c := draw(g, 3, 1, fuzz.Options{})
+		Expect(c.Events).To(BeEmpty())
+		c.Schedule = fuzz.Schedule{Lag: [2]fuzz.Lag{{D: 1e6}, {}}}
+		Expect(string(c.Text())).To(ContainSubstring("-- script --\nstep open\ntap delay C>H 1ms\nclient open\nstep close\nclient close\n"))
+		Expect(fuzz.Pack("p", []*fuzz.Case{c, c}).Schedule).To(Equal(c.Schedule))
+	})
+
+	It("refuses events 0..0 with event sections, and no event sections without it", func() {
+		_, err := fuzz.Parse("g.txtar", []byte("kind desktop\nevents 0..0\n-- setup --\nclient open\n-- event e --\nclient x\n"))
+		Expect(err).To(MatchError(ContainSubstring("events 0..0 draws no event")))
+		_, err = fuzz.Parse("g.txtar", []byte("kind desktop\n-- setup --\nclient open\n"))
+		Expect(err).To(MatchError(ContainSubstring("or events 0..0")))
+	})
+})
