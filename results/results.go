@@ -281,9 +281,12 @@ type CampaignFinding struct {
 	// After is how long the campaign had run when the first case showed it (its builds
 	// apart): the time to first detection.
 	After time.Duration `json:"afterNs"`
-	// Own is set when the pairing is a build with itself (a reference pairing, not its
-	// future-peer pass): the release's own bug, not a skew between two releases.
-	Own bool `json:"own,omitempty"`
+	// Own is set when the finding is a release's own bug, not a skew between two releases:
+	// the pairing is a build with itself (a reference pairing, not its future-peer pass), or
+	// the same-build reference of either side showed it too in the same case. OwnOf names
+	// that release.
+	Own   bool   `json:"own,omitempty"`
+	OwnOf string `json:"ownOf,omitempty"`
 	// Race is set when only a perturbed schedule shows the finding: its case, run with the
 	// campaign's own timing, does not. Schedule says that schedule ("settle none, H>C
 	// 25ms±25ms"), and Reproduced how many of Replays runs of the case with it showed the

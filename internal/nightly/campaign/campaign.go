@@ -344,7 +344,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		}
 		own := ""
 		if f.Own {
-			own = fmt.Sprintf(" (%s's own bug: it fails with itself, not a skew)", f.Host)
+			own = fmt.Sprintf(" (%s's own bug: it fails with itself, not a skew)", f.OwnOf)
 		}
 		race := ""
 		if f.Race {

@@ -65,7 +65,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		cp.unique[key] = len(cp.c.Findings)
 		fresh = append(fresh, len(cp.c.Findings))
 		cp.c.Findings = append(cp.c.Findings, results.CampaignFinding{Kind: f.Kind, Host: p.Host.Label, Client: p.Client.Label,
-			ClientKind: p.Kind, Cases: 1, First: cj.name, Message: f.Message, Repro: r.Repro, Own: p.Host.Label == p.Client.Label && !r.Future,
+			ClientKind: p.Kind, Cases: 1, First: cj.name, Message: f.Message, Repro: r.Repro, Own: f.Own != "", OwnOf: f.Own,
 			After: time.Since(cp.started)})
 		fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s): %s\n", f.Kind, results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, f.Message)
 	}

@@ -46,12 +46,16 @@ func keepNamed(gens []*fuzz.Generator, names []string) []*fuzz.Generator {
 }
 
 // DrawnPrefix begins the name of a generator a draw makes from a base (explore-NAME from
-// the generator or journey NAME).
-const DrawnPrefix = "explore-"
+// the generator or journey NAME), and WholePrefix that of one whose cases are journey
+// NAME whole (journey-NAME).
+const (
+	DrawnPrefix = "explore-"
+	WholePrefix = "journey-"
+)
 
 // pickDrawn keeps the generators names names after a draw (all when names is empty): a
-// name picks the generator of that name and the one drawn from it (explore-NAME). A name
-// that picks nothing is refused, naming what there is.
+// name picks the generator of that name and those drawn from it (explore-NAME,
+// journey-NAME). A name that picks nothing is refused, naming what there is.
 func pickDrawn(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, error) {
 	if len(names) == 0 {
 		return gens, nil
@@ -60,7 +64,7 @@ func pickDrawn(gens []*fuzz.Generator, names []string) ([]*fuzz.Generator, error
 	picked := map[string]bool{}
 	for _, g := range gens {
 		for _, n := range names {
-			if g.Name == n || g.Name == DrawnPrefix+n {
+			if g.Name == n || g.Name == DrawnPrefix+n || g.Name == WholePrefix+n {
 				out, picked[n] = append(out, g), true
 				break
 			}

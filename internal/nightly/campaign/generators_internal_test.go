@@ -25,16 +25,19 @@ var _ = Describe("picking generators by name", func() {
 	}
 
 	It("keeps, after a draw, the generators named and the ones drawn from them, and only those", func() {
-		drawn := gens("explore-term", "explore-notes", "term", "session")
+		drawn := gens("explore-term", "explore-notes", "journey-notes", "term", "session")
 		got, err := pickDrawn(drawn, []string{"term"})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(names(got)).To(Equal([]string{"explore-term", "term"}), "left out: explore-notes and session")
+		Expect(names(got)).To(Equal([]string{"explore-term", "term"}), "left out: explore-notes, journey-notes and session")
+		got, err = pickDrawn(drawn, []string{"notes"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(names(got)).To(Equal([]string{"explore-notes", "journey-notes"}), "the drawn one and the whole journey")
 		got, err = pickDrawn(drawn, []string{"explore-notes"})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(names(got)).To(Equal([]string{"explore-notes"}))
 		got, err = pickDrawn(drawn, nil)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got).To(HaveLen(4), "no names: every generator")
+		Expect(got).To(HaveLen(5), "no names: every generator")
 	})
 
 	It("refuses a name that picks nothing, naming what there is", func() {

@@ -3,6 +3,7 @@ package explore_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,3 +169,52 @@ var _ = Describe("bases", func() {
 			Setup: []string{"client open terminal=t1"}, Finish: []string{"client close terminal=t1"}, Frames: "ignore C>H Ack\n"}))
 	})
 })
+
+var _ = Describe("whole journeys", func() {
+	// Every journey of the example subjects, run whole under a drawn schedule: the case is
+	// the journey, step for step, with the schedule's lines and nothing else added.
+	files, _ := filepath.Glob("../../../examples/*/journeys/*.txtar")
+	It("finds the example subjects' journeys", func() { Expect(len(files)).To(BeNumerically(">=", 5)) })
+	for _, file := range files {
+		It("runs "+file+" whole as a case, the schedule apart", func() {
+			j, err := journeys.Load(file)
+			Expect(err).NotTo(HaveOccurred())
+			text, err := explore.WholeJourney(j)
+			Expect(err).NotTo(HaveOccurred())
+			g, err := fuzz.Parse("explore-"+j.Name+".txtar", text)
+			Expect(err).NotTo(HaveOccurred(), "%s", text)
+			c, err := fuzz.Draw([]*fuzz.Generator{g}, 5, 1, fuzz.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			c.Schedule = fuzz.Schedule{Unsettled: true, Lag: [2]fuzz.Lag{{}, {D: time.Millisecond}}}
+			got, err := c.Journey("case.txtar")
+			Expect(err).NotTo(HaveOccurred(), "%s", c.Text())
+			Expect(got.Unsettled).To(BeTrue())
+			Expect(got.Kinds).To(Equal(j.Kinds))
+			Expect(lines(got.Frames)).To(Equal(lines(j.Frames)))
+			Expect(lines(got.Ignore)).To(Equal(lines(j.Ignore)))
+			Expect(got.Steps).To(HaveLen(len(j.Steps)))
+			for i, s := range j.Steps {
+				Expect(got.Steps[i].Name).To(Equal(s.Name))
+				cmds := got.Steps[i].Commands
+				if i == 0 {
+					Expect(cmds[0].Verb).To(Equal("tap"), "the schedule's delay opens the first step")
+					cmds = cmds[1:]
+				}
+				Expect(cmds).To(HaveLen(len(s.Commands)))
+				for k := range s.Commands {
+					Expect(cmds[k].Verb).To(Equal(s.Commands[k].Verb))
+					Expect(cmds[k].Args).To(Equal(s.Commands[k].Args), "%s step %s command %d", file, s.Name, k+1)
+				}
+			}
+		})
+	}
+})
+
+// lines are frame lines without their line numbers.
+func lines(fs []journeys.FrameLine) []journeys.FrameLine {
+	out := slices.Clone(fs)
+	for i := range out {
+		out[i].Line = 0
+	}
+	return out
+}

@@ -96,29 +96,39 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 		}
 	}
 	var out []*fuzz.Generator
-	whole := 0
-	for i, base := range bases {
-		text := Text(base, drivers, streams, quiet)
-		if text == nil && of[i] != nil {
-			// Nothing to draw into the journey: its cases are the journey whole, under
-			// the schedules the campaign draws.
-			if text, err = WholeJourney(of[i]); err != nil {
-				return nil, err
-			}
-			whole++
-		}
-		if text == nil {
-			continue
-		}
-		path := filepath.Join(dir, campaign.DrawnPrefix+base.Name+".txtar")
+	write := func(name string, text []byte) error {
+		path := filepath.Join(dir, name+".txtar")
 		if err := os.WriteFile(path, text, 0o644); err != nil {
-			return nil, err
+			return err
 		}
 		g, err := fuzz.Parse(path, text)
 		if err != nil {
-			return nil, fmt.Errorf("explore wrote a generator it cannot read (a skewtest bug): %w", err)
+			return fmt.Errorf("explore wrote a generator it cannot read (a skewtest bug): %w", err)
 		}
 		out = append(out, g)
+		return nil
+	}
+	whole := 0
+	for i, base := range bases {
+		if text := Text(base, drivers, streams, quiet); text != nil {
+			if err := write(campaign.DrawnPrefix+base.Name, text); err != nil {
+				return nil, err
+			}
+		}
+		if of[i] == nil {
+			continue
+		}
+		// A product without generators of its own: its journeys also run whole, under the
+		// schedules the campaign draws (what no drawn event reaches: the journey's later
+		// steps, the host's actions it does not describe).
+		text, err := WholeJourney(of[i])
+		if err != nil {
+			return nil, err
+		}
+		if err := write(campaign.WholePrefix+base.Name, text); err != nil {
+			return nil, err
+		}
+		whole++
 	}
 	described := 0
 	for _, d := range drivers {
@@ -126,7 +136,7 @@ func draw(ctx context.Context, o *Config, b *harness.Build, gens []*fuzz.Generat
 	}
 	fmt.Fprintf(o.Stdout, "explore: %d described actions of %d drivers; drew %d generators in %s\n", described, len(drivers), len(out), dir)
 	if whole > 0 {
-		fmt.Fprintf(o.Stdout, "explore: %s run whole, under drawn schedules only (nothing described applies to them)\n", results.Plural(whole, "journey"))
+		fmt.Fprintf(o.Stdout, "explore: %s also run whole, under drawn schedules (%s*)\n", results.Plural(whole, "journey"), campaign.WholePrefix)
 	}
 	if !o.Only {
 		out = append(out, gens...)

@@ -13,19 +13,19 @@ import (
 )
 
 // WholeJourney is a generator whose every case is journey j whole, as written: its
-// script is the setup, its frames section the frames, and no event is drawn. Explore
-// writes it for a journey it can draw nothing into (its drivers describe no action that
-// applies), so the case's schedule (fuzz.Schedule) is what varies: a product whose
-// drivers describe nothing still gets a night of schedule exploration. The journey's own
-// settle line is left out: the schedule decides.
+// script is the setup, its frames section the frames, and no event is drawn, so the
+// case's schedule (fuzz.Schedule) is what varies. Explore writes one for each journey of a
+// product without generators of its own: the journey's later steps and the actions its
+// drivers do not describe are explored too, and a product whose drivers describe nothing
+// still gets a night of schedule exploration. The journey's own settle line is left out:
+// the schedule decides.
 func WholeJourney(j *journeys.Journey) ([]byte, error) {
 	data, err := os.ReadFile(j.File)
 	if err != nil {
 		return nil, fmt.Errorf("journey %s: %w", j.File, err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s%s: journey %s whole, under the schedules explore draws (its drivers describe\n", campaign.DrawnPrefix, j.Name, j.File)
-	b.WriteString("# no action explore could draw into it)\n")
+	fmt.Fprintf(&b, "# %s%s: journey %s whole, under the schedules explore draws\n", campaign.WholePrefix, j.Name, j.File)
 	b.WriteString("kind " + strings.Join(j.Kinds, ",") + "\n")
 	if j.Timeout > 0 {
 		b.WriteString("timeout " + j.Timeout.String() + "\n")
