@@ -24,6 +24,7 @@ var flagOf = map[string]string{
 	"Env":            "--env",
 	"Kinds":          "--kind",
 	"Generators":     "--generator",
+	"Exclude":        "--exclude",
 	"Good":           "--good",
 	"AdoptedAt":      "--adopted-at",
 	"As":             "--as",

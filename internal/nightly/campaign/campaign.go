@@ -134,6 +134,11 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			return nil, err
 		}
 	}
+	if o.Draw == nil {
+		if err := checkExclude(gens, o.Exclude); err != nil {
+			return nil, err
+		}
+	}
 	support, err := s.Support(ctx)
 	if err != nil {
 		return nil, err
@@ -210,6 +215,9 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			if err := checkGenerator(g, o.Seed, o.Exclude); err != nil {
 				return nil, err
 			}
+		}
+		if err := checkExclude(gens, o.Exclude); err != nil {
+			return nil, err
 		}
 		if len(gens) == 0 {
 			return nil, usage.Errorf("nothing to draw from: the working tree's drivers describe no action's parameters in hello and the subject lists no generators (see docs/explore.md)")

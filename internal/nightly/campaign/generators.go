@@ -103,6 +103,30 @@ func generatorsFor(gens []*fuzz.Generator, kinds []string) ([]*fuzz.Generator, e
 	return out, nil
 }
 
+// checkExclude refuses an Exclude entry that leaves out no event of gens: a name mistyped
+// would otherwise exclude nothing, silently.
+func checkExclude(gens []*fuzz.Generator, exclude []string) error {
+	var events []string
+	for _, g := range gens {
+		for _, e := range g.Events {
+			if !slices.Contains(events, e.Name) {
+				events = append(events, e.Name)
+			}
+		}
+	}
+	for _, x := range exclude {
+		if !slices.ContainsFunc(events, func(e string) bool { return fuzz.Excluded([]string{x}, e) }) {
+			hint := ""
+			if n := usage.Nearest(x, events); n != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", n)
+			}
+			slices.Sort(events)
+			return usage.Optionf("Exclude", "%s: no event of the campaign's generators is named so%s; they draw %s", x, hint, strings.Join(events, ", "))
+		}
+	}
+	return nil
+}
+
 // checkGenerator draws cases of g until each of its events has appeared once (or a few
 // dozen tries) and validates them, so a generator that writes a bad journey is a
 // configuration error before anything is built.

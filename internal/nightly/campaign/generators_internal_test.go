@@ -51,3 +51,26 @@ var _ = Describe("picking generators by name", func() {
 		Expect(keepNamed(gens("term"), []string{"notes"})).To(BeEmpty())
 	})
 })
+
+var _ = Describe("excluding events", func() {
+	gen := func(name string, events ...string) *fuzz.Generator {
+		g := &fuzz.Generator{Name: name}
+		for _, e := range events {
+			g.Events = append(g.Events, &fuzz.Section{Name: e})
+		}
+		return g
+	}
+	gens := []*fuzz.Generator{gen("explore-term", "held-HC-emit", "host-emit"), gen("term", "plain")}
+
+	It("takes names and patterns that leave out an event", func() {
+		Expect(checkExclude(gens, []string{"plain", "held-*"})).To(Succeed())
+		Expect(checkExclude(gens, nil)).To(Succeed())
+	})
+
+	It("refuses one that leaves out nothing, with the events there are", func() {
+		err := checkExclude(gens, []string{"plain", "host-emitt"})
+		Expect(usage.Is(err)).To(BeTrue())
+		Expect(err).To(MatchError("Exclude host-emitt: no event of the campaign's generators is named so (did you mean host-emit?); they draw held-HC-emit, host-emit, plain"))
+		Expect(checkExclude([]*fuzz.Generator{gen("journey-sync")}, []string{"x*"})).To(MatchError(ContainSubstring("Exclude x*: no event")))
+	})
+})
