@@ -66,3 +66,21 @@ var _ = Describe("a release's own bugs", func() {
 		Expect(page.String()).NotTo(ContainSubstring(`id="own-bugs"`))
 	})
 })
+
+var _ = Describe("a campaign's races", func() {
+	It("are listed in summary.md with their schedule, replay rate and repro line; a campaign without one has no such section", func() {
+		run := &results.Run{Campaign: &results.Campaign{Findings: []results.CampaignFinding{
+			{Kind: results.Stall, Host: "worktree", Client: "worktree", ClientKind: "sync", Message: "await client applied not reached",
+				Race: true, Schedule: "settle none, H>C 25ms±25ms", Replays: 10, Reproduced: 7, Repro: "skewtest repro --journey x.txtar"},
+			{Kind: results.DataLoss, Host: "worktree", Client: "v0.3.0", ClientKind: "sync", Message: "lost"},
+		}}}
+		md := reports.Markdown(run)
+		Expect(md).To(ContainSubstring("## Races"))
+		Expect(md).To(ContainSubstring("- **stall** on host worktree × sync client worktree · fuzz: schedule `settle none, H>C 25ms±25ms`, reproduced 7 of 10 replays; await client applied not reached"))
+		Expect(md).To(ContainSubstring("skewtest repro --journey x.txtar"))
+		Expect(md).NotTo(ContainSubstring("data-loss"), "not a race")
+
+		run.Campaign.Findings[0].Race = false
+		Expect(reports.Markdown(run)).NotTo(ContainSubstring("## Races"))
+	})
+})

@@ -216,6 +216,9 @@ func Markdown(run *results.Run) string {
 			fmt.Fprintf(&b, "- %s\n", ownLine(o))
 		}
 	}
+	if c := run.Campaign; c != nil {
+		races(&b, c.Findings)
+	}
 	if run.Coverage != nil && len(run.Coverage.Items) > 0 {
 		b.WriteString("\n## Contract coverage\n\n")
 		for _, l := range run.Coverage.Summary(0) {
@@ -290,6 +293,26 @@ func staticCount(fs []results.Finding) string {
 		s += fmt.Sprintf(", %d reviewed and allowed", allowed)
 	}
 	return s
+}
+
+// races writes a campaign's races: findings only a perturbed schedule showed, with the
+// schedule, how often replaying it showed them again, and the case that replays them.
+func races(b *strings.Builder, fs []results.CampaignFinding) {
+	heading := false
+	for _, f := range fs {
+		if !f.Race {
+			continue
+		}
+		if !heading {
+			b.WriteString("\n## Races\n\nFindings only a drawn schedule shows: with the campaign's own timing their cases pass.\n\n")
+			heading = true
+		}
+		fmt.Fprintf(b, "- **%s** on %s: schedule `%s`, reproduced %d of %d replays; %s\n", f.Kind,
+			results.PairingLabel(f.Host, f.ClientKind, f.Client, "fuzz"), f.Schedule, f.Reproduced, f.Replays, f.Message)
+		if f.Repro != "" {
+			fmt.Fprintf(b, "%s\n", mdCode(f.Repro, "  "))
+		}
+	}
 }
 
 // campaignCoverage writes a campaign's coverage over time: first what no campaign of its
