@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/creachadair/jrpc2"
@@ -92,9 +93,11 @@ type Client struct {
 
 // connection is one connection (a WebSocket, or a TCP or TLS stream) and its jrpc2 client.
 type connection struct {
-	ch    channel.Channel // wsrpc's or linerpc's
+	ch    channel.Channel // wsrpc's or linerpc's (behind a replyReader with DropPushInCall)
 	rpc   *jrpc2.Client
 	inbox *inbox
+	// waiting counts the calls (call, batch) that wait for their reply.
+	waiting atomic.Int64
 }
 
 // close ends the connection and waits for its notification handler.
@@ -157,6 +160,9 @@ func (c *Client) Connect(ctx context.Context) (api.OpenResult, error) {
 		return api.OpenResult{}, err
 	}
 	conn := &connection{ch: ch, inbox: startInbox(c.onNotify)}
+	if c.kind == KindSync && c.features.DropPushInCall {
+		conn.ch = &replyReader{Channel: ch, waiting: &conn.waiting, logf: c.logf}
+	}
 	conn.rpc = jrpc2.NewClient(conn.ch, &jrpc2.ClientOptions{
 		Logger:   func(text string) { c.logf("jrpc2: %s", text) },
 		OnNotify: conn.inbox.put,
@@ -226,7 +232,7 @@ func (c *Client) open(ctx context.Context, conn *connection) (api.OpenResult, er
 	version, minimum := c.features.Window()
 	declared := c.Declares()
 	var res api.OpenResult
-	err := conn.rpc.CallResult(ctx, api.Open, api.OpenParams{
+	err := conn.call(ctx, api.Open, api.OpenParams{
 		Client: c.kind, Version: c.features.Version, Protocol: version, MinCompatible: minimum,
 		Capabilities: declared,
 	}, &res)

@@ -221,6 +221,72 @@ var _ = Describe("Client", func() {
 		)
 	})
 
+	Describe("sync with the dropPushInCall switch", func() {
+		// pushInPut is a host that, before it answers a notes.put, pushes notes.changed of h1
+		// to the writer's own connection: the push is read while the put waits for its reply.
+		// servers gets each connection's server, to push between calls.
+		pushInPut := func() (url string, servers <-chan *jrpc2.Server) {
+			GinkgoHelper()
+			started := make(chan *jrpc2.Server, 1)
+			var up websocket.Upgrader
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				ws, err := up.Upgrade(w, r, nil)
+				if err != nil {
+					return
+				}
+				s := jrpc2.NewServer(handler.Map{
+					api.Open: handler.New(func(context.Context, api.OpenParams) (api.OpenResult, error) {
+						return api.OpenResult{Protocol: 1, MinCompatible: 1, Capabilities: []string{api.CapPush}}, nil
+					}),
+					api.Changes: handler.New(func(context.Context, api.ChangesParams) (api.ChangesResult, error) {
+						return api.ChangesResult{Changes: []api.Note{}}, nil
+					}),
+					api.Put: handler.New(func(ctx context.Context, p api.PutParams) (api.PutResult, error) {
+						err := jrpc2.ServerFromContext(ctx).Notify(ctx, api.Changed, api.ChangedParams{
+							Note: api.Note{ID: "h1", Text: api.Ptr("during the put"), Rev: api.Ptr(int64(1))}, Cursor: 1})
+						return api.PutResult{ID: p.ID, Rev: 1, Cursor: 2}, err
+					}),
+				}, &jrpc2.ServerOptions{AllowPush: true}).Start(wsrpc.New(ws))
+				started <- s
+				_ = s.Wait()
+			}))
+			DeferCleanup(srv.Close)
+			return "ws" + strings.TrimPrefix(srv.URL, "http"), started
+		}
+
+		DescribeTable("a push read while a call waits for its reply",
+			func(ctx SpecContext, drop bool, applied []string) {
+				url, servers := pushInPut()
+				f := worktree
+				f.DropPushInCall = drop
+				obs := &observe.Recorder{}
+				c, err := client.New(client.KindSync, f, url, obs, client.WithLog(GinkgoWriter.Printf))
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(c.Close)
+				_, err = c.Connect(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				s := <-servers
+
+				Expect(c.Put(ctx, "s1", "written", nil)).To(Equal(client.PutResult{ID: "s1", Rev: 1}))
+				// A push between calls: applied with the switch on or off. The client handles
+				// notifications in order, so once h2 is applied h1 was handled before it.
+				Expect(s.Notify(ctx, api.Changed, api.ChangedParams{
+					Note: api.Note{ID: "h2", Text: api.Ptr("between calls"), Rev: api.Ptr(int64(1))}, Cursor: 3})).To(Succeed())
+				ids := func() (ids []string) {
+					for _, a := range obs.Named(client.ObsApplied) {
+						ids = append(ids, a["id"].(string))
+					}
+					return ids
+				}
+				Eventually(ids).Should(ContainElement("h2"))
+				Expect(ids()).To(Equal(applied))
+				Expect(c.Replica()).To(HaveKeyWithValue("h2", "between calls"))
+			},
+			Entry("off: applied, as every release does", false, []string{"h1", "h2"}),
+			Entry("on: dropped, and nothing says so", true, []string{"h2"}),
+		)
+	})
+
 	Describe("protocol window", func() {
 		It("reports a host's refusal", func(ctx SpecContext) {
 			n := startHost(release.Features{Version: "v9", Protocol: 2, MinCompatible: 2})

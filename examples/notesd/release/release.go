@@ -52,6 +52,11 @@ type Features struct {
 	// in notes.put under "content" instead of "text". The Go packages do not read it; it is
 	// here because this table is the whole product's (web/release.js reads the same keys).
 	PutSendsContent bool `json:"putSendsContent"`
+	// DropPushInCall: the sync client drops a notes.changed notification that arrives while
+	// one of its own calls waits for its reply (a client that reads only its reply while it
+	// waits). A race, not a skew: only a push that is late, landing during the client's next
+	// call, shows it.
+	DropPushInCall bool `json:"dropPushInCall"`
 
 	// Asynchronous traffic: compatible switches (every release tolerates both frames) that
 	// put frames on the wire after the exchange a journey waits for, so they may arrive after

@@ -2,7 +2,6 @@ package skew_test
 
 import (
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,14 +16,7 @@ var _ = Describe("notesd across its releases", Ordered, func() {
 	var repo, cache string
 
 	BeforeAll(func(ctx SpecContext) {
-		// The release history as `skewtest example --subject notesd` writes it: real tags,
-		// each built from its own tree. The command is built without the container runner,
-		// whose dependencies this module does not take on.
-		repo = filepath.Join(GinkgoT().TempDir(), "notesd")
-		out, err := exec.CommandContext(ctx, "go", "run", "-tags", "nocontainer", "github.com/skewtest/skewtest/cmd/skewtest",
-			"example", "--subject", "notesd", repo).CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
-		cache = GinkgoT().TempDir()
+		repo, cache = writeHistory(ctx), GinkgoT().TempDir()
 	}, NodeTimeout(5*time.Minute))
 
 	config := func() skewtest.Config {

@@ -19,11 +19,7 @@ import (
 // run removes it, since no skewtest command is there to do it on its way out.
 var _ = Describe("notesd's working tree serving TLS", func() {
 	It("leaves no certificate authority in $TMPDIR once skewtesting.Run returns", func(ctx SpecContext) {
-		// The history as `skewtest example --subject notesd` writes it (skew_test.go).
-		repo := filepath.Join(GinkgoT().TempDir(), "notesd")
-		out, err := exec.CommandContext(ctx, "go", "run", "-tags", "nocontainer", "github.com/skewtest/skewtest/cmd/skewtest",
-			"example", "--subject", "notesd", repo).CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), string(out))
+		repo := writeHistory(ctx)
 		// The working tree's host serves its rpc channel as TLS-wrapped JSON lines (its
 		// transport switch); the run hands it the CA's certificate and key.
 		path := filepath.Join(repo, "skewtest.yaml")
@@ -43,7 +39,7 @@ var _ = Describe("notesd's working tree serving TLS", func() {
 		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "./testdata/tlsrun")
 		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NOTESD_SKEW_REPO="+repo, "NOTESD_SKEW_CACHE="+GinkgoT().TempDir(),
 			"NOTESD_SKEW_REPORT="+report)
-		out, err = cmd.CombinedOutput()
+		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", out)
 		Expect(string(out)).To(ContainSubstring("--- PASS: TestTLSRun"))
 		run, err := results.Load(filepath.Join(report, "results.json"))

@@ -19,6 +19,7 @@ const FEATURES = [
   'pushUngated',
   'hideRev',
   'putSendsContent',
+  'dropPushInCall',
   'noticeAfterReply',
   'doubleAck',
 ];
