@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -337,7 +336,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		o.Name, cp.c.Cases+cp.c.CorpusCases, cp.c.CorpusCases, notRun, cp.c.Duration.Round(time.Millisecond), cp.c.CasesPerMin, cp.c.Pairings,
 		results.Plural(cp.c.DriverProcesses, "driver process"), results.Plural(len(cp.c.Findings), "unique finding"))
 	for _, f := range cp.c.Findings {
-		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, strings.Join(f.ShrunkEvents, " "))
+		what := fmt.Sprintf("shrunk to %s (%s)", f.Shrunk, eventList(f.ShrunkEvents))
 		switch {
 		case f.Flaky:
 			what = "did not reproduce when run again (flaky), not shrunk: " + f.Shrunk

@@ -166,6 +166,14 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	return nil
 }
 
+// eventList writes a case's events, or says it has none (a journey run whole).
+func eventList(events []string) string {
+	if len(events) == 0 {
+		return "no event: its setup and finish"
+	}
+	return strings.Join(events, " ")
+}
+
 // kindsOf lists the finding kinds of a pairing's result (nil: none).
 func kindsOf(r *results.Pairing) []results.Kind {
 	if r == nil {
@@ -285,14 +293,14 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		return "", nil, runs, "", err
 	}
 	if late {
-		fmt.Fprintf(cp.progress, "fuzz: past the budget: shrinking %s stopped at %s\n", c.Name, strings.Join(small.EventNames(), " "))
+		fmt.Fprintf(cp.progress, "fuzz: past the budget: shrinking %s stopped at %s\n", c.Name, eventList(small.EventNames()))
 	}
 	small.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label))
 	if err := writeCase(cp.corpus, small); err != nil {
 		return "", nil, runs, "", fmt.Errorf("write corpus: %w", err)
 	}
 	file, _ = filepath.Abs(filepath.Join(cp.corpus, small.Name+".txtar"))
-	fmt.Fprintf(cp.progress, "fuzz: shrunk %s to %s (%s) in %d runs\n", c.Name, file, strings.Join(small.EventNames(), " "), runs)
+	fmt.Fprintf(cp.progress, "fuzz: shrunk %s to %s (%s) in %d runs\n", c.Name, file, eventList(small.EventNames()), runs)
 	j, err := journeys.Load(file)
 	if err != nil {
 		return "", nil, runs, "", fmt.Errorf("read back %s: %w", file, err)
