@@ -304,7 +304,7 @@ func races(b *strings.Builder, fs []results.CampaignFinding) {
 			continue
 		}
 		if !heading {
-			b.WriteString("\n## Races\n\nFindings only a drawn schedule shows: with the campaign's own timing their cases pass.\n\n")
+			b.WriteString("\n## Races\n\nFindings only a schedule shows: with the gate's timing (steps settle) their cases pass.\n\n")
 			heading = true
 		}
 		fmt.Fprintf(b, "- **%s** on %s: schedule `%s`, reproduced %d of %d replays; %s\n", f.Kind,

@@ -355,7 +355,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		}
 		race := ""
 		if f.Race {
-			race = fmt.Sprintf("\n    race: only its schedule (%s) shows it, %d of %d replays; with the campaign's own timing the case passes",
+			race = fmt.Sprintf("\n    race: only its schedule (%s) shows it, %d of %d replays; with the gate's timing (steps settle) the case passes",
 				f.Schedule, f.Reproduced, f.Replays)
 		}
 		fmt.Fprintf(stdout, "  %s on %s%s: %d cases, first %s after %s; %s%s\n    %s\n",

@@ -93,6 +93,11 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	if len(primary) == 0 {
 		primary, rest = rest[:1], rest[1:]
 	}
+	// With schedules, the case is run again as it ran (asRun: its schedule written out, the
+	// campaign's timing included), and the settled run judges whether it is a race.
+	if cp.o.Schedules {
+		cj = cp.asRun(cj)
+	}
 	// Confirm first, once for every kind: the case run again on the pairing, with processes of
 	// its own. A kind it does not show again is not worth shrinking.
 	confirm := *cj.j
@@ -110,8 +115,8 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	for _, k := range kindsOf(again) {
 		shows[k] = true
 	}
-	if cj.c != nil && !cj.c.Schedule.Zero() {
-		// Drawn with a perturbed schedule: is it a race?
+	if cp.o.Schedules && !cj.c.Schedule.Zero() {
+		// Is it a race: does the case with the gate's timing pass?
 		var kinds []results.Kind
 		for _, i := range primary {
 			kinds = append(kinds, cp.c.Findings[i].Kind)
@@ -127,7 +132,7 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 			u := &cp.c.Findings[i]
 			if n, race := rates[u.Kind]; race && n > 0 {
 				u.Race, u.Schedule, u.Replays, u.Reproduced, shows[u.Kind] = true, cj.c.Schedule.String(), RaceReplays, n, true
-				fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) is a race: it shows under schedule %s (%d of %d replays), not settled\n", u.Kind,
+				fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) is a race: it shows under schedule %s (%d of %d replays), not with the gate's timing\n", u.Kind,
 					results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Schedule, n, RaceReplays)
 			}
 		}
@@ -166,6 +171,24 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	return nil
 }
 
+// asRun is case cj as the campaign ran it: its schedule with the campaign's timing written
+// out (a case with no settle line of its own ran without a quiet period, unless --settle
+// said otherwise), so running its journey again, alone, times it the same way, and a case
+// kept in the corpus replays that way.
+func (cp *campaign) asRun(cj caseJourney) caseJourney {
+	if cj.c.Schedule.Settle != "" || cp.pooled.Pairing.Settle >= 0 {
+		return cj
+	}
+	c := cj.c.Clone()
+	c.Schedule.Settle = fuzz.SettleZero
+	j, err := c.Journey(cj.j.File)
+	if err != nil {
+		return cj // a settle line the journey parser refuses is a skewtest bug; run as it was
+	}
+	j.Name = cj.j.Name
+	return caseJourney{j: j, c: c, name: cj.name}
+}
+
 // eventList writes a case's events, or says it has none (a journey run whole).
 func eventList(events []string) string {
 	if len(events) == 0 {
@@ -186,9 +209,9 @@ func kindsOf(r *results.Pairing) []results.Kind {
 	return out
 }
 
-// raceRates judges the kinds a failing case drawn with a perturbed schedule showed on
-// pairing p. Run with the campaign's own timing (its schedule left out), a kind it shows
-// is no race: it is left out of the result. Every other kind is a race when replaying the case with its
+// raceRates judges the kinds a failing case showed on pairing p under its schedule. Run
+// with the gate's timing (its schedule left out: steps settle), a kind it shows is no
+// race: it is left out of the result. Every other kind is a race when replaying the case with its
 // schedule shows it: the result counts the replays that did, of RaceReplays (again, the
 // confirmation run, is the first).
 func (cp *campaign) raceRates(ctx context.Context, cj caseJourney, p harness.Pairing, again *results.Pairing, kinds []results.Kind) (map[results.Kind]int, error) {

@@ -185,7 +185,7 @@ var _ = Describe("whole journeys", func() {
 			Expect(err).NotTo(HaveOccurred(), "%s", text)
 			c, err := fuzz.Draw([]*fuzz.Generator{g}, 5, 1, fuzz.Options{})
 			Expect(err).NotTo(HaveOccurred())
-			c.Schedule = fuzz.Schedule{Unsettled: true, Lag: [2]fuzz.Lag{{}, {D: time.Millisecond}}}
+			c.Schedule = fuzz.Schedule{Settle: fuzz.SettleNone, Lag: [2]fuzz.Lag{{}, {D: time.Millisecond}}}
 			got, err := c.Journey("case.txtar")
 			Expect(err).NotTo(HaveOccurred(), "%s", c.Text())
 			Expect(got.Unsettled).To(BeTrue())

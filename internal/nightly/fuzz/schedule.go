@@ -13,9 +13,11 @@ import (
 // delay lines at the start of its first step), so a replay, a shrunk case and a repro
 // line run it again. The zero Schedule is the campaign's own timing.
 type Schedule struct {
-	// Unsettled ends each step but the last as soon as its commands returned (settle
-	// none): what a step caused may still be on its way when the next one acts.
-	Unsettled bool
+	// Settle is the journey's settle line: "" leaves the campaign's own timing; SettleZero
+	// turns the quiet period off (each step still waits for its replies and for what the
+	// references owe); SettleNone ends each step but the last as soon as its commands
+	// returned: what a step caused may still be on its way when the next one acts.
+	Settle string
 	// Lag is each direction's delay, by index: ClientToHost (0) and HostToClient (1).
 	Lag [2]Lag
 }
@@ -25,6 +27,12 @@ type Schedule struct {
 // different shares, so a reply on one may overtake a push on another; on one connection
 // no message overtakes another.
 type Lag struct{ D, Jitter time.Duration }
+
+// Schedule settle lines.
+const (
+	SettleZero = "0"
+	SettleNone = "none"
+)
 
 // directions name Lag's indexes as the journey's tap lines write them.
 var directions = [2]string{"C>H", "H>C"}
@@ -38,22 +46,24 @@ var lags = []Lag{{D: time.Millisecond}, {D: 5 * time.Millisecond, Jitter: 5 * ti
 const scheduleStream = 0x5c4ed01e
 
 // DrawSchedule draws case index's schedule from the campaign's seed alone: half of the
-// cases keep the campaign's timing; the others end steps unsettled, delay a direction, or
-// both.
+// cases keep the campaign's timing; the others end steps without settling (SettleNone),
+// delay a direction, or both.
 func DrawSchedule(seed int64, index int) Schedule {
 	r := rand.New(rand.NewPCG(uint64(seed), uint64(index)^scheduleStream))
 	var s Schedule
 	if r.IntN(2) == 0 {
 		return s
 	}
-	s.Unsettled = r.IntN(3) != 0
+	if r.IntN(3) != 0 {
+		s.Settle = SettleNone
+	}
 	for i := range s.Lag {
 		if k := r.IntN(len(lags) + 1); k > 0 {
 			s.Lag[i] = lags[k-1]
 		}
 	}
 	if s.Zero() {
-		s.Unsettled = true
+		s.Settle = SettleNone
 	}
 	return s
 }
@@ -64,8 +74,8 @@ func (s Schedule) Zero() bool { return s == Schedule{} }
 // String says the schedule in a few words: "settle none, H>C 25ms±25ms", or "settled".
 func (s Schedule) String() string {
 	var parts []string
-	if s.Unsettled {
-		parts = append(parts, "settle none")
+	if s.Settle != "" {
+		parts = append(parts, "settle "+s.Settle)
 	}
 	for i, l := range s.Lag {
 		if l == (Lag{}) {
@@ -89,8 +99,8 @@ func (s Schedule) header() []string {
 		return nil
 	}
 	out := []string{"# schedule: " + s.String()}
-	if s.Unsettled {
-		out = append(out, "settle none")
+	if s.Settle != "" {
+		out = append(out, "settle "+s.Settle)
 	}
 	return out
 }

@@ -20,7 +20,7 @@ var _ = Describe("schedules", func() {
 				continue
 			}
 			perturbed++
-			if s.Unsettled {
+			if s.Settle == fuzz.SettleNone {
 				unsettled++
 			}
 			if s.Lag != [2]fuzz.Lag{} {
@@ -41,7 +41,7 @@ var _ = Describe("schedules", func() {
 	It("are written into the case's journey: settle none in the header, the tap's delays before anything crosses", func() {
 		g := mustParse(gen)
 		c := draw(g, 7, 1, fuzz.Options{})
-		c.Schedule = fuzz.Schedule{Unsettled: true, Lag: [2]fuzz.Lag{{}, {D: 25e6, Jitter: 25e6}}}
+		c.Schedule = fuzz.Schedule{Settle: fuzz.SettleNone, Lag: [2]fuzz.Lag{{}, {D: 25e6, Jitter: 25e6}}}
 		Expect(c.Schedule.String()).To(Equal("settle none, H>C 25ms±25ms"))
 		text := string(c.Text())
 		Expect(text).To(ContainSubstring("# schedule: settle none, H>C 25ms±25ms\nsettle none\n"))
