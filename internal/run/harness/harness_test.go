@@ -256,34 +256,32 @@ var _ = Describe("Run", func() {
 	}, NodeTimeout(60*time.Second))
 
 	It("ends each step but the last at once under settle none: what a step caused may cross in the next", func(ctx SpecContext) {
-		journey := func(header, delay string) *journeys.Journey {
-			jj, err := journeys.Parse("settle.txtar", []byte("kind desktop\ntimeout 5s\n"+header+"-- script --\nstep open\n"+delay+
-				"client subscribe\nstep look\nhost emit-output text=\"x\\r\\n\"\nawait client screen text=\"x\\r\\n\"\nstep bye\nclient unsubscribe\nawait frame C>H Unsubscribe\n"))
+		// The fake host in mode slow-reply answers Subscribe 2.5s late (subscribeDone), and the
+		// contract says every Subscribe is answered once: a step that settles waits for it.
+		run := func(settle string) *transcript.Transcript {
+			jj, err := journeys.Parse("settle.txtar", []byte("kind desktop\ntimeout 8s\n"+settle+"-- script --\nstep open\n"+
+				"client subscribe\nawait client rendered-snapshot\nstep bye\nclient unsubscribe\nawait frame C>H Unsubscribe\n"))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(harness.Validate(jj)).To(Succeed())
-			return jj
+			host, client := build("a", "slow-reply", false), build("b", "ok", false)
+			host.Contract, client.Contract = answeringContract("once"), answeringContract("once")
+			p, t := harness.Run(ctx, harness.Pairing{Host: host, Client: client, Kind: "desktop", Journey: jj}, harness.Options{Dir: GinkgoT().TempDir()})
+			Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+			return t
 		}
-		pairing := func(j *journeys.Journey, ref *transcript.Transcript) (*results.Pairing, *transcript.Transcript) {
-			return harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: j},
-				harness.Options{Dir: GinkgoT().TempDir(), Reference: ref, HostReference: ref})
-		}
-		stepOf := func(p *results.Pairing, frame string) string {
-			for _, e := range p.Timeline {
-				if e.Name == frame {
-					return e.Step
+		arrivedIn := func(t *transcript.Transcript, text string) string {
+			for _, f := range t.Frames {
+				if strings.Contains(string(f.Data), text) {
+					return f.Step
 				}
 			}
 			return ""
 		}
-		// The references show the snapshot in step open: a step that settles waits for it,
-		// however late the tap makes it.
-		_, ref := pairing(journey("", ""), nil)
-		settled, _ := pairing(journey("", "tap delay H>C 400ms\n"), ref)
-		Expect(settled.Status).To(Equal(results.StatusPass), "%v", settled.Findings)
-		Expect(stepOf(settled, "SnapshotEnd")).To(Equal("open"))
-		unsettled, _ := pairing(journey("settle none\n", "tap delay H>C 400ms\n"), ref)
-		Expect(unsettled.Status).To(Equal(results.StatusPass), "%v", unsettled.Findings)
-		Expect(stepOf(unsettled, "SnapshotEnd")).To(Equal("look"), "step open ended before its snapshot crossed")
+		// Control: the step that sent the Subscribe waits for its answer.
+		Expect(arrivedIn(run(""), "subscribeDone")).To(Equal("open"))
+		// settle none: step open ends once its barrier is met; the answer crosses in the last
+		// step, which still settles.
+		Expect(arrivedIn(run("settle none\n"), "subscribeDone")).To(Equal("bye"))
 	}, NodeTimeout(60*time.Second))
 
 	// passes runs a journey of the fake subscribe step followed by steps, and expects it to
