@@ -62,8 +62,13 @@ func workflows(path string) ([]workflow, error) {
 	return out, nil
 }
 
+// usesAction finds the steps that use skewtest's Action: `uses: skewtest/skewtest@REF`.
+var usesAction = regexp.MustCompile(`(?m)^(\s*(?:-\s+)?uses:\s*)skewtest/skewtest@"?([^\s"#]+)"?`)
+
 // lint lints a GitHub Actions workflow with actionlint, shellcheck and pyflakes off (they are
-// programs of their own), and returns its errors as lines of ci.md.
+// programs of their own), and returns its errors as lines of ci.md. Steps that use skewtest's
+// Action use this repository's action.yml instead (`uses: ./`), so the inputs they give and the
+// outputs they read are checked against it.
 func lint(w workflow) ([]string, error) {
 	l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{
 		Shellcheck: "", Pyflakes: "", WorkingDir: GinkgoT().TempDir(),
@@ -71,7 +76,16 @@ func lint(w workflow) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	errs, err := l.Lint(w.File, []byte(w.Text), nil)
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	project, err := actionlint.NewProject(abs)
+	if err != nil {
+		return nil, err
+	}
+	text := usesAction.ReplaceAllString(w.Text, "${1}./")
+	errs, err := l.Lint(w.File, []byte(text), project)
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +110,15 @@ var (
 func missingRefs(repo *git.Repository, w workflow) []string {
 	var out []string
 	at := func(idx int) int { return w.Line + strings.Count(w.Text[:idx], "\n") }
-	for _, re := range []*regexp.Regexp{refVariable, refInstall} {
+	for _, re := range []*regexp.Regexp{refVariable, refInstall, usesAction} {
 		for _, m := range re.FindAllStringSubmatchIndex(w.Text, -1) {
-			ref := w.Text[m[2]:m[3]]
+			i := 2
+			if re == usesAction {
+				i = 4
+			}
+			ref := w.Text[m[i]:m[i+1]]
 			if !resolves(repo, ref) {
-				out = append(out, fmt.Sprintf("ci.md:%d: %s builds skewtest from %s, which is no branch, tag or commit of skewtest", at(m[2]), w.File, ref))
+				out = append(out, fmt.Sprintf("ci.md:%d: %s builds skewtest from %s, which is no branch, tag or commit of skewtest", at(m[i]), w.File, ref))
 			}
 		}
 	}
@@ -213,5 +231,55 @@ jobs:
 			"ci.md:17: .github/workflows/bad.yml names version v0.1.0, which is not a tag of skewtest (git tag -l)",
 		))
 		Expect(resolves(repo, "main")).To(BeTrue(), "skewtest's default branch")
+	})
+
+	It("would catch a step that gives the Action an input it lacks, reads an output it lacks, or uses a ref never made", func() {
+		bad := workflow{File: ".github/workflows/bad.yml", Line: 10, Text: `on: push
+jobs:
+  skew:
+    runs-on: ubuntu-latest
+    steps:
+      - id: skew
+        uses: skewtest/skewtest@v0.1.0
+        with:
+          pin: main
+      - run: echo "${{ steps.skew.outputs.passes }} ${{ steps.skew.outputs.passed }}"
+`}
+		errs, err := lint(bad)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(errs).To(ConsistOf(
+			And(HavePrefix("ci.md:18:"), ContainSubstring(`input "pin" is not defined`)),
+			And(HavePrefix("ci.md:19:"), ContainSubstring(`property "passes" is not defined`)),
+		))
+		Expect(missingRefs(openRepo(), bad)).To(ConsistOf(
+			"ci.md:16: .github/workflows/bad.yml builds skewtest from v0.1.0, which is no branch, tag or commit of skewtest",
+			"ci.md:16: .github/workflows/bad.yml names version v0.1.0, which is not a tag of skewtest (git tag -l)",
+		))
+	})
+
+	It("use skewtest's Action in every GitHub job; only the GitLab file builds skewtest itself", func() {
+		for _, w := range all {
+			if !w.GitHub() {
+				Expect(w.Text).To(ContainSubstring("make -C /tmp/skewtest build"), w.File)
+				continue
+			}
+			Expect(w.Text).NotTo(ContainSubstring("git clone"), w.File)
+			var doc struct {
+				Jobs map[string]struct {
+					Steps []struct {
+						Uses string `yaml:"uses"`
+					} `yaml:"steps"`
+				} `yaml:"jobs"`
+			}
+			Expect(yaml.Unmarshal([]byte(w.Text), &doc)).To(Succeed())
+			Expect(doc.Jobs).NotTo(BeEmpty(), w.File)
+			for name, job := range doc.Jobs {
+				var uses []string
+				for _, s := range job.Steps {
+					uses = append(uses, s.Uses)
+				}
+				Expect(uses).To(ContainElement(HavePrefix("skewtest/skewtest@")), "%s: job %s", w.File, name)
+			}
+		}
 	})
 })
