@@ -356,6 +356,7 @@ var _ = Describe("the skewtest Action (action.yml)", func() {
 type actionRunner struct {
 	action    *action
 	path      string   // GITHUB_ACTION_PATH: this repository
+	ref       string   // github.action_ref: "", as for a local action (uses: ./)
 	env       []string // more of the runner's environment
 	workspace string
 	temp      string // RUNNER_TEMP
@@ -472,7 +473,7 @@ func (r *actionRunner) eval(v string, inputs map[string]string) string {
 		}
 		return ""
 	case ctx == "github" && name == "action_ref":
-		return "" // a local action (uses: ./)
+		return r.ref
 	case strings.HasPrefix(ctx, "steps."):
 		id := strings.TrimSuffix(strings.TrimPrefix(ctx, "steps."), ".outputs")
 		return r.outputs[id][name]
@@ -525,7 +526,7 @@ var _ = Describe("the Action's verdict step", func() {
 	)
 })
 
-var _ = Describe("the Action's setup step", func() {
+var _ = Describe("the Action's setup and build steps", func() {
 	// fakeAction is a small stand-in for skewtest's sources, with a subject beside it.
 	fakeAction := func() string {
 		dir := GinkgoT().TempDir()
@@ -538,16 +539,23 @@ var _ = Describe("the Action's setup step", func() {
 		}
 		return dir
 	}
-	// setup runs the setup step of the action in dir (with this repository's action/run.sh)
-	// on a subject whose skewtest.lock holds lock ("": none).
-	setup := func(ctx SpecContext, dir string, inputs map[string]string, lock string) map[string]string {
+	// runnerFor is a runner of the action in dir, with this repository's action/run.sh.
+	runnerFor := func(dir string) *actionRunner {
 		GinkgoHelper()
 		script, err := os.ReadFile(actionScript)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(os.MkdirAll(filepath.Join(dir, "action"), 0o755)).To(Succeed())
 		Expect(os.WriteFile(filepath.Join(dir, "action", "run.sh"), script, 0o755)).To(Succeed())
 		r := newActionRunner()
-		r.path, r.env = dir, []string{"HOME=/home/runner"}
+		r.path = dir
+		return r
+	}
+	// setup runs the setup step of the action in dir on a subject whose skewtest.lock holds
+	// lock ("": none).
+	setup := func(ctx SpecContext, dir string, inputs map[string]string, lock string) map[string]string {
+		GinkgoHelper()
+		r := runnerFor(dir)
+		r.env = []string{"HOME=/home/runner"}
 		if lock != "" {
 			Expect(os.MkdirAll(filepath.Join(r.workspace, "subject"), 0o755)).To(Succeed())
 			Expect(os.WriteFile(filepath.Join(r.workspace, "subject", "skewtest.lock"), []byte(lock), 0o644)).To(Succeed())
@@ -595,5 +603,26 @@ var _ = Describe("the Action's setup step", func() {
 		Expect(setup(ctx, dir, map[string]string{"command": "merge-reports"}, lock)).To(HaveKeyWithValue("builds-cache", "false"))
 		Expect(setup(ctx, dir, map[string]string{"cache": "false"}, lock)).To(HaveKeyWithValue("builds-cache", "false"))
 		Expect(setup(ctx, dir, map[string]string{"cache-dir": "/var/cache/x"}, lock)).To(HaveKeyWithValue("cache-dir", "/var/cache/x"))
+	})
+
+	It("stamps the action's ref as skewtest's version when the action is no git checkout, and puts skewtest on the PATH", func(ctx SpecContext) {
+		// A Makefile that writes a skewtest saying the VERSION it was given.
+		dir := fakeAction()
+		Expect(os.WriteFile(filepath.Join(dir, "Makefile"), []byte("VERSION ?= from-git\nbuild:\n"+
+			"\tmkdir -p $(dir $(BIN)) && printf '#!/bin/sh\\necho skewtest $(VERSION)\\n' > $(BIN) && chmod +x $(BIN)\n"), 0o644)).To(Succeed())
+		r := runnerFor(dir)
+		r.ref = "v1.2.3"
+		got := r.step(ctx, "build", nil)
+		Expect(got.Code).To(Equal(0), got.Log)
+		bin := filepath.Join(r.temp, "skewtest-action", "bin", "skewtest")
+		Expect(got.Outputs).To(Equal(map[string]string{"skewtest": bin}))
+		Expect(got.Path).To(Equal(filepath.Dir(bin)))
+		Expect(got.Log).To(ContainSubstring("skewtest v1.2.3\n"), "the build step runs skewtest version")
+
+		By("a checkout of skewtest says its version itself")
+		Expect(os.Mkdir(filepath.Join(dir, ".git"), 0o755)).To(Succeed())
+		got = r.step(ctx, "build", nil)
+		Expect(got.Code).To(Equal(0), got.Log)
+		Expect(got.Log).To(ContainSubstring("skewtest from-git\n"))
 	})
 })
