@@ -18,11 +18,20 @@ import (
 )
 
 // workflow is one CI file docs/ci.md shows: the file its heading names, the line of ci.md its
-// text starts on, and its text.
+// text starts on, and its text. Doc names the document when it is not ci.md.
 type workflow struct {
 	File string
 	Line int
 	Text string
+	Doc  string
+}
+
+// doc is the document the workflow is shown in.
+func (w workflow) doc() string {
+	if w.Doc == "" {
+		return "ci.md"
+	}
+	return w.Doc
 }
 
 // GitHub says whether the workflow is a GitHub Actions workflow.
@@ -46,7 +55,7 @@ func workflows(path string) ([]workflow, error) {
 		switch {
 		case fence != "" && strings.HasPrefix(line, "```"):
 			if fence == "```yaml" {
-				out = append(out, workflow{file, start + 1, strings.Join(lines[start:i], "\n") + "\n"})
+				out = append(out, workflow{File: file, Line: start + 1, Text: strings.Join(lines[start:i], "\n") + "\n"})
 			}
 			fence = ""
 		case fence != "":
@@ -91,7 +100,7 @@ func lint(w workflow) ([]string, error) {
 	}
 	var out []string
 	for _, e := range errs {
-		out = append(out, fmt.Sprintf("ci.md:%d:%d: %s: %s [%s]", w.Line+e.Line-1, e.Column, w.File, e.Message, e.Kind))
+		out = append(out, fmt.Sprintf("%s:%d:%d: %s: %s [%s]", w.doc(), w.Line+e.Line-1, e.Column, w.File, e.Message, e.Kind))
 	}
 	return out, nil
 }
@@ -281,5 +290,87 @@ jobs:
 				Expect(uses).To(ContainElement(HavePrefix("skewtest/skewtest@")), "%s: job %s", w.File, name)
 			}
 		}
+	})
+})
+
+// stepsAfterAction are the GitHub steps the other docs show (a ```yaml block that is a list of
+// steps, such as bisect.md's), each as a workflow whose job uses skewtest's Action first: the
+// steps a doc suggests come after it.
+func stepsAfterAction() ([]workflow, error) {
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	const head = "on: push\njobs:\n  skew:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: skewtest/skewtest@main\n"
+	var out []workflow
+	for _, f := range files {
+		if filepath.Base(f) == "ci.md" {
+			continue
+		}
+		blocks, err := workflows(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, b := range blocks {
+			if !isSteps(b.Text) {
+				continue
+			}
+			var text strings.Builder
+			text.WriteString(head)
+			for line := range strings.Lines(b.Text) {
+				text.WriteString("      " + line)
+			}
+			out = append(out, workflow{File: ".github/workflows/" + strings.TrimSuffix(filepath.Base(f), ".md") + ".yml",
+				Line: b.Line - strings.Count(head, "\n"), Text: text.String(), Doc: filepath.Base(f)})
+		}
+	}
+	return out, nil
+}
+
+// isSteps says whether YAML text is a list of GitHub steps: mappings with run or uses.
+func isSteps(text string) bool {
+	var steps []map[string]any
+	if yaml.Unmarshal([]byte(text), &steps) != nil || len(steps) == 0 {
+		return false
+	}
+	for _, s := range steps {
+		_, run := s["run"]
+		_, uses := s["uses"]
+		if !run && !uses {
+			return false
+		}
+	}
+	return true
+}
+
+var _ = Describe("the GitHub steps the other docs show", func() {
+	It("lint clean with actionlint after a step that uses the Action", func() {
+		all, err := stepsAfterAction()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(all).NotTo(BeEmpty(), "bisect.md's step, at least")
+		var errs []string
+		for _, w := range all {
+			e, err := lint(w)
+			Expect(err).NotTo(HaveOccurred())
+			errs = append(errs, e...)
+		}
+		Expect(errs).To(BeEmpty())
+	})
+
+	It("would be found, and an error in one reported on its document's line", func() {
+		dir := GinkgoT().TempDir()
+		doc := filepath.Join(dir, "x.md")
+		Expect(os.WriteFile(doc, []byte("# X\n\n```yaml\n- name: a step\n  run: echo ${{ matrix.shard }}\n```\n\n```yaml\nproduct: x\n```\n"), 0o644)).To(Succeed())
+		blocks, err := workflows(doc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(blocks).To(HaveLen(2))
+		Expect(isSteps(blocks[0].Text)).To(BeTrue())
+		Expect(isSteps(blocks[1].Text)).To(BeFalse(), "a skewtest.yaml")
+		const head = 6 // the lines stepsAfterAction puts first
+		w := workflow{File: ".github/workflows/x.yml", Line: blocks[0].Line - head, Doc: "x.md",
+			Text: "on: push\njobs:\n  skew:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: skewtest/skewtest@main\n      - name: a step\n        run: echo ${{ matrix.shard }}\n"}
+		errs, err := lint(w)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(errs).To(ConsistOf(HavePrefix("x.md:5:")))
 	})
 })
