@@ -210,3 +210,71 @@ var _ = Describe("the release workflow (.github/workflows/release.yml)", func() 
 		Expect(filepath.Join(dir, "log", "gh")).NotTo(BeAnExistingFile())
 	})
 })
+
+// readmeInstall is the README's shell block that installs a released binary.
+func readmeInstall() string {
+	GinkgoHelper()
+	data, err := os.ReadFile(filepath.Join(root, "README.md"))
+	Expect(err).NotTo(HaveOccurred())
+	_, section, ok := strings.Cut(string(data), "\n### A released binary\n")
+	Expect(ok).To(BeTrue(), "the README's Install has a section on released binaries")
+	_, block, ok := strings.Cut(section, "```sh\n")
+	Expect(ok).To(BeTrue())
+	block, _, ok = strings.Cut(block, "```\n")
+	Expect(ok).To(BeTrue())
+	return block
+}
+
+var _ = Describe("the README's install of a released binary", func() {
+	BeforeEach(func() {
+		if _, err := exec.LookPath("sha256sum"); err != nil {
+			Skip("sha256sum is not on the PATH (the README says shasum for macOS)")
+		}
+	})
+
+	// install runs the README's block for release v1.2.0 of the release workflow's files (gh
+	// downloads them; corrupt damages the binary on the way), in a new home directory.
+	install := func(ctx SpecContext, corrupt bool) (string, error) {
+		GinkgoHelper()
+		dist, failed, log := runRelease(ctx, "v1.2.0")
+		Expect(failed).To(BeEmpty(), log)
+		dist = filepath.Join(dist, "work", "dist")
+		dir := GinkgoT().TempDir()
+		home, bin, work := filepath.Join(dir, "home"), filepath.Join(dir, "bin"), filepath.Join(dir, "work")
+		for _, d := range []string{home, bin, work} {
+			Expect(os.MkdirAll(d, 0o755)).To(Succeed())
+		}
+		// gh release download TAG --repo R --pattern P...: the files of the release.
+		gh := `#!/bin/sh
+[ "$1 $2 $3 $4 $5" = "release download v1.2.0 --repo skewtest/skewtest" ] || { echo "gh: unexpected $*" >&2; exit 1; }
+shift 5
+while [ $# -gt 0 ]; do [ "$1" = --pattern ] && cp "$DIST/$2" . && shift; shift; done
+[ -z "$CORRUPT" ] || for f in skewtest-*-*; do echo damaged >>"$f"; done
+`
+		Expect(os.WriteFile(filepath.Join(bin, "gh"), []byte(gh), 0o755)).To(Succeed())
+		block := strings.Replace(readmeInstall(), "tag=vX.Y.Z", "tag=v1.2.0", 1)
+		cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-e", "-c", block)
+		cmd.Dir = work
+		path := strings.Join([]string{bin, filepath.Join(home, ".local", "bin"), os.Getenv("PATH")}, string(os.PathListSeparator))
+		cmd.Env = append(runnerEnviron(), "HOME="+home, "PATH="+path, "DIST="+dist)
+		if corrupt {
+			cmd.Env = append(cmd.Env, "CORRUPT=1")
+		}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	It("checks the binary against SHA256SUMS, installs it on the PATH, and it names the release", func(ctx SpecContext) {
+		out, err := install(ctx, false)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(MatchRegexp(`(?m)^skewtest-(linux|darwin)-(amd64|arm64): OK$`))
+		Expect(out).To(MatchRegexp(`(?m)^skewtest v1\.2\.0 (linux|darwin)/(amd64|arm64)$`))
+	})
+
+	It("stops at a binary that does not match its checksum", func(ctx SpecContext) {
+		out, err := install(ctx, true)
+		Expect(err).To(HaveOccurred())
+		Expect(out).To(ContainSubstring("FAILED"))
+		Expect(out).NotTo(ContainSubstring("skewtest v1.2.0"))
+	})
+})
