@@ -1,7 +1,9 @@
 // Package docs_test holds the specs that keep skewtest's documentation true: the README and
 // docs/*.md link only to files and headings that exist, the README's picture of report.html
 // shows what the reports package renders now, and the CI workflows of docs/ci.md lint clean
-// and build skewtest from refs that exist.
+// and build skewtest from refs that exist. It also keeps what ships beside the module working:
+// the GitHub Action (action.yml, action/run.sh), the release workflow and the README's install
+// of a released binary.
 package docs_test
 
 import (
