@@ -93,10 +93,7 @@ func transcriptText(w io.Writer, t *transcript.Transcript) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tDIR\tNAME\tSTEP\tCONN\tMESSAGE\tPAYLOAD\tFIELDS")
 	for _, f := range t.Frames {
-		step := f.Step
-		if f.Teardown {
-			step = "(teardown)"
-		}
+		step := f.StepLabel()
 		row := func(index, name, step, payload, fields string) {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d B\t%s", index, f.Dir, oneLine(name), oneLine(step), f.Conn, len(f.Data), payload)
 			if fields != "" { // else no trailing blanks

@@ -262,10 +262,7 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 	named := checks.NameFrames(in)
 	for _, n := range named {
 		res.Frames = append(res.Frames, n.Label())
-		step := n.Step
-		if n.Teardown {
-			step = "(teardown)"
-		}
+		step := n.StepLabel()
 		h, text := readHeader(n), readText(n)
 		res.Timeline = append(res.Timeline, results.FrameEvent{Index: n.Index, Conn: n.Conn, Dir: n.Dir, Name: n.Name,
 			Step: step, Arrived: n.Arrived, Size: len(n.Data), Payload: new(payloadSize(n)), AtNs: n.At.Sub(start).Nanoseconds(),

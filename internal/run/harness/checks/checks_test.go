@@ -430,6 +430,9 @@ step output
 			Expect(fs[0].Step).To(Equal("output"))
 			Expect(fs[0].Message).To(HavePrefix(`await client screen text="out" not reached`))
 			Expect(fs[0].Detail).To(ContainSubstring("H>C OutputSpan (step output)"))
+			// A frame of the teardown is named as the transcript and the timeline name it.
+			b.t.Frames[len(b.t.Frames)-1].Teardown = true
+			Expect(checks.Stall(input(b, newer, newer))[0].Detail).To(ContainSubstring("H>C OutputSpan (" + transcript.TeardownStep + ")"))
 			inc := checks.Incomplete(in)
 			Expect(inc).To(HaveLen(1))
 			Expect(inc[0].Message).To(Equal("completed 2 of 3 steps; stopped at output"))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -22,7 +23,11 @@ func Stall(in *Input) []results.Finding {
 	named := NameFrames(in)
 	var last []string
 	for _, n := range named[max(0, len(named)-lastFrames):] {
-		last = append(last, fmt.Sprintf("#%d %s (step %s)", n.Index, n.Label(), n.Step))
+		where := "step " + n.Step
+		if n.Teardown {
+			where = transcript.TeardownStep // as the transcript and the timeline name it
+		}
+		last = append(last, fmt.Sprintf("#%d %s (%s)", n.Index, n.Label(), where))
 	}
 	detail := "last frames seen: none"
 	if len(last) > 0 {

@@ -124,6 +124,18 @@ type Frame struct {
 	Read []ReadFrame `json:"read,omitempty"`
 }
 
+// TeardownStep is what a frame that crossed while the pairing was torn down shows for its
+// step, in every report and finding.
+const TeardownStep = "(teardown)"
+
+// StepLabel is the step a frame arrived in, or TeardownStep.
+func (f Frame) StepLabel() string {
+	if f.Teardown {
+		return TeardownStep
+	}
+	return f.Step
+}
+
 // DriverDecode is a receiving driver's verdict on one frame (the decode action): the frames
 // it named in it, or its refusal.
 type DriverDecode struct {
