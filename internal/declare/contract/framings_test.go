@@ -57,7 +57,9 @@ const mqttDoc = `{
     "name": "mqtt", "paths": ["/mqtt"],
     "binary": {"header": {"fields": [
       {"name": "type", "offset": 0, "encoding": "u8", "mask": 240, "shift": 4},
-      {"name": "flags", "offset": 0, "encoding": "u8", "mask": 15},
+      {"name": "dup", "offset": 0, "encoding": "u8", "mask": 8, "shift": 3},
+      {"name": "qos", "offset": 0, "encoding": "u8", "mask": 6, "shift": 1},
+      {"name": "retain", "offset": 0, "encoding": "u8", "mask": 1},
       {"name": "length", "encoding": "varint"}]}, "stream": true},
     "frames": [
       {"opcode": 1, "name": "CONNECT", "direction": "C>H", "payload": "binary", "fields": {

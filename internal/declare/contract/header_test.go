@@ -72,7 +72,7 @@ var _ = Describe("Header codecs", func() {
 			Expect(d.Opcode).To(Equal(1))
 			Expect(d.HasStream).To(BeFalse())
 			Expect(d.HasSeq).To(BeFalse())
-			Expect(d.Header).To(Equal(map[string]uint64{"flags": 0}))
+			Expect(d.Header).To(Equal(map[string]uint64{"dup": 0, "qos": 0, "retain": 0}))
 			f := ch.Lookup(d, "C>H", "")
 			Expect(f.Name).To(Equal("CONNECT"))
 			Expect(d.Value).To(Equal(map[string]any{"protocolName": "MQTT", "level": 4.0, "cleanSession": 1.0, "keepAlive": 60.0}))
@@ -91,9 +91,11 @@ var _ = Describe("Header codecs", func() {
 			Expect(ping[0].Payload).To(BeEmpty())
 		})
 
-		It("exposes a PUBLISH's flags (QoS 1, retain) and knows it in both directions", func() {
+		It("exposes a PUBLISH's flags as bit fields (dup 0, QoS 1, retain) and knows it in both directions", func() {
 			d := feed(ch, "H>C", true, publish)[0]
-			Expect(d.Header["flags"]).To(Equal(uint64(3)))
+			Expect(d.Header).To(Equal(map[string]uint64{"dup": 0, "qos": 1, "retain": 1}))
+			dupQoS2 := feed(ch, "H>C", true, mqttPacket(3, 0b1100, concat(u16str("a/b"), []byte{0, 7}, []byte("x"))...))[0]
+			Expect(dupQoS2.Header).To(Equal(map[string]uint64{"dup": 1, "qos": 2, "retain": 0}))
 			Expect(d.Value).To(HaveKeyWithValue("topic", "a/b"))
 			Expect(ch.Lookup(d, "H>C", "").Name).To(Equal("PUBLISH"))
 			Expect(ch.Lookup(d, "C>H", "").Name).To(Equal("PUBLISH"))
