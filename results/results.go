@@ -308,11 +308,14 @@ type CampaignCase struct {
 type Build struct {
 	Label    string `json:"label"`
 	Revision string `json:"revision"`
-	Status   string `json:"status"` // built | cached | error
-	Reason   string `json:"reason,omitempty"`
-	Dir      string `json:"dir,omitempty"`
-	Log      string `json:"log,omitempty"`
-	Error    string `json:"error,omitempty"`
+	// Dirty marks a working tree with changes its revision does not have (modified,
+	// added or deleted files): its build is not that commit's.
+	Dirty  bool   `json:"dirty,omitempty"`
+	Status string `json:"status"` // built | cached | error
+	Reason string `json:"reason,omitempty"`
+	Dir    string `json:"dir,omitempty"`
+	Log    string `json:"log,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Contract says where the build's contract came from when not from its own checkout (a
 	// tag that predates skewtest, given one by a versions row of the working tree).
 	Contract string `json:"contract,omitempty"`

@@ -202,7 +202,11 @@ func Markdown(run *results.Run) string {
 	}
 	b.WriteString("## Builds\n\n| build | revision | status |\n|---|---|---|\n")
 	for _, bl := range run.Builds {
-		fmt.Fprintf(&b, "| %s | `%.12s` | %s |\n", bl.Label, bl.Revision, bl.Status)
+		dirty := ""
+		if bl.Dirty {
+			dirty = " with uncommitted changes"
+		}
+		fmt.Fprintf(&b, "| %s | `%.12s`%s | %s |\n", bl.Label, bl.Revision, dirty, bl.Status)
 	}
 	buildNotes(&b, run.Builds, "Hosts that do not serve plain WebSocket", func(bl results.Build) string { return bl.Transport })
 	buildNotes(&b, run.Builds, "Contracts not read from the build's own checkout", func(bl results.Build) string { return bl.Contract })

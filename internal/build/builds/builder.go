@@ -59,6 +59,9 @@ type Artifact struct {
 	LogPath  string  // build.log
 	Config   *Config // this build's own skewtest.yaml, or the working tree's (see Versions)
 	Cached   bool    // true when the build was found in the cache, not made now
+	// Dirty is set for a working tree whose files are not its Revision's (changes not
+	// committed, files not tracked).
+	Dirty bool
 	// Version is the row of the working tree's versions table that applied, or nil.
 	Version *VersionRule
 }
@@ -211,6 +214,7 @@ func (b *Builder) Build(ctx context.Context, repoDir string, src Source) (*Artif
 	art := &Artifact{
 		Label:    p.label,
 		Revision: p.revision,
+		Dirty:    p.dirty,
 		Key:      key,
 		Dir:      filepath.Join(final, "out"),
 		SrcDir:   filepath.Join(final, "src"),

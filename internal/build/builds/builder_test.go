@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -92,6 +93,39 @@ var _ = Describe("Builder", func() {
 			Expect(readFile(filepath.Join(a.SrcDir, "sub/public"))).To(Equal("kept\n"))
 			for _, ignored := range []string{"debug.log", "build", "sub/secret", ".git"} {
 				Expect(filepath.Join(a.SrcDir, ignored)).NotTo(BeAnExistingFile(), ignored)
+			}
+		})
+
+		It("is marked dirty when its files are not HEAD's: changed, added, deleted or of another mode, not for what a build leaves out", func(ctx SpecContext) {
+			b.CacheDir = filepath.Join(s.dir, ".cache") // inside the tree, not ignored: left out, so not a change
+			s.mustWrite(".gitignore", "*.log\n", 0o644)
+			s.mustWrite("a.txt", "committed\n", 0o644)
+			s.mustWrite("run.sh", "#!/bin/sh\n", 0o755)
+			s.mustCommit("first")
+			s.mustWrite("debug.log", "ignored\n", 0o644)
+			dirty := func() bool {
+				GinkgoHelper()
+				a, err := b.Build(ctx, s.dir, builds.Worktree())
+				Expect(err).NotTo(HaveOccurred())
+				return a.Dirty
+			}
+			Expect(dirty()).To(BeFalse(), "clean: an ignored file and the cache do not count")
+			s.mustWrite("skewtest.lock", "# tags, not the product\n", 0o644)
+			Expect(dirty()).To(BeFalse(), "the lock is left out of the build")
+
+			for name, change := range map[string]func(){
+				"changed":      func() { s.mustWrite("a.txt", "edited\n", 0o644) },
+				"added":        func() { s.mustWrite("new.txt", "new\n", 0o644) },
+				"deleted":      func() { Expect(os.Remove(filepath.Join(s.dir, "a.txt"))).To(Succeed()) },
+				"another mode": func() { Expect(os.Chmod(filepath.Join(s.dir, "run.sh"), 0o644)).To(Succeed()) },
+			} {
+				change()
+				Expect(dirty()).To(BeTrue(), name)
+				wt, err := s.repo.Worktree()
+				Expect(err).NotTo(HaveOccurred())
+				Expect(wt.Reset(&git.ResetOptions{Mode: git.HardReset})).To(Succeed())
+				_ = os.Remove(filepath.Join(s.dir, "new.txt"))
+				Expect(dirty()).To(BeFalse(), "after undoing: "+name)
 			}
 		})
 

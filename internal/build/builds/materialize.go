@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -92,6 +93,7 @@ type worktreeEntry struct {
 	rel  string            // slash-separated, relative to the worktree root
 	mode filemode.FileMode // Regular, Executable or Symlink
 	sum  [sha256.Size]byte // of the content, or of the link target
+	blob plumbing.Hash     // git's object name of the same bytes
 }
 
 // scanOptions narrow scanWorktree.
@@ -193,6 +195,7 @@ func scanWorktree(ctx context.Context, repo *git.Repository, opts scanOptions) (
 				return err
 			}
 			e.mode, e.sum = filemode.Symlink, sha256.Sum256([]byte(link))
+			e.blob = plumbing.ComputeHash(plumbing.BlobObject, []byte(link))
 		case t.IsRegular():
 			info, err := d.Info()
 			if err != nil {
@@ -202,9 +205,11 @@ func scanWorktree(ctx context.Context, repo *git.Repository, opts scanOptions) (
 			if info.Mode()&0o111 != 0 {
 				e.mode = filemode.Executable
 			}
-			if e.sum, err = hashFile(p, nil); err != nil {
+			blob := plumbing.NewHasher(plumbing.BlobObject, info.Size())
+			if e.sum, err = hashFile(p, blob); err != nil {
 				return err
 			}
+			e.blob = blob.Sum()
 		default:
 			return nil // sockets, pipes, devices
 		}
@@ -222,6 +227,34 @@ func scanWorktree(ctx context.Context, repo *git.Repository, opts scanOptions) (
 	snap.digest = hex.EncodeToString(h.Sum(nil))
 	return snap, nil
 }
+
+// differsFrom reports whether the snapshot's files are not tree's: a file changed, added
+// (untracked and not ignored) or of another mode, or a file of tree missing, except under
+// the paths skip leaves out (what the scan excluded).
+func (s *worktreeSnapshot) differsFrom(tree *object.Tree, skip func(rel string) bool) (bool, error) {
+	have := make(map[string]worktreeEntry, len(s.entries))
+	for _, e := range s.entries {
+		have[e.rel] = e
+	}
+	seen := 0
+	err := tree.Files().ForEach(func(f *object.File) error {
+		if f.Mode == filemode.Submodule || skip(f.Name) {
+			return nil
+		}
+		e, ok := have[f.Name]
+		if !ok || e.blob != f.Hash || e.mode != f.Mode {
+			return errDiffers
+		}
+		seen++
+		return nil
+	})
+	if errors.Is(err, errDiffers) {
+		return true, nil
+	}
+	return seen != len(s.entries), err
+}
+
+var errDiffers = errors.New("differs")
 
 // hashFile returns the SHA-256 of a file's content, copying it to w as well when w is not
 // nil.

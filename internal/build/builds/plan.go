@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/skewtest/skewtest/internal/declare/pins"
@@ -19,6 +20,8 @@ import (
 type plan struct {
 	label       string
 	revision    string
+	dirty       bool   // the working tree's files are not its revision's
+
 	tree        string // the key's tree part
 	overlay     string // the key's overlay part: "" or the overlay paths and content digest
 	config      *Config
@@ -160,17 +163,41 @@ func planWorktree(ctx context.Context, repo *git.Repository, label, cacheDir str
 	if err != nil {
 		return nil, err
 	}
-	revision := ""
+	revision, dirty := "", true
 	if head, err := repo.Head(); err == nil {
 		revision = head.Hash().String()
+		if dirty, err = changedSince(repo, head.Hash(), snap, root, exclude); err != nil {
+			return nil, fmt.Errorf("compare the working tree with HEAD: %w", err)
+		}
 	}
 	return &plan{
 		label:       label,
 		revision:    revision,
+		dirty:       dirty,
 		tree:        "worktree-sha256:" + snap.digest,
 		config:      cfg,
 		materialize: snap.write,
 	}, nil
+}
+
+// changedSince reports whether the working tree's snapshot differs from commit's tree,
+// leaving out the excluded paths (absolute) the snapshot left out.
+func changedSince(repo *git.Repository, commit plumbing.Hash, snap *worktreeSnapshot, root string, exclude []string) (bool, error) {
+	c, err := repo.CommitObject(commit)
+	if err != nil {
+		return false, err
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return false, err
+	}
+	var skip []string
+	for _, x := range exclude {
+		if rel, err := filepath.Rel(root, x); err == nil && !strings.HasPrefix(rel, "..") {
+			skip = append(skip, filepath.ToSlash(rel))
+		}
+	}
+	return snap.differsFrom(tree, func(rel string) bool { return within(rel, skip) })
 }
 
 // within reports whether rel (slash-separated) is one of roots or under one.

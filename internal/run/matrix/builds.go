@@ -95,7 +95,7 @@ func BuildAll(ctx context.Context, b *builds.Builder, repo string, srcs []builds
 		if err == nil {
 			var built *harness.Build
 			if built, err = FromArtifact(a, d); err == nil {
-				rec.Revision, rec.Status, rec.Dir, rec.Log = a.Revision, "built", a.Dir, a.LogPath
+				rec.Revision, rec.Status, rec.Dir, rec.Log, rec.Dirty = a.Revision, "built", a.Dir, a.LogPath, a.Dirty
 				if tr := built.Transport; tr.Scheme != "" && tr.Scheme != "ws" {
 					rec.Transport = tr.String()
 				}
