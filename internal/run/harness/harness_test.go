@@ -284,6 +284,34 @@ var _ = Describe("Run", func() {
 		Expect(arrivedIn(run("settle none\n"), "subscribeDone")).To(Equal("bye"))
 	}, NodeTimeout(60*time.Second))
 
+	It("settles a step without references on the frames its journey's frames section gives it", func(ctx SpecContext) {
+		// The tap makes every H>C frame 300ms late; the pairing has no references to learn
+		// what step open owes from (as a reference pairing has none).
+		run := func(frames string) *results.Pairing {
+			jj, err := journeys.Parse("owes.txtar", []byte("kind desktop\ntimeout 5s\n-- script --\nstep open\ntap delay H>C 300ms\n"+
+				"client subscribe\nstep bye\nclient unsubscribe\nawait frame C>H Unsubscribe\n"+frames))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(harness.Validate(jj)).To(Succeed())
+			p, _ := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("a", "ok", false), Kind: "desktop", Journey: jj},
+				harness.Options{Dir: GinkgoT().TempDir()})
+			Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+			return p
+		}
+		stepOf := func(p *results.Pairing, frame string) string {
+			for _, e := range p.Timeline {
+				if e.Name == frame {
+					return e.Step
+				}
+			}
+			return ""
+		}
+		owes := run("-- frames --\nstep open\nC>H Subscribe\nH>C ready\nH>C subscribed\nH>C SnapshotStart\nH>C SnapshotChunk\nH>C SnapshotEnd\nstep bye\nC>H Unsubscribe\n")
+		Expect(stepOf(owes, "SnapshotEnd")).To(Equal("open"))
+		// Control: a journey that says nothing of its frames leaves step open to its quiet
+		// period, which the late snapshot does not hold up.
+		Expect(stepOf(run(""), "SnapshotEnd")).NotTo(Equal("open"))
+	}, NodeTimeout(60*time.Second))
+
 	// passes runs a journey of the fake subscribe step followed by steps, and expects it to
 	// pass; it returns the transcript.
 	passes := func(ctx context.Context, steps string) *transcript.Transcript {

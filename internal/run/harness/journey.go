@@ -175,6 +175,11 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			}
 			if !owedKnown {
 				owed, owedKnown = j.owing.Step(s.Name, j.negotiated(in, t)), true
+				if j.owing == nil {
+					// No references to learn from (a reference pairing itself): the step owes
+					// what its journey's frames section says it carries.
+					owed = journeyOwes(in, s.Name)
+				}
 			}
 			// The step's frames arrived after it started (a cause never moves a frame forward).
 			since, _ := slices.BinarySearchFunc(named, j.mark.frames+1, func(n checks.Named, index int) int { return n.Index - index })
@@ -260,6 +265,24 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// journeyOwes lists, per direction, the frames the journey's frames section says step
+// carries for this pairing (its conditions decided as they stand, optional lines left out).
+func journeyOwes(in *checks.Input, step string) map[string][]string {
+	var owed map[string][]string
+	for _, fl := range checks.Expected(in) {
+		if fl.Step != step || (fl.Quant != "" && fl.Quant != "+") {
+			continue
+		}
+		if owed == nil {
+			owed = map[string][]string{}
+		}
+		if !slices.Contains(owed[fl.Dir], fl.Name) {
+			owed[fl.Dir] = append(owed[fl.Dir], fl.Name)
+		}
+	}
+	return owed
 }
 
 // unanswered lists the correlated requests of step that still wait for their reply on a
