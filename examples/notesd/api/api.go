@@ -36,12 +36,20 @@ const (
 	Ack    = "notes.ack"
 )
 
+// Keepalive is the notification a host sends on a timer, without params, to a session that
+// negotiated CapKeepalive (only builds with the Keepalive switch do): it says nothing but
+// that the connection is alive, and is not answered.
+const Keepalive = "notes.keepalive"
+
 // Capabilities a client declares in session.open.
 const (
 	// CapPush: send me notes.changed.
 	CapPush = "push"
 	// CapSlimPush: notes.changed may leave the text out; I fetch it (worktree).
 	CapSlimPush = "slimPush"
+	// CapKeepalive: send me notes.keepalive on a timer (only builds with the Keepalive
+	// switch declare or accept it).
+	CapKeepalive = "keepalive"
 )
 
 // Application error codes (JSON-RPC reserves -32768..-32000 for itself; these sit in the

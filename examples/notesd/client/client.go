@@ -140,6 +140,9 @@ func (c *Client) Declares() []string {
 			caps = append(caps, api.CapSlimPush)
 		}
 	}
+	if c.features.Keepalive {
+		caps = append(caps, api.CapKeepalive)
+	}
 	return caps
 }
 

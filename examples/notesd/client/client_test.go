@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -28,7 +29,7 @@ var (
 	v010     = release.Features{Version: "v0.1.0"}
 	v020     = release.Features{Version: "v0.2.0", Push: true}
 	v030     = release.Features{Version: "v0.3.0", Push: true, Tags: true, SlimPush: true}
-	worktree = release.Features{Version: "worktree", Push: true, Tags: true, SlimPush: true, SlimPushNegotiated: true, Search: true}
+	worktree = release.Features{Version: "worktree", Push: true, Tags: true, SlimPush: true, SlimPushNegotiated: true, Search: true, KeepaliveKnown: true}
 )
 
 // network is a host of one release behind a proxy that can cut the network.
@@ -284,6 +285,84 @@ var _ = Describe("Client", func() {
 			},
 			Entry("off: applied, as every release does", false, []string{"h1", "h2"}),
 			Entry("on: dropped, and nothing says so", true, []string{"h2"}),
+		)
+	})
+
+	Describe("keepalive", func() {
+		withSwitch := func(f release.Features) release.Features {
+			f.Keepalive = true
+			return f
+		}
+
+		DescribeTable("declares keepalive only with the switch, whatever its kind",
+			func(kind string, f release.Features, declared []string) {
+				c, err := client.New(kind, f, "ws://x", observe.Discard)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(c.Declares()).To(Equal(declared))
+			},
+			Entry("cli, worktree", client.KindCLI, worktree, []string{}),
+			Entry("cli, worktree with the switch", client.KindCLI, withSwitch(worktree), []string{"keepalive"}),
+			Entry("sync, worktree", client.KindSync, worktree, []string{"push", "slimPush"}),
+			Entry("sync, worktree with the switch", client.KindSync, withSwitch(worktree), []string{"push", "slimPush", "keepalive"}),
+		)
+
+		It("negotiates keepalive with a host that has the switch, and not with one that does not", func(ctx SpecContext) {
+			c, _ := startHost(withSwitch(worktree)).client(ctx, client.KindCLI, withSwitch(worktree))
+			Expect(c.Accepted()).To(Equal([]string{"keepalive"}))
+			c, _ = startHost(worktree).client(ctx, client.KindCLI, withSwitch(worktree))
+			Expect(c.Accepted()).To(BeEmpty())
+		}, SpecTimeout(10e9))
+
+		// keepaliveHost answers session.open accepting keepalive, then sends one message: a
+		// batch of notes.keepalive and a notification nobody handles (notes.typing), which a
+		// client hands to its handler in order.
+		keepaliveHost := func() string {
+			GinkgoHelper()
+			var up websocket.Upgrader
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				ws, err := up.Upgrade(w, r, nil)
+				if err != nil {
+					return
+				}
+				defer func() { _ = ws.Close() }()
+				var open struct {
+					ID json.RawMessage `json:"id"`
+				}
+				if ws.ReadJSON(&open) != nil {
+					return
+				}
+				_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"jsonrpc":"2.0","id":`+string(open.ID)+
+					`,"result":{"session":"s1","protocol":1,"minCompatible":1,"capabilities":["keepalive"],"cursor":0}}`))
+				_ = ws.WriteMessage(websocket.TextMessage, []byte(
+					`[{"jsonrpc":"2.0","method":"notes.keepalive"},{"jsonrpc":"2.0","method":"notes.typing"}]`))
+				_, _, _ = ws.ReadMessage() // until the client goes
+			}))
+			DeferCleanup(srv.Close)
+			return "ws" + strings.TrimPrefix(srv.URL, "http")
+		}
+
+		DescribeTable("takes notes.keepalive without a word where the release knows it",
+			func(ctx SpecContext, f release.Features, refused []string) {
+				obs := &observe.Recorder{}
+				c, err := client.New(client.KindCLI, f, keepaliveHost(), obs, client.WithLog(GinkgoWriter.Printf))
+				Expect(err).NotTo(HaveOccurred())
+				DeferCleanup(c.Close)
+				_, err = c.Connect(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				types := func() (types []string) {
+					for _, r := range obs.Named(client.ObsRefused) {
+						types = append(types, r["type"].(string))
+					}
+					return types
+				}
+				// notes.typing is handled after the keepalive: once it is refused, the
+				// keepalive was handled.
+				Eventually(types).Should(ContainElement("notes.typing"))
+				Expect(types()).To(Equal(refused))
+			},
+			Entry("worktree with the switch: taken", withSwitch(worktree), []string{"notes.typing"}),
+			Entry("v0.3.0 with the switch (the negative control): no handler, dropped and reported",
+				withSwitch(v030), []string{"notes.keepalive", "notes.typing"}),
 		)
 	})
 

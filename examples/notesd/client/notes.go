@@ -226,6 +226,7 @@ func (c *Client) onNotify(req *jrpc2.Request) {
 			"reason": err.Error(), "silent": true})
 		return
 	}
+	// A keepalive (params nil) says only that the connection is alive: nothing to do.
 	switch p := params.(type) {
 	case api.NoticeParams:
 		// Every release takes the host's notice, and does nothing with it but acknowledge

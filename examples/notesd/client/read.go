@@ -20,7 +20,7 @@ type Message struct {
 	// ID is a reply's id as sent (JSON): the call it answers.
 	ID string
 	// Params are a notification's params as the client's handler takes them
-	// (api.ChangedParams, api.NoticeParams).
+	// (api.ChangedParams, api.NoticeParams; nil for notes.keepalive).
 	Params any
 	// Result is a reply's result as sent: which call it answers, and so the type the call
 	// reads it into, is the connection's to say. Error is an error reply's error.
@@ -105,15 +105,18 @@ func readMessage(f release.Features, kind string, m wsrpc.Message) Message {
 
 // readNotification reads a notification from the host as a client of kind and release f
 // handles it: notes.notice (every release, read tolerantly: only an acknowledgement depends
-// on it) and, for a sync client with push, notes.changed, whose note is read as the release
-// reads notes (readNote). Any other notification has no handler and is dropped; so are
-// params that do not decode. The error is the client's refused observation's reason.
+// on it), notes.keepalive where the release knows it (its params, if any, ignored: nil) and,
+// for a sync client with push, notes.changed, whose note is read as the release reads notes
+// (readNote). Any other notification has no handler and is dropped; so are params that do
+// not decode. The error is the client's refused observation's reason.
 func readNotification(f release.Features, kind string, req *jrpc2.Request) (any, error) {
 	switch {
 	case req.Method() == api.Notice:
 		var p api.NoticeParams
 		_ = req.UnmarshalParams(&p)
 		return p, nil
+	case req.Method() == api.Keepalive && f.KeepaliveKnown:
+		return nil, nil
 	case req.Method() != api.Changed || !f.Push || kind != KindSync:
 		return nil, errors.New("no handler for notification " + req.Method())
 	}

@@ -28,6 +28,20 @@ var _ = Describe("ReadFromHost", func() {
 		}))
 	})
 
+	It("takes notes.keepalive, params and all, where the release knows it, and has no handler for it before", func() {
+		for _, kind := range []string{client.KindCLI, client.KindSync} {
+			msgs, _, err := client.ReadFromHost(worktree, kind, false, []byte(`{"jsonrpc":"2.0","method":"notes.keepalive"}`))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(msgs).To(Equal([]client.Message{{Method: api.Keepalive}}), kind)
+			msgs, _, err = client.ReadFromHost(worktree, kind, false, []byte(`{"jsonrpc":"2.0","method":"notes.keepalive","params":{"seq":3}}`))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(msgs).To(Equal([]client.Message{{Method: api.Keepalive}}), kind)
+			msgs, _, err = client.ReadFromHost(v030, kind, false, []byte(`{"jsonrpc":"2.0","method":"notes.keepalive"}`))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(msgs[0].Err).To(MatchError("no handler for notification notes.keepalive"), kind)
+		}
+	})
+
 	It("reads a note without text as an empty one before slim push (the v0.3.0 bug)", func() {
 		msgs, _, err := client.ReadFromHost(v020, client.KindSync, false,
 			[]byte(`{"jsonrpc":"2.0","method":"notes.changed","params":{"id":"n","rev":2,"cursor":2}}`))

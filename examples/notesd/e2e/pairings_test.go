@@ -17,7 +17,8 @@ import (
 )
 
 // run plays a small scenario through a host of one build and a client of another, and
-// returns every message the relay saw and what the client reported.
+// returns every message the relay saw and what the client reported. Where the session
+// negotiated keepalive (both builds have the switch), it ends once two keepalives came.
 func run(ctx context.Context, hb, cb build, kind string) ([]message, *observe.Recorder) {
 	GinkgoHelper()
 	h := host.New(hb.features, store.New(), observe.Discard)
@@ -51,7 +52,21 @@ func run(ctx context.Context, hb, cb build, kind string) ([]message, *observe.Re
 		}
 		Eventually(obs.Named).WithArguments(client.ObsApplied).Should(ContainElement(HaveKeyWithValue("id", "h1")))
 	}
+	if slicesContains(c.Accepted(), api.CapKeepalive) {
+		Eventually(func() int { return keepalives(r.messages()) }).Should(BeNumerically(">=", 2))
+	}
 	return r.messages(), obs
+}
+
+// keepalives counts the notes.keepalive messages among msgs.
+func keepalives(msgs []message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.dir == "H>C" && strings.Contains(m.text, `"method":"notes.keepalive"`) {
+			n++
+		}
+	}
+	return n
 }
 
 func slicesContains(s []string, v string) bool {
@@ -77,6 +92,9 @@ var _ = Describe("every pairing of notesd's releases", func() {
 		Expect(lookup(builds[1].contract, "notes.changed", "H>C", "cli")).To(BeNil())
 		Expect(lookup(builds[2].contract, "notes.search", "C>H", "")).To(BeNil())
 		Expect(lookup(builds[3].contract, "notes.search", "C>H", "")).NotTo(BeNil())
+		Expect(lookup(builds[2].contract, "notes.keepalive", "H>C", "cli")).To(BeNil())
+		Expect(lookup(builds[3].contract, "notes.keepalive", "H>C", "cli")).To(And(
+			HaveKeyWithValue("periodic", true), HaveKeyWithValue("gates", map[string]any{"*": "keepalive"})))
 	})
 
 	for _, hb := range builds {
@@ -96,6 +114,25 @@ var _ = Describe("every pairing of notesd's releases", func() {
 		Expect(obs.Named(client.ObsApplied)).To(ContainElement(SatisfyAll(HaveKeyWithValue("id", "h1"), HaveKeyWithValue("text", ""))))
 		_, obs = run(ctx, builds[3], builds[1], client.KindSync)
 		Expect(obs.Named(client.ObsApplied)).To(ContainElement(SatisfyAll(HaveKeyWithValue("id", "h1"), HaveKeyWithValue("text", "from the host"))))
+	}, SpecTimeout(10e9))
+
+	It("carries notes.keepalive where both builds have the keepalive switch, as the working tree's contract says, and not as v0.3.0's", func(ctx SpecContext) {
+		on := func(b build) build {
+			b.features.Keepalive = true
+			return b
+		}
+		for _, kind := range []string{client.KindCLI, client.KindSync} {
+			msgs, obs := run(ctx, on(builds[3]), on(builds[3]), kind)
+			Expect(keepalives(msgs)).To(BeNumerically(">=", 2), kind)
+			Expect(check(msgs, on(builds[3]), on(builds[3]), kind)).To(BeEmpty(), kind)
+			Expect(obs.Named(client.ObsRefused)).To(BeEmpty(), kind)
+		}
+		// The negative control: a v0.3.0 client with the switch declares keepalive, which it
+		// does not know.
+		msgs, obs := run(ctx, on(builds[3]), on(builds[2]), client.KindCLI)
+		Expect(check(msgs, on(builds[3]), on(builds[2]), client.KindCLI)).To(ContainElement(
+			ContainSubstring(`notes.keepalive: not in v0.3.0's contract for "cli"`)))
+		Eventually(obs.Named).WithArguments(client.ObsRefused).Should(ContainElement(HaveKeyWithValue("type", "notes.keepalive")))
 	}, SpecTimeout(10e9))
 
 	It("catches a gated frame sent without negotiation (the pushUngated negative control)", func(ctx SpecContext) {

@@ -22,6 +22,8 @@ type conn struct {
 	id      string // the session id it gets when it opens
 	srv     *jrpc2.Server
 	methods handler.Map
+	// keepalive is the channel as the Keepalive switch wraps it (nil without the switch).
+	keepalive *keepaliveChannel
 
 	mu       sync.Mutex
 	open     bool
@@ -34,6 +36,10 @@ func newConn(h *Host, ch channel.Channel, n int) *conn {
 	if h.features.NoticeAfterReply {
 		c.ch = &noticeChannel{Channel: ch}
 	}
+	if h.features.Keepalive {
+		c.keepalive = newKeepaliveChannel(c.ch)
+		c.ch = c.keepalive
+	}
 	c.methods = handler.Map{}
 	for name, m := range methods(h.features) {
 		c.methods[name] = m.serve(c)
@@ -41,21 +47,33 @@ func newConn(h *Host, ch channel.Channel, n int) *conn {
 	f := h.features
 	c.srv = jrpc2.NewServer(c, &jrpc2.ServerOptions{
 		Logger:    jrpcLog(h.logf),
-		AllowPush: f.Push || f.PushUngated,
+		AllowPush: f.Push || f.PushUngated || f.Keepalive,
 	})
 	return c
 }
 
-// serve runs the connection's server until the channel ends.
+// serve runs the connection's server, and its keepalives with the Keepalive switch, until
+// the channel ends.
 func (c *conn) serve() {
 	c.srv.Start(c.ch)
 	if f := c.h.features; f.PushUngated {
 		// The negative control: push to this connection whether or not it asked.
 		c.h.pushes(c)
 	}
+	done := make(chan struct{})
+	var keepalives sync.WaitGroup
+	if c.keepalive != nil {
+		keepalives.Add(1)
+		go func() {
+			defer keepalives.Done()
+			c.sendKeepalives(c.keepalive, done)
+		}()
+	}
 	err := c.srv.Wait()
+	close(done)
 	c.h.logf("session %s: server stopped: %v", c.id, err)
 	_ = c.ch.Close()
+	keepalives.Wait()
 }
 
 // stop ends the connection from the host's side: it closes the channel, and the server's
@@ -117,6 +135,9 @@ func (c *conn) openSession(ctx context.Context, p api.OpenParams) (api.OpenResul
 	if slices.Contains(accepted, api.CapPush) {
 		c.h.pushes(c)
 	}
+	if slices.Contains(accepted, api.CapKeepalive) {
+		c.keepalive.arm() // the keepalives start once this reply is sent
+	}
 	_, cursor := c.h.store.List()
 	c.h.obs.Observe(ObsSessionOpened, map[string]any{
 		"session": c.id, "client": p.Client, "version": p.Version,
@@ -135,6 +156,8 @@ func (c *conn) accepts(capability string) bool {
 		return c.h.features.Push
 	case api.CapSlimPush:
 		return c.h.features.SlimPushNegotiated
+	case api.CapKeepalive:
+		return c.h.features.Keepalive
 	}
 	return false
 }

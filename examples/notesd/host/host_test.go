@@ -2,6 +2,8 @@ package host_test
 
 import (
 	"encoding/json"
+	"errors"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"time"
@@ -239,6 +241,49 @@ var _ = Describe("Host", func() {
 			p.quiet()
 			Expect(d.obs.Named(host.ObsAcked)).To(HaveLen(1))
 			Expect(d.obs.Named(host.ObsRefused)).To(BeEmpty())
+		})
+	})
+
+	Describe("keepalive", func() {
+		keepalive := msg{"jsonrpc": "2.0", "method": "notes.keepalive"}
+
+		It("sends notes.keepalive, without params, after session.open's reply to a session that negotiated it, and to no other", func() {
+			f := release.Features{Version: "worktree", KeepaliveKnown: true, Keepalive: true}
+			d := startHost(f)
+			kept, other := d.dial(), d.dial()
+			// open reads the first message: the reply comes before any keepalive.
+			Expect(kept.open(`["keepalive"]`)["result"].(msg)["capabilities"]).To(Equal([]any{"keepalive"}))
+			Expect(other.open(`[]`)["result"].(msg)["capabilities"]).To(BeEmpty())
+			for range 3 {
+				Expect(kept.read()).To(Equal(keepalive))
+			}
+			// A call in between is answered as ever; keepalives go on around its reply.
+			kept.send(`{"jsonrpc":"2.0","id":2,"method":"notes.put","params":{"id":"n","text":"x"}}`)
+			Eventually(kept.read).Should(HaveKey("result"))
+			Expect(kept.read()).To(Equal(keepalive))
+			other.quiet()
+		})
+
+		It("accepts no keepalive capability and sends nothing without the switch (the negative control)", func() {
+			d := startHost(release.Features{Version: "worktree", KeepaliveKnown: true})
+			p := d.dial()
+			Expect(p.open(`["keepalive"]`)["result"].(msg)["capabilities"]).To(BeEmpty())
+			p.quiet()
+		})
+
+		It("ends a session's keepalives with its connection: Close returns, and the peer reads the end", func() {
+			d := startHost(release.Features{Version: "worktree", KeepaliveKnown: true, Keepalive: true})
+			p := d.dial()
+			p.open(`["keepalive"]`)
+			Expect(p.read()).To(Equal(keepalive))
+			d.h.Close() // waits for every connection, its keepalive loop included
+			Expect(p.ws.SetReadDeadline(time.Now().Add(5 * time.Second))).To(Succeed())
+			var err error
+			for err == nil {
+				_, _, err = p.ws.ReadMessage() // a keepalive may still be on its way
+			}
+			var timeout net.Error
+			Expect(errors.As(err, &timeout) && timeout.Timeout()).To(BeFalse(), "the connection ended: %v", err)
 		})
 	})
 

@@ -41,6 +41,11 @@ type Features struct {
 	SlimPushNegotiated bool `json:"slimPushNegotiated"`
 	// Search: the host serves notes.search and the cli client uses it (worktree).
 	Search bool `json:"search"`
+	// KeepaliveKnown: the clients know notes.keepalive and take it without a word, and the
+	// release's contract lists it, periodic, with the keepalive capability that gates it
+	// (worktree). Nothing sends it, and no client declares the capability, without the
+	// Keepalive switch.
+	KeepaliveKnown bool `json:"keepaliveKnown"`
 
 	// Negative-control switches: no release ships them; NOTESD_FEATURES turns them on.
 	//
@@ -57,6 +62,13 @@ type Features struct {
 	// waits). A race, not a skew: only a push that is late, landing during the client's next
 	// call, shows it.
 	DropPushInCall bool `json:"dropPushInCall"`
+	// Keepalive: the host accepts the keepalive capability and sends notes.keepalive every
+	// KeepaliveEvery (package host) to each session that negotiated it, from its
+	// session.open reply on; the clients (cli, sync, web) declare it. Timer traffic, not a
+	// skew: the contract marks the frame periodic, so wherever the timer fires in a journey
+	// it is checked but not compared by step. Only builds that know the frame
+	// (KeepaliveKnown) take it without a word.
+	Keepalive bool `json:"keepalive"`
 
 	// Asynchronous traffic: compatible switches (every release tolerates both frames) that
 	// put frames on the wire after the exchange a journey waits for, so they may arrive after

@@ -18,10 +18,10 @@ import (
 // it in the tap past the client's next call), and only there: the gate's sync journey, whose
 // settle period lands the push before the client's next call, passes with it on.
 var _ = Describe("notesd's dropPushInCall switch, the working tree with itself", Ordered, func() {
-	var repo, cache string
+	var repo string
 
 	BeforeAll(func(ctx SpecContext) {
-		repo, cache = writeHistory(ctx), GinkgoT().TempDir()
+		repo = writeHistory(ctx)
 	}, NodeTimeout(5*time.Minute))
 
 	// runSync runs one journey (a name of the gate's, or a file) on the working tree with

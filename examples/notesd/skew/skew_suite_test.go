@@ -18,6 +18,15 @@ func TestMain(m *testing.M) {
 	m.Run()
 }
 
+// cache is the build cache the suite's specs share, as skewtest's own command suite shares
+// one: every spec writes the same history, so a build one spec made serves the next that
+// builds the same tree, and the Go build cache under it serves every build (a fresh one
+// compiles the standard library and the product's dependencies again, minutes on a busy
+// machine).
+var cache string
+
+var _ = BeforeSuite(func() { cache = GinkgoT().TempDir() })
+
 func TestSkew(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "notesd skew")

@@ -13,10 +13,10 @@ import (
 )
 
 var _ = Describe("notesd across its releases", Ordered, func() {
-	var repo, cache string
+	var repo string
 
 	BeforeAll(func(ctx SpecContext) {
-		repo, cache = writeHistory(ctx), GinkgoT().TempDir()
+		repo = writeHistory(ctx)
 	}, NodeTimeout(5*time.Minute))
 
 	config := func() skewtest.Config {

@@ -37,7 +37,7 @@ var _ = Describe("notesd's working tree serving TLS", func() {
 		// (os.MkdirTemp makes the CA's directory there).
 		tmp, report := GinkgoT().TempDir(), GinkgoT().TempDir()
 		cmd := exec.CommandContext(ctx, "go", "test", "-count=1", "-v", "./testdata/tlsrun")
-		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NOTESD_SKEW_REPO="+repo, "NOTESD_SKEW_CACHE="+GinkgoT().TempDir(),
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "NOTESD_SKEW_REPO="+repo, "NOTESD_SKEW_CACHE="+cache,
 			"NOTESD_SKEW_REPORT="+report)
 		out, err := cmd.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "%s", out)

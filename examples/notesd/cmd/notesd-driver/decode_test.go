@@ -146,16 +146,24 @@ func (r *relay) close() {
 // find returns the first message of direction dir that matches, or fails.
 func (r *relay) find(dir string, match func(any) bool) message {
 	GinkgoHelper()
+	m, ok := r.lookup(dir, match)
+	if !ok {
+		Fail("no " + dir + " message matches")
+	}
+	return m
+}
+
+// lookup returns the first message of direction dir that matches, if one does.
+func (r *relay) lookup(dir string, match func(any) bool) (message, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, m := range r.msgs {
 		var v any
 		if m.dir == dir && json.Unmarshal(m.data, &v) == nil && match(v) {
-			return m
+			return m, true
 		}
 	}
-	Fail("no " + dir + " message matches")
-	return message{}
+	return message{}, false
 }
 
 // call is the C>H message calling method (one object, or a batch whose first element does).
@@ -200,10 +208,14 @@ func idOf(call message) any {
 // notification is the H>C notification method.
 func (r *relay) notification(method string) message {
 	GinkgoHelper()
-	return r.find("H>C", func(v any) bool {
+	return r.find("H>C", isNotification(method))
+}
+
+func isNotification(method string) func(any) bool {
+	return func(v any) bool {
 		o, _ := v.(map[string]any)
 		return o["method"] == method && o["id"] == nil
-	})
+	}
 }
 
 // traffic runs the product, a host of release hf and a client of kind and release cf,
@@ -330,6 +342,25 @@ var _ = Describe("notesd-driver decode", func() {
 		// A cli client has no handler for notes.changed, and drops it.
 		got = decoder(rel["worktree"], "client", "cli").decode(frame(1, changed))
 		Expect(got[0]).To(Equal(line{"id": 1.0, "type": "notes.changed", "refused": true, "reason": "no handler for notification notes.changed"}))
+	}, SpecTimeout(30*time.Second))
+
+	It("names notes.keepalive in the clients of a release that knows it, and refuses it in one that predates it", func(ctx SpecContext) {
+		// The keepalive switch in both builds: the cli client declares keepalive, the host
+		// sends notes.keepalive on its timer.
+		on := rel["worktree"]
+		on.Keepalive = true
+		r := traffic(ctx, on, client.KindCLI, on)
+		Eventually(func() bool {
+			_, ok := r.lookup("H>C", isNotification(api.Keepalive))
+			return ok
+		}).Should(BeTrue())
+		keepalive := frame(1, r.notification(api.Keepalive))
+		for _, kind := range []string{"cli", "sync"} {
+			got := decoder(rel["worktree"], "client", kind).decode(keepalive)
+			Expect(got[0]).To(Equal(line{"id": 1.0, "type": "notes.keepalive", "opcode": 0.0}), kind)
+		}
+		got := decoder(rel["v0.3.0"], "client", "cli").decode(keepalive)
+		Expect(got[0]).To(Equal(line{"id": 1.0, "type": "notes.keepalive", "refused": true, "reason": "no handler for notification notes.keepalive"}))
 	}, SpecTimeout(30*time.Second))
 
 	It("refuses notes.changed in a sync client that predates push, and reads v0.3.0's slim push as the known bug does", func(ctx SpecContext) {

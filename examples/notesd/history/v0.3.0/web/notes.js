@@ -24,6 +24,8 @@ const LIST = 'notes.list';
 const SEARCH = 'notes.search';
 const NOTICE = 'notes.notice';
 const ACK = 'notes.ack';
+const KEEPALIVE = 'notes.keepalive';
+const CAP_KEEPALIVE = 'keepalive';
 const CODE_INCOMPATIBLE = -32010;
 const METHOD_NOT_FOUND = -32601;
 
@@ -135,12 +137,17 @@ function readMessage(features, m) {
 }
 
 // readNotification reads a notification as the web client handles it: notes.notice (every
-// release takes it; only an acknowledgement depends on it). The web client declares no
-// push, so any other notification, notes.changed included, has no handler and is dropped.
+// release takes it; only an acknowledgement depends on it) and notes.keepalive where the
+// release knows it (keepaliveKnown; its params, if any, ignored). The web client declares
+// no push, so any other notification, notes.changed included, has no handler and is
+// dropped.
 function readNotification(features, method, params) {
   if (method === NOTICE) {
     const seq = params && Number.isInteger(params.seq) ? params.seq : 0;
     return {seq};
+  }
+  if (method === KEEPALIVE && features.keepaliveKnown) {
+    return undefined; // no params to hand on, as the Go clients' nil
   }
   throw new RefusalError(`no handler for notification ${method}`, method);
 }
@@ -174,9 +181,12 @@ class Client {
     this.nextID = 1;
   }
 
-  /** The capabilities the web client declares: none (it does not sync). */
+  /**
+   * The capabilities the web client declares: no push (it does not sync); keepalive with
+   * the keepalive switch.
+   */
   declares() {
-    return [];
+    return this.features.keepalive ? [CAP_KEEPALIVE] : [];
   }
 
   /**

@@ -16,10 +16,12 @@ const FEATURES = [
   'slimPush',
   'slimPushNegotiated',
   'search',
+  'keepaliveKnown',
   'pushUngated',
   'hideRev',
   'putSendsContent',
   'dropPushInCall',
+  'keepalive',
   'noticeAfterReply',
   'doubleAck',
 ];
