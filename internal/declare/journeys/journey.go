@@ -44,8 +44,8 @@ type Journey struct {
 	// a campaign draws to find races; a gate's journey does not use it.
 	Unsettled bool
 	Steps     []Step
-	Frames []FrameLine // expected named frame sequence
-	Ignore []FrameLine // frames left out of the sequence, with the reason in a comment
+	Frames    []FrameLine // expected named frame sequence
+	Ignore    []FrameLine // frames left out of the sequence, with the reason in a comment
 	// Listed says the journey comes from the subject's journeys list (LoadSet), so its name
 	// alone finds it again (a repro line names it); otherwise its File does.
 	Listed bool
