@@ -1,5 +1,17 @@
 GO      ?= go
-BIN     := bin/skewtest
+# Where make build writes the binary; GOOS and GOARCH in the environment (or on the make
+# command line) build it for another platform: make build BIN=dist/skewtest GOOS=darwin GOARCH=arm64.
+BIN     ?= bin/skewtest
+# The version the binary says it is (skewtest version, results.json's toolVersion): from git,
+# such as v1.2.0, v1.2.0-3-gabc1234-dirty, or the commit alone before the first tag. Give
+# VERSION=v1.2.0 to set it (a release); empty (VERSION=, or no git and no repository), the
+# binary says what the Go toolchain recorded instead (its module version or commit).
+VERSION ?= $(shell git describe --tags --dirty --always 2>/dev/null)
+# The variable the linker stamps (internal/build/version.Var).
+VERSION_VAR := github.com/skewtest/skewtest/internal/build/version.stamped
+# Without a git binary the go command cannot record the commit of a checkout: leave it out
+# rather than fail.
+BUILDVCS := $(if $(shell command -v git 2>/dev/null),,-buildvcs=false)
 SUBJECT := examples/remoteterm
 # The second subject: a product on a third-party JSON-RPC library (its own module too).
 NOTESD  := examples/notesd
@@ -17,7 +29,7 @@ LABELS ?= !soak
 	demo lint bench generate docker-note fuzz race screenshot architecture
 
 build:
-	$(GO) build -o $(BIN) ./cmd/skewtest
+	$(GO) build $(BUILDVCS) -ldflags "-X '$(VERSION_VAR)=$(VERSION)'" -o $(BIN) ./cmd/skewtest
 
 # make test runs the suites at once, each target's output printed whole when it ends, and
 # gives them one build cache to share ($SKEWTEST_TEST_CACHE, internal/testkit/testcache): a tag of

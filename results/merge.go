@@ -23,6 +23,7 @@ var (
 
 // Merge joins the runs of the shards of one plan (skewtest run --shard k/n) into the run a
 // single machine would have made, timings aside: pairings in plan order (Pairing.Index),
+// the skewtest version of the shards (each distinct one, comma-separated, when they differ),
 // builds merged by label (a label with two revisions is an error), skipped pairings
 // listed once, one seed (else an error), no shard. A build's status is the worst any shard saw (error, then built, then
 // cached). Started is the earliest, Finished the latest. Pairings are shared with the
@@ -52,6 +53,7 @@ func Merge(shards ...*Run) (*Run, error) {
 		if out.Tool == "" {
 			out.Tool = s.Tool
 		}
+		out.ToolVersion = joinDistinct(out.ToolVersion, s.ToolVersion)
 		if out.Repo == "" {
 			out.Repo = s.Repo
 		}
@@ -194,4 +196,15 @@ func mergeBuilds(have, add []Build, shard string) ([]Build, error) {
 		at = i
 	}
 	return have, nil
+}
+
+// joinDistinct adds v to the comma-separated list, unless it is empty or listed already.
+func joinDistinct(list, v string) string {
+	switch {
+	case v == "" || slices.Contains(strings.Split(list, ", "), v):
+		return list
+	case list == "":
+		return v
+	}
+	return list + ", " + v
 }

@@ -160,3 +160,31 @@ var _ = Describe("Merge of future-peer runs and coverage", func() {
 		Expect(err).To(MatchError(results.ErrShardConflict), "one future-peer run per pairing")
 	})
 })
+
+var _ = Describe("Merge of the skewtest versions", func() {
+	version := func(runs []*results.Run, vs ...string) []*results.Run {
+		for i, r := range runs {
+			r.ToolVersion = vs[i]
+		}
+		return runs
+	}
+
+	It("keeps the shards' version, once", func() {
+		shards := version(resultstest.Split(resultstest.Run(resultstest.Options{Builds: 3, Seed: 5}), 3), "v1.2.0", "v1.2.0", "v1.2.0")
+		merged, err := results.Merge(shards...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(merged.ToolVersion).To(Equal("v1.2.0"))
+	})
+
+	It("names each distinct version when the shards' differ, and none when none says", func() {
+		shards := version(resultstest.Split(resultstest.Run(resultstest.Options{Builds: 3, Seed: 5}), 3), "v1.2.0", "", "v1.3.0")
+		merged, err := results.Merge(shards...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(merged.ToolVersion).To(Equal("v1.2.0, v1.3.0"))
+
+		shards = version(resultstest.Split(resultstest.Run(resultstest.Options{Builds: 3, Seed: 5}), 2), "", "")
+		merged, err = results.Merge(shards...)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(merged.ToolVersion).To(BeEmpty())
+	})
+})

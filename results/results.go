@@ -86,14 +86,18 @@ var Kinds = []Kind{DecoderRefusal, SequenceDrift, CapabilityMismatch, PublishedF
 
 // Run is one invocation of skewtest run or repro.
 type Run struct {
-	SchemaVersion int        `json:"schemaVersion"`
-	Tool          string     `json:"tool"`
-	Seed          int64      `json:"seed"`
-	Repo          string     `json:"repo"`
-	Started       time.Time  `json:"started"`
-	Finished      time.Time  `json:"finished"`
-	Builds        []Build    `json:"builds"`
-	Pairings      []*Pairing `json:"pairings"`
+	SchemaVersion int    `json:"schemaVersion"`
+	Tool          string `json:"tool"`
+	// ToolVersion is the version of the skewtest that made the run (skewtest version: make
+	// build stamps it from git; go install …@v1.2.3 records v1.2.3); empty in a run saved
+	// before it was recorded.
+	ToolVersion string     `json:"toolVersion,omitempty"`
+	Seed        int64      `json:"seed"`
+	Repo        string     `json:"repo"`
+	Started     time.Time  `json:"started"`
+	Finished    time.Time  `json:"finished"`
+	Builds      []Build    `json:"builds"`
+	Pairings    []*Pairing `json:"pairings"`
 	// Skipped lists pairings the plan could not run (a build without a driver of a kind).
 	Skipped []Skip `json:"skipped,omitempty"`
 	// Findings are about the whole run rather than one pairing: the static tier's

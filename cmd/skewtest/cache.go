@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -31,9 +32,9 @@ func parseCache(args []string, stdout, stderr io.Writer) (sub string, o *cacheOp
 		fmt.Fprint(stdout, cacheUsage)
 		return "", nil, &exitError{exitOK}
 	}
-	if len(args) == 0 || (args[0] != "ls" && args[0] != "prune") {
+	if len(args) == 0 || !slices.Contains(subcommands("cache"), args[0]) {
 		if len(args) > 0 {
-			if err := didYouMean("cache", args[0], []string{"ls", "prune"}); err != nil {
+			if err := didYouMean("cache", args[0], subcommands("cache")); err != nil {
 				return "", nil, err
 			}
 		}

@@ -50,7 +50,7 @@ func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprint(stdout, contractUsage)
 		return nil
 	}
-	if err := didYouMean("contract", args[0], []string{"diff", "check", "verify", "decode", "infer"}); err != nil {
+	if err := didYouMean("contract", args[0], subcommands("contract")); err != nil {
 		return err
 	}
 	fmt.Fprint(stderr, contractUsage)

@@ -62,7 +62,7 @@ func cmdDriver(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if len(args) == 0 || args[0] != "check" {
 		if len(args) > 0 {
-			if err := didYouMean("driver", args[0], []string{"check"}); err != nil {
+			if err := didYouMean("driver", args[0], subcommands("driver")); err != nil {
 				return err
 			}
 		}

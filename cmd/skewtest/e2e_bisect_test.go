@@ -12,6 +12,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -156,6 +157,7 @@ var _ = Describe("bisect on the reference history", Ordered, Label(testlabels.E2
 		Expect(code).To(Equal(exitFindings), out)
 		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
+		Expect(run.ToolVersion).To(Equal(version.String()))
 		Expect(run.Bisect.FirstBadTag).To(Equal("v0.3.0"))
 		Expect(run.Bisect.LastGoodTag).To(Equal("v0.2.0"))
 		Expect(run.Bisect.Brought).To(ContainElement(HaveField("Kind", results.PublishedFieldRemoved)))

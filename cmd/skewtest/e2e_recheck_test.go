@@ -11,6 +11,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -37,6 +38,8 @@ var _ = Describe("recheck of a saved report", Ordered, Label(testlabels.E2E, tes
 		Expect(out).To(ContainSubstring("recheck: 3 of 3 pairings re-judged from their transcripts, 0 verdicts changed"))
 		again, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
+		Expect(original.ToolVersion).To(Equal(version.String()), "a run names the skewtest that made it")
+		Expect(again.ToolVersion).To(Equal(version.String()), "so does its recheck")
 		Expect(again.Pairings).To(HaveLen(len(original.Pairings)))
 		for i, p := range original.Pairings {
 			Expect(again.Pairings[i].Status).To(Equal(p.Status), p.Label())
@@ -94,6 +97,7 @@ var _ = Describe("replay of a saved report into other builds' decoders", Ordered
 		Expect(code).To(Equal(exitFindings), out)
 		run, err := results.Load(filepath.Join(dir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
+		Expect(run.ToolVersion).To(Equal(version.String()))
 		cells := map[string]*results.Pairing{}
 		for _, p := range run.Pairings {
 			Expect(p.Replay).NotTo(BeNil())

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -71,6 +72,7 @@ var _ = Describe("shards of a run on the reference subject", Ordered, Label(test
 		got, err := results.Load(filepath.Join(merged, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(comparable(got)).To(Equal(comparable(want)))
+		Expect(got.ToolVersion).To(Equal(version.String()), "the shards' skewtest, once")
 		for _, f := range []string{reports.JUnitFile, reports.SummaryFile, "report.html"} {
 			Expect(filepath.Join(merged, f)).To(BeAnExistingFile())
 		}

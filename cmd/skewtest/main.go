@@ -10,12 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"syscall"
 
 	"github.com/skewtest/skewtest"
@@ -193,7 +191,8 @@ Usage:
   skewtest transcript [--json] PAIRING_DIR         a pairing's frames and what the receivers' contracts read from them
   skewtest example [--subject NAME] [--source DIR] DIR   write an example subject's history as a git repository
   skewtest demo    [--subject NAME] [--report-dir D] [--known-bugs=false]   write it to a temporary directory, run it, then show its known release-skew bugs red
-  skewtest version  (or --version)
+  skewtest version  (or --version)   the version, the Go version and the platform skewtest was built with
+  skewtest completion bash|zsh|fish   print a shell completion script (docs/reference.md, Shell completions)
 
 REF is a tag, branch or commit of the subject, or "worktree" for its working tree.
 PIN RULES (default: skewtest.yaml's pins section, else the newest stable vX.Y.Z tag):
@@ -217,31 +216,6 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprint(stderr, usageText)
 		return usagef("no command")
 	}
-	cmds := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
-		"run":           cmdRun,
-		"plan":          cmdPlan,
-		"repro":         cmdRepro,
-		"bisect":        cmdBisect,
-		"recheck":       cmdRecheck,
-		"replay":        cmdReplay,
-		"record":        cmdRecord,
-		"driver":        cmdDriver,
-		"doctor":        cmdDoctor,
-		"init":          cmdInit,
-		"compat":        cmdCompat,
-		"tap":           cmdTap,
-		"fuzz":          cmdFuzz,
-		"explore":       cmdExplore,
-		"pins":          cmdPins,
-		"build":         cmdBuild,
-		"cache":         cmdCache,
-		"contract":      cmdContract,
-		"merge-reports": cmdMerge,
-		"transcript":    cmdTranscript,
-		"example":       cmdExample,
-		"demo":          cmdDemo,
-		"version":       cmdVersion,
-	}
 	switch {
 	case isHelp(args[0]):
 		fmt.Fprint(stdout, usageText)
@@ -249,9 +223,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case args[0] == "--version" || args[0] == "-version":
 		return cmdVersion(ctx, args[1:], stdout, stderr)
 	}
-	f, ok := cmds[args[0]]
+	f, ok := commands()[args[0]]
 	if !ok {
-		if err := didYouMean("", args[0], append(slices.Sorted(maps.Keys(cmds)), "help")); err != nil {
+		if err := didYouMean("", args[0], append(visibleCommands(), "help")); err != nil {
 			return err
 		}
 		fmt.Fprint(stderr, usageText)

@@ -11,7 +11,9 @@ import (
 	"github.com/skewtest/skewtest/internal/build/shell"
 )
 
-// newFlagSet makes a command's flag set that reports errors instead of exiting.
+// newFlagSet makes a command's flag set that reports errors instead of exiting. Given a
+// *flagSets for stderr, it hands the flag set to it too: that is how the completion reads a
+// command's flags, by asking it for its help (flagsOf).
 func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -19,8 +21,21 @@ func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
 		fmt.Fprintf(fs.Output(), "Usage: skewtest %s\n\nFlags:\n", synopsis)
 		fs.PrintDefaults()
 	}
+	if sets, ok := stderr.(*flagSets); ok {
+		sets.made = append(sets.made, fs)
+	}
 	return fs
 }
+
+// flagSets is a writer that discards what is written to it and keeps the flag sets made
+// with it as their stderr (newFlagSet), and the positional arguments the last one parsed
+// takes (parse).
+type flagSets struct {
+	made []*flag.FlagSet
+	want nargs
+}
+
+func (*flagSets) Write(p []byte) (int, error) { return len(p), nil }
 
 // nargs is how many positional arguments a command takes: min to max, no limit when max is
 // negative. A command line (driver check's CMD ARGS...) is positional from its first word
@@ -46,6 +61,9 @@ var (
 // pointer to -h; so is a count of positional arguments outside want.
 func parse(fs *flag.FlagSet, args []string, want nargs) ([]string, error) {
 	out := fs.Output()
+	if sets, ok := out.(*flagSets); ok {
+		sets.want = want
+	}
 	var said bytes.Buffer // the flag package's own complaint: main prints the error once
 	fs.SetOutput(&said)
 	pos, err := interleave(fs, args, want.commandLine)

@@ -47,7 +47,7 @@ func parsePins(args []string, stderr io.Writer) (repo string, lock bool, flags p
 	if len(args) > 0 && args[0] == "lock" {
 		lock, args = true, args[1:]
 	} else if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		if err = didYouMean("pins", args[0], []string{"lock"}); err != nil {
+		if err = didYouMean("pins", args[0], subcommands("pins")); err != nil {
 			return
 		}
 	}

@@ -64,6 +64,7 @@ var _ = SynchronizedAfterSuite(func() {
 	if history.dir != "" {
 		Expect(os.RemoveAll(history.dir)).To(Succeed())
 	}
+	Expect(removeMadeBinary()).To(Succeed())
 }, func() {
 	if os.Getenv(testcache.Env) == "" {
 		Expect(os.RemoveAll(sharedCache)).To(Succeed())

@@ -20,6 +20,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/matrix"
@@ -105,7 +106,7 @@ func execute(ctx context.Context, c *Config, command []string, prepare func([]po
 	if err != nil {
 		return nil, err
 	}
-	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: c.Seed, Repo: c.Repo, Started: time.Now(), Bisect: b.out}
+	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", ToolVersion: version.String(), Seed: c.Seed, Repo: c.Repo, Started: time.Now(), Bisect: b.out}
 	if err := b.walk(ctx); err != nil {
 		return nil, err
 	}

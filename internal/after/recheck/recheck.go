@@ -17,6 +17,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
@@ -77,8 +78,9 @@ func Run(ctx context.Context, c Config) (*results.Run, []Change, error) {
 	if j.support, err = s.Support(ctx); err != nil {
 		return nil, nil, err
 	}
+	// The verdicts are today's checks': the run names the skewtest that made them.
 	out := *saved
-	out.Started, out.Pairings = time.Now(), nil
+	out.Started, out.Pairings, out.ToolVersion = time.Now(), nil, version.String()
 	var changes []Change
 	rechecked := 0
 	for _, p := range saved.Pairings {

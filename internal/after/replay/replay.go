@@ -23,6 +23,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/decoders"
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/run/harness"
@@ -71,7 +72,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if c.ReportDir == "" {
 		c.ReportDir = filepath.Join(c.Saved, "replay")
 	}
-	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Repo: c.Repo, Seed: saved.Seed, Started: time.Now()}
+	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", ToolVersion: version.String(), Repo: c.Repo, Seed: saved.Seed, Started: time.Now()}
 	mc := matrix.Config{Repo: c.Repo, ReportDir: c.ReportDir, CacheDir: c.CacheDir, Pins: c.Pins, Runner: c.Runner,
 		Stdout: c.Stdout, Stderr: c.Stderr, Command: []string{"replay"}, Seed: saved.Seed}
 	if err := mc.Defaults(); err != nil {

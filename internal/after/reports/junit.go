@@ -19,14 +19,30 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Skipped  int         `xml:"skipped,attr,omitempty"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr,omitempty"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Cases      []junitCase      `xml:"testcase"`
 }
+
+// junitProperties are a suite's properties: every suite names the skewtest that made the
+// run (VersionProperty).
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// VersionProperty is the name of the property each JUnit suite gives the version of the
+// skewtest that made the run (results.Run.ToolVersion), when the run says.
+const VersionProperty = "skewtest.version"
 
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
@@ -137,6 +153,9 @@ func JUnit(run *results.Run) ([]byte, error) {
 			total += t
 		}
 		s.Time = fmt.Sprintf("%.3f", total)
+		if run.ToolVersion != "" {
+			s.Properties = &junitProperties{[]junitProperty{{Name: VersionProperty, Value: run.ToolVersion}}}
+		}
 		out.Tests += s.Tests
 		out.Failures += s.Failures
 		out.Errors += s.Errors

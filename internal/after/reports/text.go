@@ -135,13 +135,24 @@ func Matrix(w io.Writer, run *results.Run) {
 			fmt.Fprintf(w, "  %s\n", l)
 		}
 	}
-	fmt.Fprintf(w, "\n%s (seed %d)\n", totals(run, plain), run.Seed)
+	fmt.Fprintf(w, "\n%s (seed %d%s)\n", totals(run, plain), run.Seed, madeBy(run, plain))
 	if s := incomplete(run); s != "" {
 		fmt.Fprintln(w, s)
 	}
 }
 
 func plain(s string) string { return s }
+
+func code(s string) string { return "`" + s + "`" }
+
+// madeBy names the skewtest that made the run, after the seed: ", skewtest v1.2.0" (the
+// version as quote writes it); "" when the run does not say.
+func madeBy(run *results.Run, quote func(string) string) string {
+	if run.ToolVersion == "" {
+		return ""
+	}
+	return ", skewtest " + quote(run.ToolVersion)
+}
 
 // coverageLimit is how many parts never exercised the terminal names per category; the
 // Markdown summary and the HTML report name them all.
@@ -170,7 +181,7 @@ func bold(s string) string { return "**" + s + "**" }
 // Markdown renders run as a Markdown summary.
 func Markdown(run *results.Run) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# skewtest results\n\n%s. Seed `%d`.\n\n", totals(run, bold), run.Seed)
+	fmt.Fprintf(&b, "# skewtest results\n\n%s. Seed `%d`%s.\n\n", totals(run, bold), run.Seed, madeBy(run, code))
 	if s := incomplete(run); s != "" {
 		fmt.Fprintf(&b, "> **%s**\n\n", s)
 	}

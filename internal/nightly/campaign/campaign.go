@@ -10,6 +10,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/fuzz"
@@ -146,7 +147,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if o.Budget > 0 {
 		mode = "budget"
 	}
-	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
+	run := &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", ToolVersion: version.String(), Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 	run.Campaign = &results.Campaign{Seed: o.Seed, Mode: mode, Budget: o.Budget, Generators: map[string]int{}, Events: map[string]int{},
 		Findings: []results.CampaignFinding{}, CaseList: []results.CampaignCase{}}
 	fmt.Fprintf(stdout, "skewtest %s: seed %d\n", o.Name, o.Seed)

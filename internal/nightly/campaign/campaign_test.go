@@ -11,6 +11,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
@@ -54,6 +55,7 @@ var _ = Describe("campaign.Run", func() {
 		saved, err := results.Load(filepath.Join(report, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(saved.Campaign.Cases).To(Equal(4))
+		Expect(saved.ToolVersion).To(Equal(version.String()))
 
 		// The campaign's coverage: the run's, its timeline, and its file in the corpus's memory.
 		Expect(saved.Coverage).NotTo(BeNil())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/version"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
@@ -92,7 +93,7 @@ func newPlan(ctx context.Context, o *Config) (*plan, error) {
 			return nil, usage.Optionf("LastFailed", "needs the previous run's %s: %w", reports.ResultsFile, err)
 		}
 	}
-	pl.run = &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
+	pl.run = &results.Run{SchemaVersion: results.SchemaVersion, Tool: "skewtest", ToolVersion: version.String(), Seed: o.Seed, Repo: o.Repo, Started: time.Now()}
 
 	// Before building: what each build will be, from its own files.
 	if pl.src, err = Resolve(ctx, s, o, false); err != nil {

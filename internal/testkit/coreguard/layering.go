@@ -94,6 +94,7 @@ var Architecture = Layout{
 		{Path: "internal/build/shell", Group: "build", Layer: 2},
 		{Path: "internal/build/builds", Group: "build", Layer: 2},
 		{Path: "internal/build/builds/container", Group: "build", Layer: 2},
+		{Path: "internal/build/version", Group: "build", Layer: 2},
 
 		{Path: "internal/run/harness/transcript", Group: "run", Layer: 3},
 		{Path: "internal/run/harness/tap", Group: "run", Layer: 3},
