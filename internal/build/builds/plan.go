@@ -18,9 +18,9 @@ import (
 
 // plan is what Build knows about a source before building it.
 type plan struct {
-	label       string
-	revision    string
-	dirty       bool   // the working tree's files are not its revision's
+	label    string
+	revision string
+	dirty    bool // the working tree's files are not its revision's
 
 	tree        string // the key's tree part
 	overlay     string // the key's overlay part: "" or the overlay paths and content digest
