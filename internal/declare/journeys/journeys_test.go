@@ -144,8 +144,8 @@ var _ = Describe("Parse", func() {
 		Entry("frames step unknown", "kind desktop\n-- script --\nstep a\n-- frames --\nstep b\n", `bad.txtar:5: frames: no step "b" in the script`),
 		Entry("frames steps out of order", "kind desktop\n-- script --\nstep a\nstep b\n-- frames --\nstep b\nstep a\n", `bad.txtar:7: frames: step "a" comes before step "b" in the script`),
 		Entry("unclosed condition", "kind desktop\n-- script --\nstep a\n[cap:x client input\n", `bad.txtar:4: unclosed condition "[cap:x client input"`),
-		Entry("channel without a name", "kind desktop\nchannel\n-- script --\nstep a\n", `bad.txtar:2: channel "": want the name of one channel of the contract (channel terminal)`),
-		Entry("channel of two words", "kind desktop\nchannel a b\n-- script --\nstep a\n", `bad.txtar:2: channel "a b": want the name of one channel of the contract (channel terminal)`),
+		Entry("channel without a name", "kind desktop\nchannel\n-- script --\nstep a\n", `bad.txtar:2: channel "": want the name of one channel of the contracts (channel NAME)`),
+		Entry("channel of two words", "kind desktop\nchannel a b\n-- script --\nstep a\n", `bad.txtar:2: channel "a b": want the name of one channel of the contracts (channel NAME)`),
 		Entry("two channel lines", "kind desktop\nchannel a\nchannel b\n-- script --\nstep a\n", `bad.txtar:3: a second channel line (the first is line 2): a journey's conditions are about one channel`),
 	)
 

@@ -134,7 +134,7 @@ func (j *Journey) parseHeader(data []byte) error {
 				}
 			case "channel":
 				if val == "" || strings.ContainsAny(val, " \t") {
-					return j.errorf(n, "channel %q: want the name of one channel of the contract (channel terminal)", val)
+					return j.errorf(n, "channel %q: want the name of one channel of the contracts (channel NAME)", val)
 				}
 				if j.ChannelLine != 0 {
 					return j.errorf(n, "a second channel line (the first is line %d): a journey's conditions are about one channel", j.ChannelLine)
