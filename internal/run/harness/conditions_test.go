@@ -17,13 +17,16 @@ import (
 )
 
 // firstLineJourney opens with a frame condition, before any connection: the builds'
-// contracts decide it, so the client types "span" where both know OutputSpan and "plain"
-// elsewhere, however the run is scheduled.
+// contracts decide it, so the host writes "early" before the client subscribes only where
+// a build does not know OutputSpan, and the client types "span" where both know it and
+// "plain" elsewhere, however the run is scheduled. (Read from the connection, the first line
+// was false before the client connected: the host wrote "early" between two new builds.)
 const firstLineJourney = `# first-line: a frame condition as the journey's first line
 kind desktop
 timeout 5s
 -- script --
 step subscribe
+[!frame:OutputSpan] host emit-output text="early\r\n"
 [frame:OutputSpan] client subscribe
 [!frame:OutputSpan] client subscribe
 await client rendered-snapshot
@@ -63,12 +66,16 @@ var _ = Describe("conditions", func() {
 		Eventually(func() []int { return alive(pids) }).Should(BeEmpty(), "no process may outlive its pairing")
 	})
 
-	// typed runs the journey and says its status and what the client typed.
+	// typed runs the journey and says its status, whether the host wrote "early" (the
+	// snapshot carries it) and what the client typed.
 	typed := func(ctx context.Context, j *journeys.Journey, host, client *harness.Build) (results.Status, string) {
 		GinkgoHelper()
 		p, t := harness.Run(ctx, harness.Pairing{Host: host, Client: client, Kind: "desktop", Journey: j}, harness.Options{Dir: GinkgoT().TempDir()})
 		what := ""
 		for _, f := range t.Frames {
+			if f.Dir == "H>C" && strings.Contains(string(f.Data), "early") && !strings.Contains(what, "early") {
+				what += "early "
+			}
 			for _, w := range []string{"span", "plain"} {
 				if f.Dir == "C>H" && strings.Contains(string(f.Data), w) {
 					what += w
@@ -93,7 +100,7 @@ var _ = Describe("conditions", func() {
 		// Negative control: a client that does not know the frame takes the other line.
 		status, what := typed(ctx, j, build("a", "ok", true), build("b", "ok", false))
 		Expect(status).To(Equal(results.StatusPass))
-		Expect(what).To(Equal("plain"))
+		Expect(what).To(Equal("early plain"))
 	}, SpecTimeout(4*time.Minute)) // a busy machine: each run takes about a second
 
 	It("refuses a frame condition whose channel the contracts do not decide, before any driver starts", func(ctx SpecContext) {
@@ -111,7 +118,7 @@ var _ = Describe("conditions", func() {
 		p, _ := harness.Run(ctx, harness.Pairing{Host: two(true), Client: two(true), Kind: "desktop", Journey: j},
 			harness.Options{Dir: GinkgoT().TempDir(), OnUsage: func(err error) { usage = append(usage, err) }})
 		Expect(p.Status).To(Equal(results.StatusError))
-		Expect(p.Error).To(HavePrefix("first-line.txtar:6: condition [frame:OutputSpan]: which channel's frame? The contracts have the channels other, terminal"))
+		Expect(p.Error).To(HavePrefix("first-line.txtar:6: condition [!frame:OutputSpan]: which channel's frame? The contracts have the channels other, terminal"))
 		Expect(p.Error).To(HaveSuffix("(channel other or channel terminal)"))
 		Expect(usage).To(HaveLen(1), "the journey's to fix: a usage error")
 		Expect(harness.CheckChannels(j, two(true))).To(MatchError(p.Error), "the plan refuses it the same way")
