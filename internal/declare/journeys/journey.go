@@ -43,9 +43,14 @@ type Journey struct {
 	// what a step caused may still be on its way when the next one acts. It is a schedule
 	// a campaign draws to find races; a gate's journey does not use it.
 	Unsettled bool
-	Steps     []Step
-	Frames    []FrameLine // expected named frame sequence
-	Ignore    []FrameLine // frames left out of the sequence, with the reason in a comment
+	// Channel is the contract channel the journey's conditions are about (channel NAME), and
+	// ChannelLine the header line that names it; "" when the header has no channel line
+	// (the contracts' one channel, or a line's own path, says it).
+	Channel     string
+	ChannelLine int
+	Steps       []Step
+	Frames      []FrameLine // expected named frame sequence
+	Ignore      []FrameLine // frames left out of the sequence, with the reason in a comment
 	// Listed says the journey comes from the subject's journeys list (LoadSet), so its name
 	// alone finds it again (a repro line names it); otherwise its File does.
 	Listed bool

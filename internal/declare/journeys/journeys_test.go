@@ -129,7 +129,7 @@ var _ = Describe("Parse", func() {
 			Expect(err.Error()).To(Equal(want))
 		},
 		Entry("no kind", "-- script --\nstep a\n", "bad.txtar:1: no kind line: say which client kinds the journey drives (kind desktop, kind desktop,mobile or kind *)"),
-		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout, quiet or settle, or # comments)`),
+		Entry("unknown header", "kind desktop\nspeed fast\n-- script --\nstep a\n", `bad.txtar:2: unknown header line "speed" (want kind, timeout, quiet, settle or channel, or # comments)`),
 		Entry("bad settle", "kind desktop\nsettle -1s\n-- script --\nstep a\n", `bad.txtar:2: settle "-1s" is not a duration such as 50ms (0 turns the quiet period off; none ends each step without waiting)`),
 		Entry("bad timeout", "kind desktop\ntimeout soon\n-- script --\nstep a\n", `bad.txtar:2: timeout "soon" is not a positive duration such as 10s`),
 		Entry("command before step", "kind desktop\n-- script --\nclient subscribe\n", "bad.txtar:3: command before the first step line"),
@@ -144,7 +144,21 @@ var _ = Describe("Parse", func() {
 		Entry("frames step unknown", "kind desktop\n-- script --\nstep a\n-- frames --\nstep b\n", `bad.txtar:5: frames: no step "b" in the script`),
 		Entry("frames steps out of order", "kind desktop\n-- script --\nstep a\nstep b\n-- frames --\nstep b\nstep a\n", `bad.txtar:7: frames: step "a" comes before step "b" in the script`),
 		Entry("unclosed condition", "kind desktop\n-- script --\nstep a\n[cap:x client input\n", `bad.txtar:4: unclosed condition "[cap:x client input"`),
+		Entry("channel without a name", "kind desktop\nchannel\n-- script --\nstep a\n", `bad.txtar:2: channel "": want the name of one channel of the contracts (channel NAME)`),
+		Entry("channel of two words", "kind desktop\nchannel a b\n-- script --\nstep a\n", `bad.txtar:2: channel "a b": want the name of one channel of the contracts (channel NAME)`),
+		Entry("two channel lines", "kind desktop\nchannel a\nchannel b\n-- script --\nstep a\n", `bad.txtar:3: a second channel line (the first is line 2): a journey's conditions are about one channel`),
 	)
+
+	It("reads the channel header: the channel a journey's conditions are about, and its line", func() {
+		j, err := journeys.Parse("c.txtar", []byte("# d\nkind session\nchannel session\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Channel).To(Equal("session"))
+		Expect(j.ChannelLine).To(Equal(3))
+		j, err = journeys.Parse("c.txtar", []byte("kind session\n-- script --\nstep a\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(j.Channel).To(BeEmpty(), "no header line, no channel")
+		Expect(j.ChannelLine).To(BeZero())
+	})
 
 	DescribeTable("reads the kinds a journey drives",
 		func(line string, kinds []string, drives, not string) {

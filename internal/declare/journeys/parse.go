@@ -132,8 +132,16 @@ func (j *Journey) parseHeader(data []byte) error {
 				if d == 0 {
 					j.Settle = -1
 				}
+			case "channel":
+				if val == "" || strings.ContainsAny(val, " \t") {
+					return j.errorf(n, "channel %q: want the name of one channel of the contracts (channel NAME)", val)
+				}
+				if j.ChannelLine != 0 {
+					return j.errorf(n, "a second channel line (the first is line %d): a journey's conditions are about one channel", j.ChannelLine)
+				}
+				j.Channel, j.ChannelLine = val, n
 			default:
-				return j.errorf(n, "unknown header line %q (want kind, timeout, quiet or settle, or # comments)", key)
+				return j.errorf(n, "unknown header line %q (want kind, timeout, quiet, settle or channel, or # comments)", key)
 			}
 		}
 	}

@@ -91,10 +91,11 @@ func (s *Subject) WorktreeContract(srcs []builds.Source) *harness.Build {
 }
 
 // CheckBeforeBuilding refuses, before anything is built, what the builds' own files
-// already show to be wrong: a kind no build has a driver for, and a frame name in a
+// already show to be wrong: a kind no build has a driver for, a frame name in a
 // journey, or a command id in a command condition, that no contract of the run's builds
 // declares, nor the working tree's (whose journeys they are: worktree holds its contract
-// when it is not one of the builds, else nil).
+// when it is not one of the builds, else nil), and a frame condition whose channel those
+// contracts do not decide (harness.CheckChannels).
 func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*harness.Build, worktree *harness.Build) error {
 	have := harness.KindsOf(described...)
 	for _, k := range kinds {
@@ -125,6 +126,9 @@ func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 			return err
 		}
 		if err := harness.CheckWhere(j, harness.WhereKeys(all...), whose); err != nil {
+			return err
+		}
+		if err := harness.CheckChannels(j, all...); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ import (
 type Generator struct {
 	Name string
 	File string
-	// Header holds the header lines a case's journey repeats (kind, timeout, quiet).
+	// Header holds the header lines a case's journey repeats (kind, timeout, quiet, channel).
 	Header []string
 	// Kinds are the client kinds of the kind line, as written.
 	Kinds string
@@ -243,8 +243,8 @@ func (g *Generator) parseHeader(data []byte) error {
 				}
 				g.Kinds = val
 				g.Header = append(g.Header, t)
-			case "timeout", "quiet":
-				g.Header = append(g.Header, t) // the journey parser checks the duration
+			case "timeout", "quiet", "channel":
+				g.Header = append(g.Header, t) // the journey parser checks the value
 			case "events":
 				lo, hi, err := parseRange(val)
 				if err != nil || lo < 0 || hi > 1000 {
@@ -258,7 +258,7 @@ func (g *Generator) parseHeader(data []byte) error {
 				}
 				g.Pack = p
 			default:
-				return g.errorf(n, "unknown header line %q (want kind, timeout, quiet, events or pack, or # comments)", key)
+				return g.errorf(n, "unknown header line %q (want kind, timeout, quiet, channel, events or pack, or # comments)", key)
 			}
 		}
 	}

@@ -60,13 +60,18 @@ type journey struct {
 	// direction is released (or at the end of the first step that ends with none held).
 	held    map[tap.Direction]bool
 	pending []chan error
+	// channels is the channel each line's conditions are about, decided from the
+	// contracts before the first step (checks.ConditionChannels).
+	channels map[int]checks.CondChannel
 }
 
-// has evaluates a condition of a journey line on the transcript so far.
-func (j *journey) has(name string) bool {
+// has evaluates a condition of the journey line at line: from the contracts, except what
+// was negotiated ([cap:…]) and the frames a where clause asks for, read from the transcript
+// so far.
+func (j *journey) has(line int, name string) bool {
 	var v bool
 	j.rec.view(func(t *transcript.Transcript) {
-		in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract}
+		in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract, Channels: j.channels}
 		var negotiation func() map[string]bool
 		if !usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
 			// Frames named as they arrive (j.named) are only ever appended to.
@@ -74,7 +79,7 @@ func (j *journey) has(name string) bool {
 				return j.negotiation.Negotiated(in, func() []checks.Named { return j.named(t) })
 			}
 		}
-		v = checks.ConditionsWith(in, negotiation)(name)
+		v = checks.ConditionsWith(in, negotiation)(line, name)
 	})
 	return v
 }
@@ -90,7 +95,7 @@ func (j *journey) step(ctx context.Context, s journeys.Step) error {
 	})
 	j.settled = j.mark
 	for _, c := range s.Commands {
-		if !journeys.Holds(c.Conds, j.has) {
+		if !checks.HoldsAt(j.has, c.Line, c.Conds) {
 			continue
 		}
 		v, ok := vocabulary[c.Verb]
@@ -168,7 +173,7 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		var pending []checks.Request
 		changed := j.rec.view(func(t *transcript.Transcript) {
 			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract,
-				Streams: &j.streams} // the data-loss check below continues the journey's folds
+				Streams: &j.streams, Channels: j.channels} // the data-loss check below continues the journey's folds
 			named := j.named(t)
 			if pending = j.unanswered(in, t, named, s.Name, last); len(pending) > 0 {
 				return

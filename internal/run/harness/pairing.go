@@ -194,6 +194,15 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 			return res, nil
 		}
 	}
+	// Conditions are decided from the contracts: a line whose channel they cannot decide
+	// is the journey's to fix before anything starts (a plan checks it for every build).
+	if _, err := checks.ConditionChannels(p.Journey, p.Host.Contract, p.Client.Contract); err != nil {
+		if opts.OnUsage != nil {
+			opts.OnUsage(err)
+		}
+		res.Status, res.Error = results.StatusError, err.Error()
+		return res, nil
+	}
 	t := &transcript.Transcript{
 		Host:    transcript.Build{Label: p.Host.Label, Revision: p.Host.Revision},
 		Client:  transcript.Build{Label: p.Client.Label, Revision: p.Client.Revision},
@@ -432,7 +441,13 @@ func run(ctx context.Context, p Pairing, opts Options, rec *recorder) (err error
 		defer dec.drain(ctx, max(opts.Timeout, DefaultTimeout))
 	}
 
-	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy,
+	// Every line's channel, decided from the contracts before the first step (run0 checked
+	// that each frame condition has one).
+	channels, err := checks.ConditionChannels(p.Journey, p.Host.Contract, p.Client.Contract)
+	if err != nil {
+		return &usage.Error{Err: err}
+	}
+	j := &journey{p: p, opts: opts, rec: rec, host: host.peer, client: client.peer, proxy: proxy, channels: channels,
 		owing: checks.NewOwing(&checks.Input{Transcript: &transcript.Transcript{Host: transcript.Build{Label: p.Host.Label}, Client: transcript.Build{Label: p.Client.Label}, Kind: p.Kind},
 			Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract, Reference: opts.Reference, HostReference: opts.HostReference})}
 	if dec == nil {

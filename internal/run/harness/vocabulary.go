@@ -298,6 +298,26 @@ func CheckCommands(j *journeys.Journey, known []string, whose string) error {
 	return j.EachConds(conds)
 }
 
+// CheckChannels checks, before anything runs, that the contracts of a run's builds (and of
+// the working tree, whose journeys these are) decide the channel of every frame condition
+// of a journey (checks.ConditionChannels: the line's path, the journey's channel header,
+// or the contracts' one channel), and that its channel header names one of their channels:
+// a condition is decided from the contracts, never false for want of a connection. A
+// journey must pass Validate first.
+func CheckChannels(j *journeys.Journey, bs ...*Build) error {
+	var cs []*contract.Contract
+	for _, b := range bs {
+		if b != nil && b.Contract != nil {
+			cs = append(cs, b.Contract)
+		}
+	}
+	if err := checks.CheckChannel(j, cs...); err != nil {
+		return err
+	}
+	_, err := checks.ConditionChannels(j, cs...)
+	return err
+}
+
 // declared lists names for a message, or says there are none.
 func declared(names []string) string {
 	if len(names) == 0 {

@@ -79,24 +79,50 @@ func ExpectedEcho(in *Input) (caps map[string]bool, ok bool) {
 	if hc == nil || cc == nil || len(hc.Capabilities) == 0 || len(cc.Capabilities) == 0 {
 		return nil, false
 	}
+	caps = map[string]bool{}
+	for _, h := range hc.Capabilities {
+		if echoExpected(hc, cc, in.Transcript.Kind, h.Name) {
+			caps[h.Name] = true
+		}
+	}
+	return caps, true
+}
+
+// echoExpected reports whether a host whose channel is hc echoes the capability name to a
+// client of kind whose channel is cc, by the two contracts: hc echoes it, and cc declares it
+// for the kind, directly or through a capability the host infers it from (impliedBy).
+func echoExpected(hc, cc *contract.Channel, kind, name string) bool {
+	if hc == nil || cc == nil {
+		return false
+	}
 	declares := func(name string) bool {
 		for i := range cc.Capabilities {
-			if c := &cc.Capabilities[i]; c.Name == name && c.DeclaredByKind(in.Transcript.Kind) {
+			if c := &cc.Capabilities[i]; c.Name == name && c.DeclaredByKind(kind) {
 				return true
 			}
 		}
 		return false
 	}
-	caps = map[string]bool{}
 	for _, h := range hc.Capabilities {
-		if !h.Echoed {
-			continue
-		}
-		if declares(h.Name) || slices.ContainsFunc(h.ImpliedBy, declares) {
-			caps[h.Name] = true
+		if h.Name == name && h.Echoed && (declares(h.Name) || slices.ContainsFunc(h.ImpliedBy, declares)) {
+			return true
 		}
 	}
-	return caps, true
+	return false
+}
+
+// gateExpected reports whether the contracts say a gate (a frame's capability or feature)
+// is negotiated between a host whose channel is hc and a client of kind whose channel is cc:
+// a capability the host echoes to that client (echoExpected), or a feature the host
+// advertises. It reads no traffic: a frame condition holds or not before anything runs.
+func gateExpected(hc, cc *contract.Channel, kind, gate string) bool {
+	if hc == nil {
+		return false
+	}
+	if slices.ContainsFunc(hc.Features, func(f contract.Feature) bool { return f.Name == gate }) {
+		return true
+	}
+	return echoExpected(hc, cc, kind, gate)
 }
 
 // echoMismatch compares every negotiation report with the contracts' expectation. Only

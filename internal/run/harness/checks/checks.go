@@ -30,6 +30,9 @@ type Input struct {
 	// Streams, when set, is the reader the pairing's journey read its streams with: the
 	// checks continue its folds of cumulative streams instead of folding them again.
 	Streams *StreamReader
+	// Channels, when set, is the channel each journey line's conditions are about, as
+	// ConditionChannels decided it for the pairing's contracts; nil: decided when needed.
+	Channels map[int]CondChannel
 
 	// named is NameFrames' answer for the first namedFor frames: every check reads the named
 	// frames, and naming decodes each frame with the contracts.

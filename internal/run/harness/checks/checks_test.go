@@ -244,7 +244,7 @@ step output
 			Expect(fs).To(HaveLen(1))
 			Expect(fs[0].Frame.Name).To(Equal("OutputSpan"))
 			in := input(compatible(true), gated, gated)
-			Expect(checks.Conditions(in)("frame:OutputSpan")).To(BeFalse())
+			Expect(checks.Conditions(in)(0, "frame:OutputSpan")).To(BeFalse())
 		})
 	})
 
@@ -456,7 +456,7 @@ step output
 		func(host, client string, cond string, match types.GomegaMatcher) {
 			cs := map[string]bool{"newer": true, "older": false}
 			h, c := contractJSON(host, cs[host], false), contractJSON(client, cs[client], false)
-			Expect(checks.Conditions(input(compatible(true), h, c))(cond)).To(match)
+			Expect(checks.Conditions(input(compatible(true), h, c))(0, cond)).To(match)
 		},
 		Entry("both know the frame", "newer", "newer", "frame:OutputSpan", BeTrue()),
 		Entry("the client does not", "newer", "older", "frame:OutputSpan", BeFalse()),

@@ -44,14 +44,14 @@ func CommandArg(c string) (string, bool) {
 }
 
 // speaks reports whether contract k declares the command version arg (NAME@V): on the
-// channel of the journey's path, or on any channel before the journey has used one.
+// line's channel (ConditionChannels), or on any channel where the line has none.
 func (c *condContext) speaks(k *contract.Contract, arg string) bool {
 	name, version, err := CommandVersion(arg)
 	if k == nil || err != nil {
 		return false
 	}
-	if c.path != "" {
-		ch := k.Channel(c.path)
+	if lc, ok := c.channel(); ok {
+		ch := k.ChannelNamed(lc.Name)
 		return ch != nil && ch.Speaks(name, version)
 	}
 	for i := range k.Channels {

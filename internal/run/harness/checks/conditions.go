@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 )
 
@@ -20,11 +21,14 @@ type condition struct {
 // condContext is what conditions read about a pairing.
 type condContext struct {
 	in        *Input
-	path      string
 	caps      map[string]bool // what was negotiated, read on first use
 	capsKnown bool
 	// negotiation, when set, finds what was negotiated instead of Negotiated.
 	negotiation func() map[string]bool
+	// channels is the channel each line's conditions are about (ConditionChannels), and
+	// line the line being evaluated.
+	channels map[int]CondChannel
+	line     int
 }
 
 // negotiated is Negotiated(c.in), found the first time a condition needs it: a [kind:K]
@@ -41,11 +45,35 @@ func (c *condContext) negotiated(name string) bool {
 	return c.caps[name]
 }
 
+// channel is the channel the current line's conditions are about, and whether one was
+// decided (a command condition on a line without one is about every channel). A condition
+// asked of no journey line (line 0) is about the contracts' one channel, if they have one.
+func (c *condContext) channel() (CondChannel, bool) {
+	if ch, ok := c.channels[c.line]; ok {
+		return ch, true
+	}
+	if names := ChannelNames(c.in.Host, c.in.Client); len(names) == 1 {
+		return CondChannel{Name: names[0]}, true
+	}
+	return CondChannel{}, false
+}
+
+// gatePath is the path whose gate applies to a frame the host's channel hc knows: the
+// line's (CondChannel.Path), else the channel's one path; "" (the gate for every path)
+// for a channel of several paths the journey names none of.
+func gatePath(ch CondChannel, hc *contract.Channel) string {
+	if ch.Path == "" && hc != nil && len(hc.Paths) == 1 {
+		return hc.Paths[0]
+	}
+	return ch.Path
+}
+
 var conditions = map[string]condition{
 	"kind": {arg: "K", holds: func(c *condContext, k string) bool { return c.in.Transcript.Kind == k }},
 	"cap":  {arg: "NAME", holds: func(c *condContext, name string) bool { return c.negotiated(name) }},
-	// frame:NAME: both builds know frame NAME (the client for its kind) and, where the
-	// host's contract gates it on the journey's path, its capability was negotiated.
+	// frame:NAME: both builds know frame NAME on the line's channel (the client for its
+	// kind) and, where the host's contract gates it on the channel's path, the contracts say
+	// the gate is negotiated (gateExpected): decided from the contracts, never the traffic.
 	// frame:NAME where K=V …: also, a frame NAME carrying every K=V was tapped so far.
 	"frame": {arg: "NAME [where K=V …]", check: checkFrameArg, holds: func(c *condContext, arg string) bool {
 		name, where, _ := FrameArg(arg)
@@ -53,15 +81,18 @@ var conditions = map[string]condition{
 		if hf == nil || cf == nil {
 			return false
 		}
-		if g := hf.Gate(c.path); g != "" && !c.negotiated(g) {
+		ch, _ := c.channel()
+		hc := c.in.Host.ChannelNamed(ch.Name)
+		if g := hf.Gate(gatePath(ch, hc)); g != "" && !gateExpected(hc, c.in.Client.ChannelNamed(ch.Name), c.in.Transcript.Kind, g) {
 			return false
 		}
 		return where == nil || slices.ContainsFunc(NameFrames(c.in), func(n Named) bool {
 			return n.Name == name && !n.Teardown && n.Err == nil && n.Carries(where)
 		})
 	}},
-	// client-frame:NAME: the client's contract knows frame NAME for its kind, whatever the
-	// host knows (to make an old client try what it would try in the field).
+	// client-frame:NAME: the client's contract knows frame NAME on the line's channel for its
+	// kind, whatever the host knows (to make an old client try what it would try in the
+	// field).
 	"client-frame": {arg: "NAME", holds: func(c *condContext, name string) bool {
 		return c.named(c.in.Client, name, c.in.Transcript.Kind) != nil
 	}},
@@ -141,18 +172,32 @@ func CheckCondition(c journeys.Cond) error {
 	return nil
 }
 
-// Conditions evaluates journey conditions for this pairing (see the conditions table).
-func Conditions(in *Input) func(string) bool { return ConditionsWith(in, nil) }
+// Conditions evaluates the conditions of a journey line for this pairing (see the
+// conditions table): has(line, name).
+func Conditions(in *Input) func(line int, name string) bool { return ConditionsWith(in, nil) }
 
 // ConditionsWith is Conditions with what was negotiated found by negotiation (a running
-// journey's NegotiationReader), when not nil.
-func ConditionsWith(in *Input, negotiation func() map[string]bool) func(string) bool {
-	c := &condContext{in: in, path: path(in.Transcript), negotiation: negotiation}
-	return func(name string) bool {
+// journey's NegotiationReader), when not nil. The channel of each line is in.Channels, else
+// decided here (ConditionChannels); a line whose channel cannot be decided has no frame
+// condition that holds, but a journey that runs was checked for those first (the harness's
+// CheckChannels).
+func ConditionsWith(in *Input, negotiation func() map[string]bool) func(line int, name string) bool {
+	c := &condContext{in: in, negotiation: negotiation, channels: in.Channels}
+	if c.channels == nil && in.Journey != nil {
+		c.channels, _ = ConditionChannels(in.Journey, in.Host, in.Client)
+	}
+	return func(line int, name string) bool {
 		key, arg, _ := strings.Cut(name, ":")
 		def, ok := conditions[key]
+		c.line = line
 		return ok && def.holds(c, arg)
 	}
+}
+
+// HoldsAt reports whether every condition of the journey line at line holds, by has
+// (Conditions).
+func HoldsAt(has func(line int, name string) bool, line int, conds []journeys.Cond) bool {
+	return journeys.Holds(conds, func(name string) bool { return has(line, name) })
 }
 
 // Expected returns the journey's expected frame sequence for this pairing.
@@ -160,7 +205,7 @@ func Expected(in *Input) []journeys.FrameLine {
 	has := Conditions(in)
 	var out []journeys.FrameLine
 	for _, fl := range in.Journey.Frames {
-		if journeys.Holds(fl.Conds, has) {
+		if HoldsAt(has, fl.Line, fl.Conds) {
 			out = append(out, fl)
 		}
 	}

@@ -30,7 +30,7 @@ func commandsContract(version, commands string) *contract.Contract {
 // commandCase is one evaluation of a command condition.
 type commandCase struct {
 	host, client string // the builds' commands
-	path         string // the journey's path so far ("" before any connection)
+	path         string // the path the condition's line names ("" none)
 	cond         string
 	holds        bool
 }
@@ -44,12 +44,16 @@ var _ = Describe("command conditions", func() {
 
 	DescribeTable("hold when the contracts declare the version",
 		func(c commandCase) {
-			t := &transcript.Transcript{Kind: "session"}
+			line := "[" + c.cond + "] client call"
 			if c.path != "" {
-				t.Conns = []transcript.ConnEvent{{Conn: 1, Path: c.path, Event: "open"}}
+				line += " path=" + c.path
 			}
-			in := &checks.Input{Transcript: t, Host: commandsContract("h", c.host), Client: commandsContract("c", c.client)}
-			Expect(checks.Conditions(in)(c.cond)).To(Equal(c.holds))
+			j, err := journeys.Parse("j.txtar", []byte("kind session\n-- script --\nstep s\n"+line+"\n"))
+			Expect(err).NotTo(HaveOccurred())
+			// No connection was tapped: the contracts and the line decide.
+			t := &transcript.Transcript{Kind: "session"}
+			in := &checks.Input{Transcript: t, Journey: j, Host: commandsContract("h", c.host), Client: commandsContract("c", c.client)}
+			Expect(checks.Conditions(in)(4, c.cond)).To(Equal(c.holds))
 		},
 		Entry("both declare review.start 2", commandCase{host: v12, client: v12, path: "/session", cond: "command:review.start@2", holds: true}),
 		Entry("the client lacks version 2", commandCase{host: v12, client: v1, path: "/session", cond: "command:review.start@2", holds: false}),
@@ -57,8 +61,8 @@ var _ = Describe("command conditions", func() {
 		Entry("both declare version 1, one also 2", commandCase{host: v1, client: v12, path: "/session", cond: "command:review.start@1", holds: true}),
 		Entry("one lacks the command", commandCase{host: v12, client: noneAt, path: "/session", cond: "command:review.start@1", holds: false}),
 		Entry("a version neither declares", commandCase{host: v12, client: v12, path: "/session", cond: "command:review.start@3", holds: false}),
-		Entry("before any connection, on any channel", commandCase{host: v12, client: v12, cond: "command:review.start@2", holds: true}),
-		Entry("on a path no channel of the contracts has", commandCase{host: v12, client: v12, path: "/terminal.multiplex", cond: "command:review.start@2", holds: false}),
+		Entry("a line that names no path, on the contracts' one channel", commandCase{host: v12, client: v12, cond: "command:review.start@2", holds: true}),
+		Entry("a path= value no channel serves is no wire path: the contracts' one channel", commandCase{host: v12, client: v12, path: "/terminal.multiplex", cond: "command:review.start@2", holds: true}),
 		Entry("the host declares it, the client does not", commandCase{host: v12, client: v1, path: "/session", cond: "host-command:review.start@2", holds: true}),
 		Entry("the client declares it, the host does not", commandCase{host: v1, client: v12, path: "/session", cond: "host-command:review.start@2", holds: false}),
 	)

@@ -251,11 +251,14 @@ func path(t *transcript.Transcript) string {
 	return ""
 }
 
+// named is the frame called name that contract k knows on the current line's channel, for
+// kind ("" for the host), or nil.
 func (c *condContext) named(k *contract.Contract, name, kind string) *contract.Frame {
 	if k == nil {
 		return nil
 	}
-	ch := k.Channel(c.path)
+	lc, _ := c.channel()
+	ch := k.ChannelNamed(lc.Name)
 	if ch == nil {
 		return nil
 	}

@@ -65,7 +65,8 @@ var _ = Describe("where: what a frame carries", func() {
 
 	It("holds [frame:NAME where K=V] only once such a frame was tapped", func() {
 		in, _ := named(publish(0x32)) // QoS 1, no DUP
-		has := checks.Conditions(in)
+		conds := checks.Conditions(in)
+		has := func(name string) bool { return conds(0, name) }
 		Expect(has("frame:PUBLISH")).To(BeTrue())
 		Expect(has("frame:PUBLISH where qos=1 dup=0")).To(BeTrue())
 		Expect(has("frame:PUBLISH where dup=1")).To(BeFalse())
