@@ -121,12 +121,15 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 		for _, i := range primary {
 			kinds = append(kinds, cp.c.Findings[i].Kind)
 		}
-		rates, err := cp.raceRates(ctx, cj, p, again, kinds)
+		rates, settled, err := cp.raceRates(ctx, cj, p, again, kinds)
 		if err != nil {
 			if ctx.Err() != nil {
 				cp.keepUnshrunk(cj, p, fresh)
 			}
 			return err
+		}
+		for k := range settled {
+			shows[k] = true // shown with the gate's timing: confirmed, no race
 		}
 		for _, i := range primary {
 			u := &cp.c.Findings[i]
@@ -211,30 +214,33 @@ func kindsOf(r *results.Pairing) []results.Kind {
 
 // raceRates judges the kinds a failing case showed on pairing p under its schedule. Run
 // with the gate's timing (its schedule left out: steps settle), a kind it shows is no
-// race: it is left out of the result. Every other kind is a race when replaying the case with its
-// schedule shows it: the result counts the replays that did, of RaceReplays (again, the
-// confirmation run, is the first).
-func (cp *campaign) raceRates(ctx context.Context, cj caseJourney, p harness.Pairing, again *results.Pairing, kinds []results.Kind) (map[results.Kind]int, error) {
-	settled := cj.c.Clone()
-	settled.Schedule = fuzz.Schedule{}
-	settled.Name += "-settled"
-	j, err := settled.Journey(settled.Name + ".txtar")
+// race: it is in settled, not in rates. Every other kind is a race when replaying the case
+// with its schedule shows it: rates counts the replays that did, of RaceReplays (again,
+// the confirmation run, is the first).
+func (cp *campaign) raceRates(ctx context.Context, cj caseJourney, p harness.Pairing, again *results.Pairing, kinds []results.Kind) (rates map[results.Kind]int, settled map[results.Kind]bool, err error) {
+	plain := cj.c.Clone()
+	plain.Schedule = fuzz.Schedule{}
+	plain.Name += "-settled"
+	j, err := plain.Journey(plain.Name + ".txtar")
 	if err != nil {
-		return nil, fmt.Errorf("case %s without its schedule: %w", cj.name, err)
+		return nil, nil, fmt.Errorf("case %s without its schedule: %w", cj.name, err)
 	}
 	r, err := cp.runOne(ctx, p, j, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rates := map[results.Kind]int{}
+	rates, settled = map[results.Kind]int{}, map[results.Kind]bool{}
 	for _, k := range kinds {
 		rates[k] = 0
 	}
 	for _, k := range kindsOf(r) {
-		delete(rates, k) // shown settled: no race
+		if _, ok := rates[k]; ok {
+			delete(rates, k) // shown settled: no race
+			settled[k] = true
+		}
 	}
 	if len(rates) == 0 {
-		return rates, nil
+		return rates, settled, nil
 	}
 	count := func(r *results.Pairing) {
 		seen := map[results.Kind]bool{}
@@ -251,11 +257,11 @@ func (cp *campaign) raceRates(ctx context.Context, cj caseJourney, p harness.Pai
 		replay.Name += fmt.Sprintf("-replay%d", n)
 		r, err := cp.runOne(ctx, p, &replay, false)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		count(r)
 	}
-	return rates, nil
+	return rates, settled, nil
 }
 
 // keepUnshrunk writes a failing case that could be neither confirmed nor shrunk to the
