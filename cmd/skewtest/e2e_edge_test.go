@@ -24,8 +24,11 @@ type edgeControl struct {
 	features           string // REMOTETERM_FEATURES for the working tree
 	journey            string // the edge journey's text
 	want               results.Kind
-	step               string
-	check              func(f results.Finding)
+	// or, when set, is the kind the same bug shows instead where timing decides which
+	// (the machine's load): either one at step is the finding.
+	or    results.Kind
+	step  string
+	check func(f results.Finding)
 }
 
 // The reference subject's journeys never write a multi-byte character across the chunk cap,
@@ -93,6 +96,9 @@ var _ = Describe("edge-input negative controls on the reference subject", Ordere
 			p := skew(run, c)
 			Expect(p.Status).To(Equal(results.StatusFail))
 			f, ok := findingAt(p, c.want, c.step)
+			if !ok && c.or != "" {
+				f, ok = findingAt(p, c.or, c.step)
+			}
 			Expect(ok).To(BeTrue(), "no %s finding at step %s in %v", c.want, c.step, p.Findings)
 			if c.check != nil {
 				c.check(f)
@@ -115,6 +121,10 @@ var _ = Describe("edge-input negative controls on the reference subject", Ordere
 		Entry("long streams: a host whose ack ledger wraps past 1 MiB (stall, desktop)", edgeControl{
 			host: "worktree", client: "v1.4.190", kind: "desktop", features: `{"ackLedgerWraps":true}`,
 			journey: edgeLongStreamJourney, want: results.Stall, step: "long-stream",
+			// Where the client's acks come late (a busy machine), the wrapped position is not
+			// yet below the acknowledged one when the output passes 1 MiB: the host sends on
+			// and refuses the acks that follow as excessive instead of parking the stream.
+			or: results.DriverError,
 		}),
 		Entry("snapshot sizes: a host whose reveal keeps at most 50 rows (data-loss, desktop)", edgeControl{
 			host: "worktree", client: "v1.4.190", kind: "desktop", features: `{"snapshotRowsCapped":true}`,

@@ -28,10 +28,12 @@ var _ = Describe("explore's schedules on notesd", Ordered, Label(testlabels.E2E,
 		_, err = example.Write(src, repo)
 		Expect(err).NotTo(HaveOccurred())
 	})
+	// The sync journey whole, under the schedules seed 3 draws: its first case ends steps
+	// unsettled with H>C late, so the host's push lands during the client's next call.
 	explore := func(ctx SpecContext, env ...string) (int, string, *results.Run) {
 		dir := GinkgoT().TempDir()
 		args := []string{"explore", "--repo", repo, "--cache-dir", sharedCache, "--report-dir", dir, "--host", "worktree", "--client", "worktree",
-			"--kind", "sync", "--generator", "sync", "--cases", "20", "--seed", "1"}
+			"--kind", "sync", "--generator", "journey-sync", "--cases", "12", "--seed", "3"}
 		for _, e := range env {
 			args = append(args, "--env", e)
 		}
@@ -72,7 +74,7 @@ var _ = Describe("explore's schedules on notesd", Ordered, Label(testlabels.E2E,
 		code, out, run := explore(ctx)
 		Expect(code).To(Equal(exitOK), out)
 		Expect(run.Campaign.Findings).To(BeEmpty())
-		Expect(run.Campaign.Cases).To(Equal(20))
+		Expect(run.Campaign.Cases).To(Equal(12))
 	})
 
 	It("leaves the gate green with the switch on: its steps settle, so the push lands first", func(ctx SpecContext) {

@@ -172,14 +172,16 @@ var _ = Describe("Run", func() {
 		Expect(p.Repro).To(Equal("skewtest repro x"))
 		// The journey's frames; what crosses while the pairing is torn down depends on which
 		// side notices the end first (a host may answer the tap's going-away close).
-		var journeyFrames []string
+		// Each direction in its order (the two directions interleave as they happen to).
+		journeyFrames := map[string][]string{}
 		for _, e := range p.Timeline {
-			if e.Step != "(teardown)" {
-				journeyFrames = append(journeyFrames, e.Name)
+			if e.Step != transcript.TeardownStep {
+				journeyFrames[e.Dir] = append(journeyFrames[e.Dir], e.Name)
 			}
 		}
-		Expect(journeyFrames).To(Equal([]string{"ready", "Subscribe", "subscribed", "SnapshotStart", "SnapshotChunk",
-			"SnapshotEnd", "Input", "Output", "Unsubscribe"}))
+		Expect(journeyFrames).To(Equal(map[string][]string{
+			"H>C": {"ready", "subscribed", "SnapshotStart", "SnapshotChunk", "SnapshotEnd", "Output"},
+			"C>H": {"Subscribe", "Input", "Unsubscribe"}}))
 		f, err := os.Open(filepath.Join(dir, "transcript.json.gz"))
 		Expect(err).NotTo(HaveOccurred())
 		defer f.Close()
