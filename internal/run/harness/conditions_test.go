@@ -2,9 +2,7 @@ package harness_test
 
 import (
 	"context"
-	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,6 +11,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/testkit/proctest"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -36,28 +35,6 @@ step input
 [frame:OutputSpan] await host input text="span\r"
 [!frame:OutputSpan] await host input text="plain\r"
 `
-
-// saturate keeps every CPU busy until the returned stop is called.
-func saturate() (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range runtime.NumCPU() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := 0; ; n++ {
-				if n%1024 == 0 {
-					select {
-					case <-done:
-						return
-					default:
-					}
-				}
-			}
-		}()
-	}
-	return func() { close(done); wg.Wait() }
-}
 
 var _ = Describe("conditions", func() {
 	var pids string
@@ -90,7 +67,7 @@ var _ = Describe("conditions", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(harness.Validate(j)).To(Succeed())
 
-		stop := saturate()
+		stop := proctest.Saturate()
 		defer stop()
 		for i := range 20 {
 			status, what := typed(ctx, j, build("a", "ok", true), build("b", "ok", true))

@@ -4,16 +4,15 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/internal/adopt/example"
 	"github.com/skewtest/skewtest/internal/run/matrix"
+	"github.com/skewtest/skewtest/internal/testkit/proctest"
 	"github.com/skewtest/skewtest/internal/testkit/testcache"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
@@ -54,7 +53,7 @@ var _ = Describe("a plan run again and again with every core busy", Label(testla
 			Expect(green.failed()).To(BeZero(), "the default plan is green")
 			Expect(red.failed()).To(BeNumerically(">=", len(bugs)), "every known bug is red")
 
-			stop := saturate()
+			stop := proctest.Saturate()
 			defer stop()
 			flips := 0
 			for i := 2; i <= rounds; i++ {
@@ -115,24 +114,4 @@ func (v verdicts) flips(other verdicts) int {
 		}
 	}
 	return n
-}
-
-// saturate keeps every core busy with spinning goroutines until the returned func is called.
-func saturate() (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for range runtime.NumCPU() {
-		wg.Go(func() {
-			for n := 0; ; n++ {
-				if n%1024 == 0 {
-					select {
-					case <-done:
-						return
-					default:
-					}
-				}
-			}
-		})
-	}
-	return func() { close(done); wg.Wait() }
 }

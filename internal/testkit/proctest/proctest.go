@@ -1,5 +1,6 @@
 // Package proctest finds processes by a marker in their environment, for specs that check
-// that no process of theirs is left (Linux /proc; elsewhere it finds nothing).
+// that no process of theirs is left (Linux /proc; elsewhere it finds nothing), and keeps
+// every core busy (Saturate) for specs that prove a verdict does not depend on load.
 package proctest
 
 import (
