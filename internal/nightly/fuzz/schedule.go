@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/skewtest/skewtest/internal/declare/contract"
 )
 
 // Schedule is how a case's traffic is timed: whether its steps settle, and how late the
@@ -35,7 +37,7 @@ const (
 )
 
 // directions name Lag's indexes as the journey's tap lines write them.
-var directions = [2]string{"C>H", "H>C"}
+var directions = [2]string{contract.ClientToHost, contract.HostToClient}
 
 // lags are the delays a perturbed direction draws from: a little late, late with jitter
 // as long, and late enough for a whole round trip to overtake.
