@@ -77,12 +77,17 @@ const (
 	// has more than one version in either contract. A command both contracts list with one
 	// version may still be sent without one (legacy send sites).
 	CommandVersionMismatch Kind = "command-version-mismatch"
+	// IncompleteReference: a skew pairing's frames in a step could not be judged, because
+	// a reference that would judge them (a build with its own peer) stopped before that step
+	// (a stall, a crash, an end). It is not drift: the reference's own findings say what
+	// went wrong there, and the step is compared once the reference completes.
+	IncompleteReference Kind = "incomplete-reference"
 )
 
 // Kinds lists every kind of finding, as the constants above declare them.
 var Kinds = []Kind{DecoderRefusal, SequenceDrift, CapabilityMismatch, PublishedFieldRemoved, DataLoss, Stall,
 	IncompleteJourney, WindowViolation, DriverError, FieldMismatch, InvariantViolation, UnexpectedEvent,
-	ContractViolation, IntolerantDecoder, CommandVersionMismatch}
+	ContractViolation, IntolerantDecoder, CommandVersionMismatch, IncompleteReference}
 
 // Run is one invocation of skewtest run or repro.
 type Run struct {

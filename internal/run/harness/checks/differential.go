@@ -3,6 +3,7 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -49,10 +50,13 @@ func Differential(in *Input) []results.Finding {
 		name       string
 		frames     map[stepDir][]string
 		downgraded map[stepDir]bool
+		done       []string // the steps the reference completed: it judges only those
+		stopped    string   // where it stopped, when it did not complete the journey
 	}
 	ref := func(name string, ri *Input) reference {
 		frames, down := stepFrames(ri, negotiated)
-		return reference{name, frames, down}
+		done := ri.Transcript.CompletedSteps()
+		return reference{name, frames, down, done, stoppedAt(ri.Transcript, steps, done)}
 	}
 	refs := []reference{
 		ref("host "+t.Host.Label+" × its own client", &Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}),
@@ -62,8 +66,9 @@ func Differential(in *Input) []results.Finding {
 	if t.Stall != nil {
 		stalled = t.Stall.Step
 	}
-	var details []string
-	firstStep := ""
+	var details, unjudged []string
+	firstStep, firstUnjudged := "", ""
+	incomplete := map[string]bool{} // the references that stopped before a step they were asked to judge
 	completed := t.CompletedSteps()
 	for i, step := range steps {
 		if !slices.Contains(completed, step) && step != stalled {
@@ -72,14 +77,31 @@ func Differential(in *Input) []results.Finding {
 		for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
 			k := stepDir{step, dir}
 			runs := collapseNames(got[k])
-			ok := false
+			ok, short := len(runs) == 0, false // no frames fit any reference
 			for _, r := range refs {
+				if ok {
+					break
+				}
+				if !slices.Contains(r.done, step) {
+					// A reference that stopped before this step shows nothing it could be
+					// compared with: its silence is not what the build does.
+					short = true
+					incomplete[r.name+" stopped at step "+r.stopped] = true
+					continue
+				}
 				if r.downgraded[k] || fits(runs, collapseNames(window(r.frames, steps, i, dir))) {
 					ok = true
 					break
 				}
 			}
 			if ok {
+				continue
+			}
+			if short {
+				if firstUnjudged == "" {
+					firstUnjudged = step
+				}
+				unjudged = append(unjudged, fmt.Sprintf("step %s, %s frames: %s", step, dir, runsString(runs)))
 				continue
 			}
 			if firstStep == "" {
@@ -96,12 +118,36 @@ func Differential(in *Input) []results.Finding {
 			break
 		}
 	}
-	if len(details) == 0 {
-		return nil
+	var out []results.Finding
+	if len(details) > 0 {
+		out = append(out, results.Finding{Kind: results.SequenceDrift, Step: firstStep,
+			Message: "frames differ from both builds' references from step " + firstStep + " (no negotiated capability explains it)",
+			Detail:  strings.Join(details, "\n")})
 	}
-	return []results.Finding{{Kind: results.SequenceDrift, Step: firstStep,
-		Message: "frames differ from both builds' references from step " + firstStep + " (no negotiated capability explains it)",
-		Detail:  strings.Join(details, "\n")}}
+	if len(unjudged) > 0 {
+		why := slices.Sorted(maps.Keys(incomplete))
+		out = append(out, results.Finding{Kind: results.IncompleteReference, Step: firstUnjudged,
+			Message: fmt.Sprintf("frames from step %s not compared: the references are incomplete (%s; their own findings say why)", firstUnjudged, strings.Join(why, ", ")),
+			Detail:  "frames no complete reference shows:\n  " + strings.Join(unjudged, "\n  ")})
+	}
+	return out
+}
+
+// stoppedAt names where a reference that did not complete the journey stopped: the stalled
+// step, the step it ended on, or the first step it did not complete.
+func stoppedAt(t *transcript.Transcript, steps, done []string) string {
+	switch {
+	case t.Stall != nil:
+		return t.Stall.Step
+	case t.End != nil:
+		return t.End.Step
+	}
+	for _, s := range steps {
+		if !slices.Contains(done, s) {
+			return s
+		}
+	}
+	return ""
 }
 
 // Owing says what each step of a skew pairing owes before its exchange has settled: the

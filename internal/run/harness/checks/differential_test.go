@@ -46,6 +46,64 @@ var _ = Describe("Differential", func() {
 		Expect(fs[0].Detail).To(ContainSubstring("step input, C>H frames:\n  this pairing:  Input, SnapshotRequest"))
 	})
 
+	Describe("a reference that stopped before a step", func() {
+		gated := contractJSON("v1", true, true)
+		// stopped makes b a reference that stalled in step: that step and the later ones are
+		// not done, and the frames they would have carried never came.
+		stopped := func(b *builder, step string) *builder {
+			gone := false
+			for i := range b.t.Steps {
+				gone = gone || b.t.Steps[i].Name == step
+				b.t.Steps[i].Done = b.t.Steps[i].Done && !gone
+			}
+			var kept []transcript.Frame
+			for _, f := range b.t.Frames {
+				if f.Step != step && f.Step != "output" {
+					kept = append(kept, f)
+				}
+			}
+			b.t.Frames = kept
+			b.t.Stall = &transcript.Stall{Step: step, Barrier: "await frame H>C Output"}
+			return b
+		}
+		// snooping is the pairing of the drift spec above: a SnapshotRequest in step input
+		// that neither complete reference shows.
+		snooping := func() *builder {
+			p := compatible(false)
+			p.t.Frames = append(p.t.Frames, transcript.Frame{Index: len(p.t.Frames) + 1, Conn: 1, Path: "/terminal.multiplex", Dir: "C>H", Binary: true, Data: bin(11, 0, `{}`), Step: "input"})
+			return p
+		}
+
+		It("says the references are incomplete, naming where they stopped, instead of drift", func() {
+			fs := judge(snooping(), stopped(spanRef(), "input"), stopped(spanRef(), "input"), gated, gated)
+			Expect(fs).To(HaveLen(1))
+			Expect(fs[0].Kind).To(Equal(results.IncompleteReference))
+			Expect(fs[0].Step).To(Equal("input"))
+			Expect(fs[0].Message).To(ContainSubstring("host v1.0.2 × its own client stopped at step input"))
+			Expect(fs[0].Message).To(ContainSubstring("client v1.0.1 × its own host stopped at step input"))
+			Expect(fs[0].Detail).To(ContainSubstring("step input, C>H frames: Input, SnapshotRequest"))
+			// One reference stopped: the complete one alone cannot tell drift from what the
+			// other build does.
+			fs = judge(snooping(), stopped(spanRef(), "input"), spanRef(), gated, gated)
+			Expect(fs).To(ConsistOf(HaveField("Kind", results.IncompleteReference)))
+			Expect(fs[0].Message).NotTo(ContainSubstring("client v1.0.1"))
+		})
+
+		It("still judges a step by the reference that completed it, and steps before the stop by both", func() {
+			// The complete reference shows what the pairing does: nothing to report.
+			Expect(judge(compatible(false), stopped(spanRef(), "input"), spanRef(), gated, gated)).To(BeEmpty())
+			// A step both references completed is still drift (negative control).
+			p := compatible(false)
+			p.t.Frames = append(p.t.Frames, transcript.Frame{Index: len(p.t.Frames) + 1, Conn: 1, Path: "/terminal.multiplex", Dir: "C>H", Binary: true, Data: bin(11, 0, `{}`), Step: "subscribe"})
+			fs := judge(p, stopped(spanRef(), "output"), stopped(spanRef(), "output"), gated, gated)
+			Expect(fs).To(ConsistOf(
+				And(HaveField("Kind", results.SequenceDrift), HaveField("Step", "subscribe")),
+				// The pairing's Output in step output: no reference got there.
+				And(HaveField("Kind", results.IncompleteReference), HaveField("Step", "output"),
+					HaveField("Detail", "frames no complete reference shows:\n  step output, H>C frames: Output"))))
+		})
+	})
+
 	Describe("a frame that crosses a step boundary", func() {
 		contract := contractJSON("v1", true, false)
 		// late moves the frame at index i (0-based) of b to step.
