@@ -26,6 +26,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/run/harness"
+	"github.com/skewtest/skewtest/internal/run/harness/checks"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
@@ -184,7 +185,7 @@ func (a Answer) finding(kind results.Kind, f transcript.Frame, verb, what string
 	if verb != "refused" {
 		msg = fmt.Sprintf("%s reads %s %s (message %d of %s): %s", who, f.Dir, name, f.Index, a.From.From, what)
 	}
-	return results.Finding{Kind: kind, Step: f.Step, Direction: f.Dir, Frame: fr, Message: msg}
+	return checks.Bound([]results.Finding{{Kind: kind, Step: f.Step, Direction: f.Dir, Frame: fr, Message: msg}})[0]
 }
 
 func frameName(d transcript.DecodedFrame) string {

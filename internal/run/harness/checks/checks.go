@@ -67,11 +67,11 @@ func All() []Check {
 	return []Check{DriverErrors, Stall, Incomplete, WindowViolation, DecoderRefusal, FieldMismatch, CapabilityMismatch, CommandVersions, Invariants, PublishedFieldRemoved, SequenceDrift, Differential, Unexpected, DataLoss, FinalState}
 }
 
-// Run runs every check.
+// Run runs every check, its findings bounded (Bound).
 func Run(in *Input) []results.Finding {
 	findings := []results.Finding{}
 	for _, c := range All() {
 		findings = append(findings, c(in)...)
 	}
-	return findings
+	return Bound(findings)
 }
