@@ -398,7 +398,29 @@ var _ = Describe("Run", func() {
 		bad := awaits("client input text=x\nawait frame C>H Input where stream=2")
 		Expect(bad.Status).To(Equal(results.StatusFail))
 		Expect(bad.Findings).To(ContainElement(SatisfyAll(HaveField("Kind", results.Stall), HaveField("Step", "check"),
-			HaveField("Message", ContainSubstring(`await frame C>H Input where stream="2"`)))))
+			HaveField("Message", ContainSubstring(`await frame C>H Input where stream="2"`)),
+			// The near miss: the Input that came, and the value that failed the where.
+			HaveField("Detail", MatchRegexp(`near miss:\n  #\d+ C>H Input in step check: where failed: stream is "1" \(want "2"\)\n`)))))
+	}, NodeTimeout(60*time.Second))
+
+	It("shows a stalled observation barrier's near miss: the observations that came, and the fields that differ", func(ctx SpecContext) {
+		awaits := func(line string) *results.Pairing {
+			jj, err := journeys.Parse("near.txtar", []byte("kind desktop\ntimeout 2s\n-- script --\nstep subscribe\nclient subscribe\n"+line+"\n"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(harness.Validate(jj)).To(Succeed())
+			p, _ := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
+				harness.Options{Dir: GinkgoT().TempDir()})
+			return p
+		}
+		bad := awaits("await client rendered-snapshot screen=nope")
+		Expect(bad.Findings).To(ContainElement(SatisfyAll(HaveField("Kind", results.Stall),
+			HaveField("Detail", MatchRegexp(`near miss:\n  client rendered-snapshot in step subscribe: screen is ".*" \(want "nope"\)\n`)))))
+		// An observation nobody made: the near miss says so.
+		none := awaits("await client no-such-thing")
+		Expect(none.Findings).To(ContainElement(SatisfyAll(HaveField("Kind", results.Stall),
+			HaveField("Detail", ContainSubstring("near miss:\n  the client driver reported no no-such-thing after the step began")))))
+		// Negative control: the barrier met, no stall.
+		Expect(awaits("await client rendered-snapshot").Status).To(Equal(results.StatusPass))
 	}, NodeTimeout(60*time.Second))
 
 	It("fails at the right step when the host's decoder lacks an opcode", func(ctx SpecContext) {

@@ -446,6 +446,7 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 		count, _ = strconv.Atoi(n) // Validate checked it
 	}
 	var cond func(t *transcript.Transcript) bool
+	var near func(t *transcript.Transcript) []string // what came close, for a stall
 	switch text, hasText := c.Get("text"); {
 	case pos[0] == "frame":
 		// Frames of this step: a reply to an earlier step's request that arrives now is
@@ -460,6 +461,9 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 				}
 			}
 			return n >= count
+		}
+		near = func(t *transcript.Transcript) []string {
+			return frameNearMiss(j.named(t), s.Name, pos[1], pos[2], where, count, from)
 		}
 	case hasText:
 		role, what := transcript.Role(pos[0]), pos[1]
@@ -498,12 +502,15 @@ func (j *journey) await(ctx context.Context, s journeys.Step, c journeys.Command
 			}
 			return n >= count
 		}
-		if err := j.wait(ctx, s, desc, cond); err != nil || clash == nil {
+		near = func(t *transcript.Transcript) []string {
+			return observationNearMiss(t.Observations[from:], role, what, want, count)
+		}
+		if err := j.wait(ctx, s, desc, cond, near); err != nil || clash == nil {
 			return err
 		}
 		return clash
 	}
-	return j.wait(ctx, s, desc, cond)
+	return j.wait(ctx, s, desc, cond, near)
 }
 
 // describe is a command as a stall names it: its words, values quoted.
@@ -688,8 +695,10 @@ func (j *journey) end(ctx context.Context, s journeys.Step, c journeys.Command) 
 
 // wait blocks until cond holds, a driver exits, the barrier times out, nothing has happened
 // for the quiet period (a fast stall: nothing is left that could meet the barrier), or ctx
-// ends. It wakes on every change to the transcript; it never polls on a timer.
-func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond func(t *transcript.Transcript) bool) error {
+// ends. It wakes on every change to the transcript; it never polls on a timer. A stall
+// records what near (nil: nothing) says came close to meeting the barrier.
+func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond func(t *transcript.Transcript) bool,
+	near func(t *transcript.Transcript) []string) error {
 	timeout, quiet := j.timeout(), j.quiet()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -701,6 +710,9 @@ func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond f
 	stall := func(quiet time.Duration, offline bool) error {
 		j.rec.update(func(t *transcript.Transcript, _ string) {
 			t.Stall = &transcript.Stall{Step: s.Name, Barrier: desc, Timeout: timeout, Quiet: quiet, Offline: offline}
+			if near != nil {
+				t.Stall.NearMiss = near(t)
+			}
 		})
 		return errAbort
 	}

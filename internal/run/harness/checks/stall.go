@@ -13,8 +13,9 @@ import (
 // lastFrames is how many frames a stall finding shows.
 const lastFrames = 6
 
-// Stall reports the barrier a step was waiting on when its time ran out, with the last frames
-// the tap saw.
+// Stall reports the barrier a step was waiting on when its time ran out, with what came
+// close to meeting it (the near miss: frames of the awaited name whose where failed, and the
+// values they carried) and the last frames the tap saw.
 func Stall(in *Input) []results.Finding {
 	s := in.Transcript.Stall
 	if s == nil {
@@ -32,6 +33,9 @@ func Stall(in *Input) []results.Finding {
 	detail := "last frames seen: none"
 	if len(last) > 0 {
 		detail = "last frames seen:\n  " + strings.Join(last, "\n  ")
+	}
+	if len(s.NearMiss) > 0 {
+		detail = "near miss:\n  " + strings.Join(s.NearMiss, "\n  ") + "\n" + detail
 	}
 	msg := fmt.Sprintf("%s not reached within %s", s.Barrier, s.Timeout)
 	switch {

@@ -240,6 +240,10 @@ type Stall struct {
 	Quiet time.Duration `json:"quietNs,omitempty"`
 	// Offline says no connection between client and host was open when it was given up.
 	Offline bool `json:"offline,omitempty"`
+	// NearMiss is what came close to meeting the barrier, a line each: frames of the awaited
+	// name whose fields failed its where (with the values they carried), fewer than its
+	// count, in another step or the other direction; observations whose fields differ.
+	NearMiss []string `json:"nearMiss,omitempty"`
 }
 
 // Unexpected is an absence assertion that failed: what arrived during it.
