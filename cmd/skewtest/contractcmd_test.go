@@ -267,6 +267,11 @@ var _ = Describe("skewtest contract", func() {
 		Expect(code).To(Equal(exitFindings))
 		Expect(out).To(ContainSubstring("v1.4.172 → v1.4.173: 1 violation\n"))
 		Expect(out).To(MatchRegexp(`skewtest\.yaml:\d+: warning: allow entry gate-added of OutputSpan on /terminal\.elsewhere for <v1\.4\.173 matched no finding: remove it`))
+		// A frame name no contract of its pairs declares: the nearest one.
+		Expect(os.WriteFile(cfg, []byte(strings.Replace(text, "frame: OutputSpan", "frame: OutputSapn", 1)), 0o644)).To(Succeed())
+		code, out = cli(ctx, "contract", "check", "--repo", repo)
+		Expect(code).To(Equal(exitFindings))
+		Expect(out).To(MatchRegexp(`skewtest\.yaml:\d+: warning: allow entry gate-added of OutputSapn .*matched no finding: frame "OutputSapn" is in no contract of the pairs it selects: did you mean "OutputSpan"\?`))
 		Expect(os.WriteFile(cfg, []byte(text), 0o644)).To(Succeed())
 
 		reviewed := []string{"--allow", "v1.4.173..v1.4.180:gate-added", "--allow", "v1.4.185..v1.4.190:gate-removed"}

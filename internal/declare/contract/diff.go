@@ -450,7 +450,7 @@ func (c *chanDiff) fields(what, at string, of, nf map[string]Field, op, np strin
 	}
 	for _, name := range sortedKeys(nf) {
 		if _, ok := of[name]; !ok && nf[name].Required {
-			c.add(RuleFieldRequiredAdded, child(np, name), "%s: new field %s is required: older senders do not send it (add it as optional)", what, at+name)
+			c.add(RuleFieldRequiredAdded, child(np, name), "%s: new field %s is required: older senders do not send it (add it as optional, or since: the protocol version that brought it; if the older side's contract is one a versions: row of skewtest.yaml lays over old tags, give those tags the contract they speak there)", what, at+name)
 		}
 	}
 }

@@ -384,6 +384,7 @@ var _ = Describe("Diff", func() {
 			"a key dropped from a nested entry":                                                 `term: text messages: the key "join" at /push no longer names a frame: push.join is named otherwise or not at all`,
 			"a nested entry removed":                                                            "term: text messages: the nested entry at /push is gone: frames push.pub, push.join are named otherwise or not at all",
 			"a field removed from one nested-named frame":                                       `term: push.pub (type "push.pub"): optional field push.channel is gone`,
+			"a required field added":                                                            "a versions: row of skewtest.yaml lays over old tags",
 		}
 		for _, rc := range ruleCases {
 			want, ok := cases[rc.name]

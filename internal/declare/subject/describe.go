@@ -3,6 +3,7 @@ package subject
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -133,6 +134,17 @@ func CheckBeforeBuilding(kinds []string, js []*journeys.Journey, described []*ha
 		}
 	}
 	return nil
+}
+
+// WarnBeforeBuilding prints on w, before anything is built, what the builds' own files show
+// will fail on every run without being wrong: frames a journey waits for that only some of
+// the builds' contracts declare (harness.PartialNames). Warnings fail nothing.
+func WarnBeforeBuilding(w io.Writer, js []*journeys.Journey, described []*harness.Build) {
+	for _, j := range js {
+		for _, m := range harness.PartialNames(j, described) {
+			fmt.Fprintln(w, "warning: "+m)
+		}
+	}
 }
 
 // OrNone lists kinds, or says "no kind".

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/usage"
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -31,6 +33,8 @@ type AllowList struct {
 	// covered remembers which entries selected a pair that was diffed at all: an entry whose
 	// refs select none of a run's pairs is not judged by that run.
 	covered []bool
+	// frames are the frame names of the contracts diffed, for a stale entry's did-you-mean.
+	frames []string
 }
 
 // AllowList reads the working tree's allow list (none without a skewtest.yaml). Each call
@@ -55,6 +59,16 @@ func (a *AllowList) Split(older, newer string, vs []contract.Violation, oc, nc *
 	for i := range a.entries {
 		if a.entries[i].Covers(older, newer) {
 			a.covered[i] = true
+		}
+	}
+	for _, c := range []*contract.Contract{oc, nc} {
+		if c == nil {
+			continue
+		}
+		for _, name := range harness.FrameNames(&harness.Build{Contract: c}) {
+			if !slices.Contains(a.frames, name) {
+				a.frames = append(a.frames, name)
+			}
 		}
 	}
 	for _, v := range vs {
@@ -83,10 +97,17 @@ func (a *AllowList) Stale() []string {
 	}
 	var out []string
 	for i, e := range a.entries {
-		if a.covered[i] && !a.used[i] {
-			out = append(out, fmt.Sprintf("%s:%d: warning: allow entry %s matched no finding: remove it, or fix its rule, frame, pointer or refs",
-				builds.ConfigFile, a.lines[i], e.String()))
+		if !a.covered[i] || a.used[i] {
+			continue
 		}
+		fix := "remove it, or fix its rule, frame, pointer or refs"
+		if e.Frame != "" && len(a.frames) > 0 && !slices.Contains(a.frames, e.Frame) {
+			fix = fmt.Sprintf("frame %q is in no contract of the pairs it selects", e.Frame)
+			if near := usage.Nearest(e.Frame, a.frames); near != "" {
+				fix += fmt.Sprintf(": did you mean %q?", near)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s:%d: warning: allow entry %s matched no finding: %s", builds.ConfigFile, a.lines[i], e.String(), fix))
 	}
 	return out
 }

@@ -580,7 +580,7 @@ var _ = Describe("Run", func() {
 		go func() {
 			defer GinkgoRecover()
 			// host, its grandchild and the client have started: cancel now.
-			Eventually(func() []string { return started(files) }).Should(HaveLen(3))
+			Eventually(func() []string { return started(files) }).WithTimeout(30 * time.Second).Should(HaveLen(3))
 			cancel()
 		}()
 		p := run(cctx, build("a", "hang", false), build("b", "ok", false), harness.Options{StopGrace: 300 * time.Millisecond, Timeout: time.Minute})

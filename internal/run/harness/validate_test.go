@@ -141,6 +141,37 @@ var _ = Describe("CheckCommands", func() {
 	})
 })
 
+var _ = Describe("PartialNames", func() {
+	parse := func(body string) *journeys.Journey {
+		j, err := journeys.Parse("j.txtar", []byte("kind desktop\n-- script --\nstep a\n"+body+"\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(j)).To(Succeed())
+		return j
+	}
+	builds := []*harness.Build{{Label: "v1", Contract: fakeContract(false)}, {Label: "v2", Contract: fakeContract(false)},
+		{Label: "worktree", Contract: fakeContract(true)}, {Label: "nocontract"}}
+
+	It("warns of a frame a journey waits for that only some builds declare, naming them and both fixes", func() {
+		ws := harness.PartialNames(parse("client go\nawait frame H>C OutputSpan"), builds)
+		Expect(ws).To(ConsistOf("j.txtar:5: await frame H>C OutputSpan: OutputSpan is declared only by the contracts of worktree; v1, v2 do not declare it, " +
+			"so their pairings wait until the barrier times out (a stall) on every run. Put the line under [frame:OutputSpan] (it then runs only where the " +
+			"pairing's contracts declare the frame), or, if those builds do send it, give them a contract that declares it with a versions: row in skewtest.yaml (docs/subject.md)"))
+		ws = harness.PartialNames(parse("client go\n-- frames --\nH>C OutputSpan+"), builds)
+		Expect(ws).To(ConsistOf(And(HavePrefix("j.txtar:6: frames section: OutputSpan"), ContainSubstring("lack it in the sequence (sequence-drift)"))))
+	})
+
+	DescribeTable("says nothing where the line cannot fail for want of the frame (negative controls)",
+		func(body string) {
+			Expect(harness.PartialNames(parse(body), builds)).To(BeEmpty())
+		},
+		Entry("under a frame condition", "client go\n[frame:OutputSpan] await frame H>C OutputSpan"),
+		Entry("under a client-frame condition", "client go\n[client-frame:OutputSpan] await frame H>C OutputSpan"),
+		Entry("an absence", "client go\nexpect frame H>C OutputSpan none for=1s"),
+		Entry("an optional line of the frames section", "client go\n-- frames --\nH>C OutputSpan*"),
+		Entry("a frame every contract declares", "client go\nawait frame H>C Output\n-- frames --\nH>C Output"),
+	)
+})
+
 var _ = Describe("CheckNames and CheckActions", func() {
 	known := []string{"Input", "Output", "Subscribe", "hello"}
 	parse := func(body string) *journeys.Journey {

@@ -598,3 +598,76 @@ func checkEnd(c journeys.Command) error {
 	}
 	return onlyKeys(c)
 }
+
+// framesSection is how PartialNames names a line of the frames section.
+const framesSection = "frames section"
+
+// PartialNames warns, before anything is built, of the frames a journey waits for that the
+// contracts of some of a run's builds do not declare: an await frame, or a line of its frames
+// section that must appear, with no frame condition on that name. In a pairing with such a
+// build the barrier waits until it times out (a stall), or the frame is missing from the
+// sequence, on every run. Each warning is "FILE:LINE: …", naming the builds that lack the
+// frame and the two fixes. Builds without a contract are left out; a name no build declares
+// is CheckNames' error.
+func PartialNames(j *journeys.Journey, bs []*Build) []string {
+	var withContract []*Build
+	declared := map[*Build][]string{}
+	for _, b := range bs {
+		if b.Contract != nil {
+			withContract = append(withContract, b)
+			declared[b] = FrameNames(b)
+		}
+	}
+	guarded := func(conds []journeys.Cond, name string) bool {
+		for _, c := range conds {
+			key, arg, _ := strings.Cut(c.Name, ":")
+			if n, _, _ := checks.FrameArg(arg); !c.Not && strings.HasSuffix(key, "frame") && n == name {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	warn := func(line int, what, name string) {
+		var lack, have []string
+		for _, b := range withContract {
+			if slices.Contains(declared[b], name) {
+				have = append(have, b.Label)
+			} else {
+				lack = append(lack, b.Label)
+			}
+		}
+		if len(lack) == 0 || len(have) == 0 {
+			return
+		}
+		verb, fails := "do", "wait until the barrier times out (a stall)"
+		if len(lack) == 1 {
+			verb = "does"
+		}
+		if what == framesSection {
+			fails = "lack it in the sequence (sequence-drift)"
+		}
+		out = append(out, fmt.Sprintf("%s:%d: %s: %s is declared only by the contracts of %s; %s %s not declare it, so their pairings %s on every run. "+
+			"Put the line under [frame:%s] (it then runs only where the pairing's contracts declare the frame), or, if those builds do send it, "+
+			"give them a contract that declares it with a versions: row in skewtest.yaml (docs/subject.md)",
+			j.File, line, what, name, strings.Join(have, ", "), strings.Join(lack, ", "), verb, fails, name))
+	}
+	for _, s := range j.Steps {
+		for _, c := range s.Commands {
+			if c.Verb != "await" {
+				continue // an expect frame … none holds wherever the frame is unknown
+			}
+			if v := vocabulary[c.Verb]; v.frame != nil {
+				if name, ok := v.frame(c); ok && !guarded(c.Conds, name) {
+					warn(c.Line, describe(c), name)
+				}
+			}
+		}
+	}
+	for _, fl := range j.Frames {
+		if (fl.Quant == "" || fl.Quant == "+") && !guarded(fl.Conds, fl.Name) {
+			warn(fl.Line, framesSection, fl.Name)
+		}
+	}
+	return out
+}

@@ -102,6 +102,7 @@ func newPlan(ctx context.Context, o *Config) (*plan, error) {
 	if err := subject.CheckBeforeBuilding(o.Kinds, pl.js, pl.src.Described, s.WorktreeContract(pl.src.Srcs)); err != nil {
 		return nil, err
 	}
+	subject.WarnBeforeBuilding(o.Stderr, pl.js, pl.src.Described)
 	if pl.pairings, pl.skips, err = pl.pairingsOf(pl.src.Described); err != nil {
 		return nil, err
 	}
