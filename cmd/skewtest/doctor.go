@@ -13,11 +13,12 @@ import (
 // cmdDoctor checks a subject's setup step by step (doctor.Run).
 func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
-	fs := newFlagSet("doctor", stderr, "doctor [--repo DIR] [--cache-dir D] [--report-dir D] [--runner local|container]")
+	fs := newFlagSet("doctor", stderr, "doctor [--repo DIR] [--all] [--cache-dir D] [--report-dir D] [--runner local|container]")
 	fs.StringVar(&c.Repo, "repo", ".", "the subject's repository")
 	fs.StringVar(&c.CacheDir, "cache-dir", "", "build cache (default: the user cache directory's skewtest)")
 	fs.StringVar(&c.ReportDir, "report-dir", "", "keep the reference pairing's report and the drivers' logs here (default: a temporary directory, removed)")
 	fs.StringVar(&c.Runner, "runner", runnerLocal, "where recipes run: local or container")
+	all := fs.Bool("all", false, "run the reference pairing on every journey (default: the first)")
 	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return err
 	}
@@ -25,7 +26,7 @@ func cmdDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("--runner %q: want local or container", c.Runner)
 	}
 	r, err := doctor.Run(ctx, doctor.Config{Repo: c.Repo, CacheDir: c.CacheDir, ReportDir: c.ReportDir, Runner: runnerOf(c.Runner),
-		Stdout: stdout, Stderr: stderr})
+		Stdout: stdout, Stderr: stderr, All: *all})
 	if err != nil {
 		return err
 	}

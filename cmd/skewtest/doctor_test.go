@@ -80,5 +80,10 @@ var _ = Describe("skewtest doctor on the reference history", Label(testlabels.E2
 			Expect(out).To(ContainSubstring("ok   "+step+": "), step)
 		}
 		Expect(out).To(ContainSubstring("doctor: the subject is ready"))
+		Expect(out).To(MatchRegexp(`ok   reference pairing: 1 pairing of \S+ passed \(the first journey only; doctor --all runs all 3\)`))
+
+		code, out = cli(ctx, "doctor", "--repo", repo, "--cache-dir", sharedCache, "--all")
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(MatchRegexp(`ok   reference pairing: \d+ pairings of \S+, \S+, \S+ passed\n`))
 	})
 })

@@ -37,6 +37,8 @@ type Config struct {
 	Runner func(ctx context.Context, log io.Writer) (builds.Runner, func(), error)
 	// Stdout gets each step as it is made; Stderr the build's progress. Nil discards.
 	Stdout, Stderr io.Writer
+	// All runs the reference pairing on every journey; by default, on the first only.
+	All bool
 }
 
 // Step is one thing the doctor looked at.
@@ -314,7 +316,7 @@ func driverCheck(role, kind string, argv []string) []string {
 	return append(append(words, "--"), argv...)
 }
 
-// reference runs the working tree with itself on the first journey.
+// reference runs the working tree with itself on the first journey, or on every one (All).
 func (v *visit) reference(ctx context.Context, b *harness.Build, js []string, driversOK bool) {
 	switch {
 	case b == nil || !driversOK:
@@ -326,7 +328,7 @@ func (v *visit) reference(ctx context.Context, b *harness.Build, js []string, dr
 	}
 	dir := filepath.Join(v.c.ReportDir, "reference")
 	run, err := matrix.Run(ctx, matrix.Config{Repo: v.c.Repo, CacheDir: v.c.CacheDir, ReportDir: dir, Runner: v.c.Runner,
-		Host: pins.WorktreeLabel, Client: pins.WorktreeLabel, Journeys: js[:1], Seed: 1, Stdout: io.Discard, Stderr: io.Discard})
+		Host: pins.WorktreeLabel, Client: pins.WorktreeLabel, Journeys: v.referenceJourneys(js), Seed: 1, Stdout: io.Discard, Stderr: io.Discard})
 	if err != nil {
 		v.fail("reference pairing", "", "%v", err)
 		return
@@ -345,7 +347,20 @@ func (v *visit) reference(ctx context.Context, b *harness.Build, js []string, dr
 			return
 		}
 	}
-	v.ok("reference pairing", "%s of %s passed", results.Plural(len(run.Pairings), "pairing"), js[0])
+	ran := v.referenceJourneys(js)
+	detail := fmt.Sprintf("%s of %s passed", results.Plural(len(run.Pairings), "pairing"), strings.Join(ran, ", "))
+	if len(ran) < len(js) {
+		detail += fmt.Sprintf(" (the first journey only; doctor --all runs all %d)", len(js))
+	}
+	v.ok("reference pairing", "%s", detail)
+}
+
+// referenceJourneys are the journeys the reference pairing runs: the first, or all.
+func (v *visit) referenceJourneys(js []string) []string {
+	if v.c.All {
+		return js
+	}
+	return js[:1]
 }
 
 // oldTags says which stable tags can be built and driven: with their own skewtest.yaml, or

@@ -16,7 +16,8 @@ const (
 
 // ConnEvent.Event values.
 const (
-	// EventOpen: the client connected and the tap reached the host.
+	// EventOpen: the client connected and the tap reached the host. Detail is the
+	// subprotocol the host picked, and Deflate when the peers negotiated compression.
 	EventOpen = "open"
 	// EventClose: the connection ended, on both sides. Detail says how:
 	// "client closed: 1000 bye", "host transport closed: unexpected EOF",

@@ -407,8 +407,13 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	defer p.handlers.Done()
 
+	// The product's own connection: where the client offers permessage-deflate, the tap
+	// offers it to the host, and accepts it from the client only where the host did; the
+	// frames are recorded as the peers read them, decompressed.
+	dialer := p.dialer
+	dialer.EnableCompression = offersDeflate(r.Header)
 	dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
-	up, resp, err := p.dialer.DialContext(dctx, p.upstream+c.path, forwardHeader(r.Header))
+	up, resp, err := dialer.DialContext(dctx, p.upstream+c.path, forwardHeader(r.Header))
 	cancel()
 	if err != nil {
 		detail := dialError(err, resp)
@@ -428,16 +433,40 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	if sp := up.Subprotocol(); sp != "" {
 		hdr = http.Header{"Sec-Websocket-Protocol": {sp}}
 	}
-	cl, err := p.upgrader.Upgrade(w, r, hdr)
+	upgrader := p.upgrader
+	upgrader.EnableCompression = dialer.EnableCompression && offersDeflate(resp.Header)
+	cl, err := upgrader.Upgrade(w, r, hdr)
 	if err != nil { // the upgrader has answered the client
 		up.Close()
 		return
 	}
-	p.connect(c, cl, up, up.Subprotocol())
+	detail := up.Subprotocol()
+	if upgrader.EnableCompression {
+		detail = strings.TrimPrefix(detail+"; "+Deflate, "; ")
+	}
+	p.connect(c, cl, up, detail)
 }
 
-// connect proxies c, whose sides are open, for its whole life.
-func (p *Proxy) connect(c *conn, cl, up wire, subprotocol string) {
+// Deflate is the WebSocket extension that compresses messages (RFC 7692), as a connection's
+// open event names it when both peers negotiated it through the tap.
+const Deflate = "permessage-deflate"
+
+// offersDeflate reports whether a handshake's Sec-WebSocket-Extensions names Deflate.
+func offersDeflate(h http.Header) bool {
+	for _, v := range h.Values("Sec-Websocket-Extensions") {
+		for _, ext := range strings.Split(v, ",") {
+			name, _, _ := strings.Cut(ext, ";")
+			if strings.TrimSpace(name) == Deflate {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// connect proxies c, whose sides are open, for its whole life; detail is its open event's
+// (the subprotocol, and the extension the peers negotiated).
+func (p *Proxy) connect(c *conn, cl, up wire, detail string) {
 	c.client, c.host = cl, up
 	p.mu.Lock()
 	if p.closed {
@@ -448,7 +477,7 @@ func (p *Proxy) connect(c *conn, cl, up wire, subprotocol string) {
 		return
 	}
 	p.live[c.id] = c
-	p.event(c, EventOpen, subprotocol) // before Drop or Close can see c
+	p.event(c, EventOpen, detail) // before Drop or Close can see c
 	p.mu.Unlock()
 
 	c.run(p)
