@@ -209,6 +209,7 @@ func (c *Client) dial(ctx context.Context) (channel.Channel, error) {
 	switch u.Scheme {
 	case driverkit.TransportWS, driverkit.TransportWSS:
 		dialer := *websocket.DefaultDialer
+		dialer.EnableCompression = c.features.Compress
 		if u.Scheme == driverkit.TransportWSS {
 			if dialer.TLSClientConfig, err = driverkit.ClientTLS(); err != nil {
 				return nil, fmt.Errorf("dial %s: %w", c.base+wsrpc.Path, err)

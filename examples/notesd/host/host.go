@@ -83,6 +83,7 @@ func New(f release.Features, st *store.Store, obs observe.Sink, opts ...Option) 
 		accepted:  map[net.Conn]struct{}{},
 		listeners: map[net.Listener]struct{}{},
 	}
+	h.upgrader.EnableCompression = f.Compress
 	for _, o := range opts {
 		o(h)
 	}

@@ -46,6 +46,9 @@ type Features struct {
 	// (worktree). Nothing sends it, and no client declares the capability, without the
 	// Keepalive switch.
 	KeepaliveKnown bool `json:"keepaliveKnown"`
+	// Compress: the host accepts permessage-deflate and the Go clients offer it, so their
+	// WebSocket messages cross the wire compressed where both ends have it (worktree).
+	Compress bool `json:"compress"`
 
 	// Negative-control switches: no release ships them; NOTESD_FEATURES turns them on.
 	//

@@ -17,6 +17,7 @@ const FEATURES = [
   'slimPushNegotiated',
   'search',
   'keepaliveKnown',
+  'compress',
   'pushUngated',
   'hideRev',
   'putSendsContent',
