@@ -139,16 +139,16 @@ func (l Length) Frame(name string, data []byte) []byte {
 	if l.IncludesHeader {
 		n += Width(name)
 	}
-	var out []byte
+	out := make([]byte, 0, Width(name)+len(data)) // one allocation: the prefix and the message
 	switch name {
 	case U16BE:
-		out = binary.BigEndian.AppendUint16(nil, uint16(n))
+		out = binary.BigEndian.AppendUint16(out, uint16(n))
 	case U32BE:
-		out = binary.BigEndian.AppendUint32(nil, uint32(n))
+		out = binary.BigEndian.AppendUint32(out, uint32(n))
 	case U16LE:
-		out = binary.LittleEndian.AppendUint16(nil, uint16(n))
+		out = binary.LittleEndian.AppendUint16(out, uint16(n))
 	case U32LE:
-		out = binary.LittleEndian.AppendUint32(nil, uint32(n))
+		out = binary.LittleEndian.AppendUint32(out, uint32(n))
 	default:
 		return data
 	}
