@@ -70,7 +70,7 @@ func guessHeader(msgs []message) (h header, typeAt int, how []Support) {
 	switch {
 	case lok && !lf.whole:
 		h.Length = lf.header
-		how = []Support{{What: fmt.Sprintf("header of %d bytes: the %s at byte %d counts the bytes after it", lf.header, lf.encoding, lf.offset), Count: len(msgs), Of: len(msgs)}}
+		how = []Support{{What: fmt.Sprintf("header of %d bytes: every message is %d bytes more than the %s at byte %d says", lf.header, lf.header, lf.encoding, lf.offset), Count: len(msgs), Of: len(msgs)}}
 	default:
 		h.Length, how = headerLength(msgs, limit)
 		if lok {
