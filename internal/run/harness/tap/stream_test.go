@@ -300,6 +300,9 @@ var _ = Describe("Proxy over a byte stream", func() {
 					}
 					pk := append(head, payload...)
 					wire = append(wire, pk...)
+					if !l.Whole(fr) {
+						pk = payload // a bare prefix is not recorded
+					}
 					want = append(want, "C>H "+string(pk))
 				}
 				c := dialTCP(p.URL())
