@@ -197,13 +197,17 @@ func (s *stream) fixed() ([]byte, error) {
 	}
 	data := make([]byte, n)
 	copy(data, head)
+	whole := s.length.Whole(s.framing)
 	if got, err := io.ReadFull(s.r, data[hs:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w (%d of %d bytes)", errMidMessage, hs+got, n)
+			if whole {
+				return nil, fmt.Errorf("%w (%d of %d bytes)", errMidMessage, hs+got, n)
+			}
+			return nil, fmt.Errorf("%w (%d of %d bytes)", errMidMessage, got, n-hs) // what the prefix announced
 		}
 		return nil, err
 	}
-	if s.length.Whole(s.framing) {
+	if whole {
 		return data, nil
 	}
 	return data[hs:], nil

@@ -340,6 +340,8 @@ var _ = Describe("Proxy over a byte stream", func() {
 				[]byte{1, 1, 5, 0, 0, 0, 0, 0, 'a', 'b'}, "closed inside a message (10 of 13 bytes)"),
 			Entry("an end inside a bare prefix", tap.FramingU32LE, framing.Length{},
 				[]byte{9, 0}, "closed inside a message (2 bytes inside a u32le length)"),
+			Entry("an end inside the message after a bare prefix", tap.FramingU16LE, framing.Length{},
+				[]byte{5, 0, 'a', 'b'}, "closed inside a message (2 of 5 bytes)"),
 		)
 
 		It("refuses a length that does not fit its framing", func(ctx SpecContext) {
