@@ -1,11 +1,14 @@
 package main
 
 import (
+	"compress/gzip"
 	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
 var _ = Describe("skewtest contract decode", func() {
@@ -47,6 +50,21 @@ var _ = Describe("skewtest contract decode", func() {
 		Expect(code).To(Equal(exitFindings), out)
 		Expect(out).To(ContainSubstring("not read: #1 H>C Opcode9: the contract lists no such frame from host to client"))
 		Expect(out).To(ContainSubstring("1 frame of 2 messages not read"))
+	})
+
+	It("reads a recording made without --path (filed under /) with a contract of one channel", func(ctx SpecContext) {
+		rec := filepath.Join(dir, "rec")
+		Expect(os.MkdirAll(rec, 0o755)).To(Succeed())
+		Expect(transcript.Write(filepath.Join(rec, transcript.File), &transcript.Transcript{
+			Host: transcript.Build{Label: "recorded"}, Client: transcript.Build{Label: "recorded"}, Journey: "recorded",
+			Frames: []transcript.Frame{
+				{Index: 1, Conn: 1, Step: "recorded", Dir: "C>H", Path: "/", Binary: true, Data: []byte("\x01{}")},
+				{Index: 2, Conn: 1, Step: "recorded", Dir: "H>C", Path: "/", Binary: true, Data: []byte("\x02hi")},
+			}}, gzip.BestSpeed)).To(Succeed())
+		code, out := cli(ctx, "contract", "decode", contractFile, rec)
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(MatchRegexp(`H>C\s+Text\s+recorded`))
+		Expect(out).To(ContainSubstring(contractFile + ": every frame of 2 messages read"))
 	})
 
 	It("refuses a line that is no frame with file:line, and a bad --dir, as usage errors", func(ctx SpecContext) {

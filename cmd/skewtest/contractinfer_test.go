@@ -53,6 +53,52 @@ var _ = Describe("skewtest contract infer", func() {
 		Expect(code).To(Equal(exitOK), out)
 	})
 
+	It("drafts a little-endian stream tapped without --path, which the draft and a hand-named one-channel contract then read", func(ctx SpecContext) {
+		// What skewtest tap --framing u16le --length-offset 2 --header-length 8 records: each
+		// packet whole (a version byte, a type byte, a u16le payload length, a u32le stream id),
+		// filed under /.
+		packet := func(dir string, typ byte, stream uint32, payload string) transcript.Frame {
+			b := []byte{1, typ, byte(len(payload)), byte(len(payload) >> 8), byte(stream), 0, 0, 0}
+			return transcript.Frame{Dir: dir, Path: "/", Binary: true, Conn: 1, Step: "recorded", Data: append(b, payload...)}
+		}
+		var frames []transcript.Frame
+		for i := range 8 {
+			frames = append(frames, packet("C>H", 2, uint32(1+i%2), string(make([]byte, 3+i*40))), packet("H>C", 1, uint32(1+i%2), "wind"))
+		}
+		frames = append(frames, packet("C>H", 0, 3, ""), packet("C>H", 3, 0, "pingping"))
+		for i := range frames {
+			frames[i].Index = i + 1
+		}
+		rec := filepath.Join(dir, "rec")
+		Expect(os.MkdirAll(rec, 0o755)).To(Succeed())
+		Expect(transcript.Write(filepath.Join(rec, transcript.File), &transcript.Transcript{Host: transcript.Build{Label: "recorded"},
+			Client: transcript.Build{Label: "recorded"}, Journey: "recorded", Frames: frames}, gzip.BestSpeed)).To(Succeed())
+
+		draftFile := filepath.Join(dir, "draft.json")
+		code, out := cli(ctx, "contract", "infer", "-o", draftFile, rec)
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(ContainSubstring("header of 8 bytes: every message is 8 bytes more than the u16le at byte 2 says (18 of 18)"))
+		Expect(out).To(ContainSubstring("type: u8 at byte 1, 4 values"))
+		Expect(out).To(ContainSubstring("length: u16le at byte 2 is the payload's size"))
+		code, out = cli(ctx, "contract", "decode", draftFile, rec)
+		Expect(code).To(Equal(exitOK), out)
+
+		// The draft named by hand: its channel on /wire, as the host's skewtest.yaml files it.
+		named := filepath.Join(dir, "named.json")
+		Expect(os.WriteFile(named, []byte(`{"contractVersion": 2, "protocol": {"version": 1, "minCompatible": 1}, "channels": [{
+			"name": "wire", "paths": ["/wire"], "binary": {"header": {"length": 8, "fields": [
+			  {"name": "version", "offset": 0, "encoding": "u8", "value": 1}, {"name": "type", "offset": 1, "encoding": "u8"},
+			  {"name": "length", "offset": 2, "encoding": "u16le"}, {"name": "stream", "offset": 4, "encoding": "u32le"}]}, "stream": true},
+			"frames": [{"opcode": 0, "name": "Open", "direction": "C>H", "payload": "empty"},
+			  {"opcode": 1, "name": "Window", "direction": "H>C", "payload": "binary"},
+			  {"opcode": 2, "name": "Data", "direction": "C>H", "payload": "binary"},
+			  {"opcode": 3, "name": "Ping", "direction": "C>H", "payload": "binary"}]}]}`), 0o644)).To(Succeed())
+		code, out = cli(ctx, "contract", "decode", named, rec)
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(MatchRegexp(`C>H\s+Data\s+recorded`))
+		Expect(out).To(ContainSubstring(named + ": every frame of 18 messages read"))
+	})
+
 	It("writes the draft to standard output with -o -, and its report to standard error", func(ctx SpecContext) {
 		code, out := cli(ctx, "contract", "infer", "-o", "-", report)
 		Expect(code).To(Equal(exitOK), out)

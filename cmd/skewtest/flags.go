@@ -18,19 +18,24 @@ import (
 // (usage.OptionError): the library names the Config field a Go caller set, and the
 // command the flag its user typed. Every command that has the flag gives it the same name.
 var flagOf = map[string]string{
-	"Shard":          "--shard",
-	"LastFailed":     "--last-failed",
-	"ReportDir":      "--report-dir",
-	"Env":            "--env",
-	"Kinds":          "--kind",
-	"Generators":     "--generator",
-	"Exclude":        "--exclude",
-	"Good":           "--good",
-	"AdoptedAt":      "--adopted-at",
-	"As":             "--as",
-	"Transport":      "--transport",
-	"Path":           "--path",
-	"Stream.Framing": "--framing",
+	"Shard":                        "--shard",
+	"LastFailed":                   "--last-failed",
+	"ReportDir":                    "--report-dir",
+	"Env":                          "--env",
+	"Kinds":                        "--kind",
+	"Generators":                   "--generator",
+	"Exclude":                      "--exclude",
+	"Good":                         "--good",
+	"AdoptedAt":                    "--adopted-at",
+	"As":                           "--as",
+	"Transport":                    "--transport",
+	"Path":                         "--path",
+	"Stream.Framing":               "--framing",
+	"Stream.Path":                  "--path",
+	"Contract":                     "--contract",
+	"Stream.Length.Offset":         "--length-offset",
+	"Stream.Length.Header":         "--header-length",
+	"Stream.Length.IncludesHeader": "--length-includes-header",
 }
 
 // flagged is err naming the flag where it names an option of flagOf (usage.Rename).

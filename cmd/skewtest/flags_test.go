@@ -75,6 +75,12 @@ var _ = Describe("flags", func() {
 			`skewtest: --matrix: unknown matrix "bogus" (want default or full)`, "Matrix:"),
 		Entry("tap without --record", func() []string { return []string{"tap", "--upstream", "ws://127.0.0.1:1"} },
 			"skewtest: tap: give --record DIR, where the transcript goes", "give Dir"),
+		Entry("tap --framing packets without the contract that says where packets end", func() []string {
+			return []string{"tap", "--upstream", "tcp://127.0.0.1:1", "--record", GinkgoT().TempDir(), "--framing", "packets"}
+		}, "skewtest: tap: --framing packets cuts where a contract's stream codec says each packet ends: give that contract", "Stream.Framing"),
+		Entry("tap --length-offset on a varint", func() []string {
+			return []string{"tap", "--upstream", "tcp://127.0.0.1:1", "--record", GinkgoT().TempDir(), "--framing", "varint", "--length-offset", "2"}
+		}, "skewtest: tap: --length-offset a length inside a header needs a fixed-width length framing", "Stream.Length"),
 		Entry("init --transport quic", func() []string { return []string{"init", "--repo", GinkgoT().TempDir(), "--transport", "quic"} },
 			`skewtest: init: --transport "quic": want ws, wss, tcp, tls`, "Transport"),
 		Entry("example --adopted-at a tag the history has not", func() []string {

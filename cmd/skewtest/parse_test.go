@@ -156,7 +156,7 @@ var _ = Describe("one flag-parsing path for every command", func() {
 		Entry("doctor", []string{"doctor", "-h"}, "Usage: skewtest doctor ", []string{"cache-dir", "repo", "report-dir", "runner"}),
 		Entry("init", []string{"init", "-h"}, "Usage: skewtest init ", []string{"kind", "path", "product", "repo", "transport"}),
 		Entry("compat", []string{"compat", "-h"}, "Usage: skewtest compat ", []string{"cache-dir", "prove", "repo", "report-dir", "runner"}),
-		Entry("tap", []string{"tap", "-h"}, "Usage: skewtest tap ", []string{"for", "framing", "label", "listen", "path", "record", "text", "upstream"}),
+		Entry("tap", []string{"tap", "-h"}, "Usage: skewtest tap ", []string{"contract", "for", "framing", "header-length", "label", "length-includes-header", "length-offset", "listen", "path", "record", "text", "upstream"}),
 		Entry("fuzz", []string{"fuzz", "-h"}, "Usage: skewtest fuzz ", []string{"batch", "budget", "cases", "client", "corpus", "exclude", "generator", "host", "pack", "shrink-tries"}),
 		Entry("explore", []string{"explore", "-h"}, "Usage: skewtest explore ", []string{"cases", "budget", "drawn-only"}),
 		Entry("pins", []string{"pins", "-h"}, "Usage: skewtest pins ", []string{"ignore", "last", "pins", "repo", "window"}),

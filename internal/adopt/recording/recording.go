@@ -7,8 +7,10 @@
 package recording
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/internal/declare/framing"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
@@ -29,6 +33,9 @@ type Config struct {
 	// Stream says how a tcp:// upstream's bytes are cut into messages and filed (its
 	// framing, the path to file them under, text or binary).
 	Stream tap.Stream
+	// Contract, for the packets framing, says where packets end: its channel that serves
+	// Stream.Path, or its only channel (whose first path then files the connections).
+	Contract *contract.Contract
 	// Dir receives the transcript (transcript.File); it is created if need be.
 	Dir string
 	// Label names the recorded build in the transcript (default "recorded").
@@ -59,8 +66,8 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 	if strings.HasPrefix(c.Upstream, "wss://") || strings.HasPrefix(c.Upstream, "tls://") {
 		return nil, usage.Errorf("tap: %s: a standalone tap cannot end the product's TLS (its clients would have to trust skewtest's throwaway authority, which only a run hands to drivers): record over ws:// or tcp://", c.Upstream)
 	}
-	if c.Stream.Framing == tap.FramingPackets {
-		return nil, usage.Errorf("tap: %w", usage.Optionf("Stream.Framing", "packets cuts where a contract says packets end, and a standalone tap reads none: record with raw (a stream codec reassembles it) or a length framing"))
+	if err := streamOf(&c); err != nil {
+		return nil, usage.Errorf("tap: %w", err)
 	}
 	if c.Stream.Path == "" {
 		c.Stream.Path = "/"
@@ -84,6 +91,45 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 	}
 	fmt.Fprintf(c.Stdout, "tap: %d messages on %d connections recorded in %s\n", len(t.Frames), rec.conns, path)
 	return t, nil
+}
+
+// streamOf checks how c cuts a byte stream, and for the packets framing gives it where its
+// contract's channel says each packet ends.
+func streamOf(c *Config) error {
+	s := &c.Stream
+	var le *framing.LengthError
+	if err := s.Length.Check(cmp.Or(s.Framing, framing.Raw)); errors.As(err, &le) {
+		return usage.Optionf("Stream.Length."+le.Field, "%w", err)
+	}
+	if s.Framing != tap.FramingPackets {
+		return nil
+	}
+	if c.Contract == nil {
+		return usage.Optionf("Stream.Framing", "packets cuts where a contract's stream codec says each packet ends: give that contract, or cut by a length framing (u16le, u32le, u16be, u32be: at an offset of a fixed header too; varint)")
+	}
+	var ch *contract.Channel
+	switch {
+	case s.Path != "":
+		if ch = c.Contract.Channel(s.Path); ch == nil {
+			return usage.Optionf("Stream.Path", "%s: no channel of the contract serves it", s.Path)
+		}
+	case len(c.Contract.Channels) == 1:
+		ch = &c.Contract.Channels[0]
+		if len(ch.Paths) > 0 {
+			s.Path = ch.Paths[0]
+		}
+	default:
+		return usage.Optionf("Stream.Path", "is needed: the contract has %d channels, and the path of one says which the stream carries", len(c.Contract.Channels))
+	}
+	if !s.Text && ch.Text != nil && ch.Binary == nil {
+		s.Text = true
+	}
+	binary := !s.Text
+	if _, err := ch.PacketEnd(binary, nil); errors.Is(err, contract.ErrNoPacketEnd) {
+		return usage.Optionf("Stream.Framing", "packets: the contract's channel %s cannot say where a packet ends: %w", ch.Name, err)
+	}
+	s.PacketEnd = func(_ tap.Direction, buf []byte) (int, error) { return ch.PacketEnd(binary, buf) }
+	return nil
 }
 
 // recorder keeps what the tap saw as a transcript.

@@ -10,6 +10,7 @@ import (
 	"github.com/skewtest/skewtest/internal/after/samples"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
+	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -57,6 +58,11 @@ type frameKey struct {
 // kind), and what the contract declares is matched with what the frames carried.
 func Against(c *contract.Contract, recs []Recording) *Comparison {
 	cmp := &Comparison{Recordings: len(recs)}
+	var all []transcript.Frame
+	for _, r := range recs {
+		all = append(all, r.T.Frames...)
+	}
+	c = samples.OneChannel(c, all) // a byte stream recorded without a path is its one channel's
 	unread, broken, unlisted := groups{}, groups{}, groups{}
 	seen := map[frameKey]bool{}
 	fieldsSeen := map[frameKey]map[string]bool{}

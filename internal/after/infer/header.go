@@ -11,8 +11,9 @@ import (
 
 // header is a binary header (contract.Header) the draft gives a codec.
 type header struct {
-	Length int           `json:"length"`
-	Fields []headerField `json:"fields"`
+	Length               int           `json:"length"`
+	LengthIncludesHeader bool          `json:"lengthIncludesHeader,omitempty"`
+	Fields               []headerField `json:"fields"`
 }
 
 type headerField struct {
@@ -33,20 +34,29 @@ const (
 	zero                          // 0 in every message: padding, or the high bytes of a counter
 	varying
 	opcode
+	length // a byte of the length field
 )
 
 // guessHeader finds a fixed-length header at the front of the messages (none empty):
 //
-//   - its length: the offset where the most payloads parse as a JSON object, else where the
-//     most payloads start being text (UTF-8 without control bytes), else the shortest
-//     message (at most 256 bytes); never more than the shortest message;
+//   - a length field first (findLength): a u16le, u16be, u32le, u32be or u8 at some offset
+//     that, in every message, equals the payload's size (the message's size less a header
+//     size that is the same in all), or the message's whole size; it varies, or nothing
+//     could tell it from a constant;
+//   - its length: the one the length field says; else the offset where the most payloads
+//     parse as a JSON object, else where the most payloads start being text (UTF-8 without
+//     control bytes), else the shortest message (at most 256 bytes); never more than the
+//     shortest message;
 //   - every byte that is the same non-zero value in all messages: a u8 field with that value;
-//   - the frame's type: the first varying byte with few values (at most 64, and at most half
-//     the messages), else the varying byte with the fewest values;
+//   - the frame's type: of the bytes outside the length, the first varying byte with few
+//     values (at most 64, and at most half the messages) that varies within a connection
+//     (a version byte is the same on a connection, even where recordings of two versions
+//     differ), else the first with few values, else the varying byte with the fewest values;
 //   - every other 4-byte-aligned word that varies: a u32 field, little endian unless its zero
 //     bytes lead (big endian); a zero word beside one makes a 64-bit value (a zero high word
 //     first: u32le-hi-lo; after a little-endian word: u64le; before a big-endian word:
-//     u64be). Bytes that vary in a word shared with a constant or the type are u8 fields.
+//     u64be). Bytes that vary in a word shared with a constant, the type or the length are
+//     u8 fields.
 //
 // Zero bytes that never vary are left out: nothing tells padding from a counter's high bytes,
 // and a constant 0 would refuse a counter that grows.
@@ -55,9 +65,26 @@ func guessHeader(msgs []message) (h header, typeAt int, how []Support) {
 	for _, m := range msgs {
 		minLen = min(minLen, len(m.data))
 	}
-	h.Length, how = headerLength(msgs, min(minLen, maxHeader))
+	limit := min(minLen, maxHeader)
+	lf, lok := findLength(msgs, limit)
+	switch {
+	case lok && !lf.whole:
+		h.Length = lf.header
+		how = []Support{{What: fmt.Sprintf("header of %d bytes: every message is %d bytes more than the %s at byte %d says", lf.header, lf.header, lf.encoding, lf.offset), Count: len(msgs), Of: len(msgs)}}
+	default:
+		h.Length, how = headerLength(msgs, limit)
+		if lok {
+			h.Length = max(h.Length, lf.offset+lf.width)
+			h.LengthIncludesHeader = true
+		}
+	}
 	class, values := classify(msgs, h.Length)
-	typeAt = pickType(class, values, len(msgs))
+	if lok {
+		for o := lf.offset; o < lf.offset+lf.width; o++ {
+			class[o] = length
+		}
+	}
+	typeAt = pickType(class, values, msgs)
 	class[typeAt] = opcode
 
 	type word struct {
@@ -72,7 +99,7 @@ func guessHeader(msgs []message) (h header, typeAt int, how []Support) {
 		hasVarying, shared := false, false
 		for _, c := range bytes {
 			hasVarying = hasVarying || c == varying
-			shared = shared || c == constant || c == opcode
+			shared = shared || c == constant || c == opcode || c == length
 		}
 		if !hasVarying || shared || end-w < 4 {
 			wd.zero = end-w == 4 && !hasVarying && !shared
@@ -89,6 +116,15 @@ func guessHeader(msgs []message) (h header, typeAt int, how []Support) {
 				case varying:
 					h.Fields = append(h.Fields, headerField{Name: fmt.Sprintf("field%d", off), Offset: off, Encoding: "u8"})
 					how = append(how, Support{What: fmt.Sprintf("field%d: u8 at byte %d, %d values", off, off, len(values[off])), Count: len(msgs), Of: len(msgs)})
+				case length:
+					if off == lf.offset {
+						h.Fields = append(h.Fields, headerField{Name: "length", Offset: off, Encoding: lf.encoding})
+						what := "the payload's size"
+						if lf.whole {
+							what = "the whole message's size"
+						}
+						how = append(how, Support{What: fmt.Sprintf("length: %s at byte %d is %s, %d values", lf.encoding, off, what, lf.values), Count: len(msgs), Of: len(msgs)})
+					}
 				}
 			}
 			words = append(words, wd)
@@ -115,7 +151,7 @@ func guessHeader(msgs []message) (h header, typeAt int, how []Support) {
 		}
 	}
 	for _, f := range h.Fields {
-		if f.Encoding == "u8" {
+		if f.Encoding == "u8" || f.Name == "length" {
 			continue
 		}
 		distinct := map[uint64]bool{}
@@ -201,24 +237,109 @@ func classify(msgs []message, length int) ([]byteClass, []map[byte]int) {
 }
 
 // pickType is the offset of the type byte (see guessHeader).
-func pickType(class []byteClass, values []map[byte]int, n int) int {
-	fewest := -1
+func pickType(class []byteClass, values []map[byte]int, msgs []message) int {
+	n := len(msgs)
+	few, fewest := -1, -1
 	for o, c := range class {
 		if c != varying {
 			continue
 		}
 		d := len(values[o])
 		if d <= 64 && (2*d <= n || (n < 8 && d < n)) {
-			return o
+			if variesOnAConnection(msgs, o) {
+				return o
+			}
+			if few < 0 {
+				few = o
+			}
 		}
 		if fewest < 0 || d < len(values[fewest]) {
 			fewest = o
 		}
 	}
-	if fewest >= 0 {
+	switch {
+	case few >= 0:
+		return few
+	case fewest >= 0:
 		return fewest
 	}
+	for o, c := range class {
+		if c != length {
+			return o
+		}
+	}
 	return 0
+}
+
+// variesOnAConnection reports whether byte o of the messages takes two values in one
+// direction of one connection.
+func variesOnAConnection(msgs []message, o int) bool {
+	type key struct {
+		rec, conn int
+		path, dir string
+	}
+	first := map[key]byte{}
+	for _, m := range msgs {
+		k := key{m.rec, m.conn, m.path, m.dir}
+		if v, ok := first[k]; !ok {
+			first[k] = m.data[o]
+		} else if v != m.data[o] {
+			return true
+		}
+	}
+	return false
+}
+
+// lengthField is a header field that says how long each message is.
+type lengthField struct {
+	offset, width int
+	encoding      string
+	// header is the header's size, when the length counts the payload after it; whole: the
+	// length counts the whole message.
+	header int
+	whole  bool
+	values int // how many values it takes
+}
+
+// lengthEncodings are the encodings a length field is looked for in, the likeliest first:
+// where the bytes read cannot tell (every length below 256), a u16 is the likelier field
+// than a u8 beside a zero byte, and little endian the likelier reading.
+var lengthEncodings = []struct {
+	name  string
+	width int
+}{{"u16le", 2}, {"u16be", 2}, {"u32le", 4}, {"u32be", 4}, {"u8", 1}}
+
+// findLength finds a field within the first limit bytes of every message that equals the
+// message's size less the same header size in all (the payload's size; the header then ends
+// at or after the field), or the message's whole size. It must take two values at least: a
+// constant that equals every size says nothing.
+func findLength(msgs []message, limit int) (lengthField, bool) {
+	for _, e := range lengthEncodings {
+		for o := 0; o+e.width <= limit; o++ {
+			f := headerField{Offset: o, Encoding: e.name}
+			hdr, ok := -1, true
+			distinct := map[uint64]bool{}
+			for _, m := range msgs {
+				v := readField(f, m.data)
+				distinct[v] = true
+				if v > uint64(len(m.data)) {
+					ok = false
+					break
+				}
+				d := len(m.data) - int(v)
+				if hdr >= 0 && d != hdr {
+					ok = false
+					break
+				}
+				hdr = d
+			}
+			if !ok || len(distinct) < 2 || (hdr != 0 && hdr < o+e.width) || hdr > limit {
+				continue
+			}
+			return lengthField{offset: o, width: e.width, encoding: e.name, header: hdr, whole: hdr == 0, values: len(distinct)}, true
+		}
+	}
+	return lengthField{}, false
 }
 
 // readField reads an integer header field of a message long enough to hold it.
@@ -241,6 +362,10 @@ func readField(f headerField, b []byte) uint64 {
 	switch f.Encoding {
 	case "u8":
 		return uint64(b[0])
+	case "u16le":
+		return le(2)
+	case "u16be":
+		return be(2)
 	case "u32le":
 		return le(4)
 	case "u32be":

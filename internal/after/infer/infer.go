@@ -9,8 +9,8 @@
 //     newline batch when messages hold several, named as guessNaming says (a discriminator,
 //     JSON-RPC's /method and result/error, key presence, {});
 //   - other messages get a fixed-length binary header found by byte statistics across them
-//     (guessHeader): its constants, its type byte, its 4-byte counters; each opcode's payload
-//     is empty, JSON, text or bytes;
+//     (guessHeader): a length field that equals every payload's size, its constants, its type
+//     byte, its 4-byte counters; each opcode's payload is empty, JSON, text or bytes;
 //   - one frame per channel, direction and type or opcode (named by the type, or Opcode<N>),
 //     with the top-level keys of its JSON objects (and their nested ones): their JSON type,
 //     required when every frame carried them, an enum of the strings seen when few and
@@ -30,7 +30,7 @@
 //
 // Not inferred: the protocol window, capabilities, features, gates, negotiation, client
 // kinds (the report says which kinds each frame was seen with), commands, invariants,
-// streams, header length fields, protobuf and byte-stream framings.
+// streams, protobuf and byte-stream framings.
 package infer
 
 import (

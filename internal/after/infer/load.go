@@ -83,6 +83,7 @@ func recordingFiles(p string) ([]string, error) {
 // message is one recorded WebSocket message, as its sender wrote it.
 type message struct {
 	rec    int    // the recording it is in
+	conn   int    // its connection in the recording
 	path   string // its WebSocket path, without the query
 	dir    string
 	binary bool
@@ -100,7 +101,7 @@ func messages(recs []Recording) []message {
 			if f.Control != "" {
 				continue
 			}
-			out = append(out, message{rec: i, path: stripQuery(f.Path), dir: f.Dir, binary: f.Binary, data: sent(f), kind: r.T.Kind})
+			out = append(out, message{rec: i, conn: f.Conn, path: stripQuery(f.Path), dir: f.Dir, binary: f.Binary, data: sent(f), kind: r.T.Kind})
 		}
 	}
 	return out

@@ -190,13 +190,41 @@ func clip(s string) string {
 	return s
 }
 
+// OneChannel is c, or, when c has one channel, does not serve "/" and some frames are filed
+// under "/", a copy of c whose channel serves "/" too: skewtest tap files a byte stream
+// recorded without --path under "/", and a contract of one channel says what the stream
+// carries. A contract of several channels is left as it is (a frame's path says which
+// channel it is on), and so is a frame under any other path: a WebSocket path a contract
+// does not serve is one it does not read.
+func OneChannel(c *contract.Contract, frames []transcript.Frame) *contract.Contract {
+	const root = "/"
+	if c == nil || len(c.Channels) != 1 || c.Channel(root) != nil {
+		return c
+	}
+	if !slices.ContainsFunc(frames, func(f transcript.Frame) bool {
+		p, _, _ := strings.Cut(f.Path, "?")
+		return p == root && f.Control == ""
+	}) {
+		return c
+	}
+	cp := *c
+	cp.Channels = slices.Clone(c.Channels)
+	cp.Channels[0].Paths = append(slices.Clone(c.Channels[0].Paths), root)
+	return &cp
+}
+
 // Decode reads frames with c (leaving them as they are), as the receiving build of a pairing whose builds both speak
 // c would (both directions are read with c), and returns them as a transcript whose frames
 // carry what was read (transcript.Frame.Read; reports.Transcript prints it), with the frames
 // c could not read, and why: bytes without the channel's framing, or a frame c does not
 // list for that direction (and kind). kind is the client kind, for contracts whose frames
 // depend on it ("" when none does).
+//
+// A contract of one channel reads the frames filed under "/", when it does not serve "/",
+// with that channel: skewtest tap files a byte stream recorded without --path there
+// (OneChannel).
 func Decode(c *contract.Contract, frames []transcript.Frame, kind string) (t *transcript.Transcript, unread []string) {
+	c = OneChannel(c, frames)
 	t = &transcript.Transcript{Host: transcript.Build{Label: "contract"}, Client: transcript.Build{Label: "contract"}, Kind: kind,
 		Journey: "samples", Frames: slices.Clone(frames)} // what is read is the copy's, not the caller's
 	named := checks.NameFrames(&checks.Input{Transcript: t, Host: c, Client: c})

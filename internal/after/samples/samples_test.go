@@ -116,6 +116,28 @@ var _ = Describe("Decoding samples with a contract", func() {
 			"#3 C>H info: the contract lists no such frame from client to host",
 		}))
 	})
+
+	It("reads frames filed under / with a contract of one channel: a byte stream recorded without a path", func() {
+		one, err := contract.Parse("one.json", []byte(`{"contractVersion": 2, "protocol": {"version": 1, "minCompatible": 1},
+			"channels": [{"name": "bin", "paths": ["/bin"],
+			  "binary": {"header": {"length": 1, "fields": [{"name": "type", "offset": 0, "encoding": "u8"}]}},
+			  "frames": [{"opcode": 2, "name": "Text", "direction": "H>C", "payload": "text"}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		frames := []transcript.Frame{{Index: 1, Conn: 1, Dir: "H>C", Path: "/", Binary: true, Data: []byte("\x02hi")}}
+		t, unread := samples.Decode(one, frames, "")
+		Expect(unread).To(BeEmpty())
+		Expect(t.Frames[0].Read[0].Name).To(Equal("Text"))
+		Expect(t.Frames[0].Path).To(Equal("/"), "filed where it was recorded")
+		Expect(one.Channels[0].Paths).To(Equal([]string{"/bin"}), "the caller's contract is left as it was")
+
+		_, unread = samples.Decode(sampleContract(), frames, "")
+		Expect(unread).To(Equal([]string{"#1 H>C Unknown: no channel serves / in either contract"}),
+			"the negative control: with two channels, the path says which, and / says none")
+		frames[0].Path = "/elsewhere"
+		_, unread = samples.Decode(one, frames, "")
+		Expect(unread).To(Equal([]string{"#1 H>C Unknown: no channel serves /elsewhere in either contract"}),
+			"the negative control: a path other than / is one the contract does not serve")
+	})
 })
 
 var _ = BeforeSuite(func() {

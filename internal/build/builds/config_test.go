@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/framing"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 )
 
@@ -61,6 +62,10 @@ var _ = Describe("ParseConfig", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "tcp", Channel: "rpc", Framing: "lines"}))
 		Expect(c.Transport().Stream()).To(BeTrue())
+		c, err = builds.ParseConfig("skewtest.yaml", []byte(base+"channels:\n  wire:\n    transport: tcp\n    framing: u16le\n    lengthOffset: 2\n    headerLength: 8\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "tcp", Channel: "wire", Framing: "u16le", Length: framing.Length{Offset: 2, Header: 8}}))
+		Expect(c.Transport().String()).To(Equal("tcp (channel wire, u16le framing, length at byte 2 of a 8-byte header)"))
 		c, err = builds.ParseConfig("skewtest.yaml", []byte(base+"channels:\n  bin: {transport: tls}\n"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.Transport()).To(Equal(builds.Transport{Scheme: "tls", Channel: "bin", Framing: "raw"}))
@@ -75,7 +80,11 @@ var _ = Describe("ParseConfig", func() {
 		Entry("channels: an unknown transport", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc:\n    transport: quic\n",
 			`skewtest.yaml:7: channels.rpc.transport "quic": want ws, wss, tcp, tls`),
 		Entry("channels: an unknown framing", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc: {transport: tcp, framing: crlf}\n",
-			`skewtest.yaml:6: channels.rpc.framing "crlf": want raw, lines, u16be, u32be, varint`),
+			`skewtest.yaml:6: channels.rpc.framing "crlf": want raw, lines, u16be, u32be, u16le, u32le, varint`),
+		Entry("channels: a length offset on a framing without a fixed-width length", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc:\n    transport: tcp\n    framing: varint\n    lengthOffset: 1\n",
+			`skewtest.yaml:9: channels.rpc.lengthOffset: a length inside a header needs a fixed-width length framing (u16be, u32be, u16le, u32le), not "varint"`),
+		Entry("channels: a header too short for its length", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc:\n    transport: tcp\n    framing: u32le\n    lengthOffset: 2\n    headerLength: 4\n",
+			`skewtest.yaml:10: channels.rpc.headerLength: 4 bytes cannot hold a 4-byte length at byte 2: want at least 6`),
 		Entry("channels: a framing for WebSocket", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  rpc: {framing: lines}\n",
 			"skewtest.yaml:6: channels.rpc.framing: only a tcp or tls channel is cut by a framing"),
 		Entry("channels: two transports for one host URL", "product: p\ncontract: c.json\nbuild: {steps: [x]}\ndrivers: {host: [./d], clients: {a: [./d]}}\nchannels:\n  a: {transport: tcp}\n  b: {transport: ws}\n",

@@ -1,6 +1,8 @@
 package builds
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,8 +25,21 @@ type ChannelConfig struct {
 	Transport string `yaml:"transport"`
 	// Framing is, for tcp and tls, how the stream is cut into messages: raw (the default:
 	// as the bytes arrive, for a contract whose codec reassembles a stream), lines, u16be,
-	// u32be, varint, or packets (where the contract's stream codec says each ends).
+	// u32be, u16le, u32le, varint, or packets (where the contract's stream codec says each
+	// ends).
 	Framing string `yaml:"framing"`
+	// LengthOffset, HeaderLength and LengthIncludesHeader put a fixed-width framing's length
+	// inside a fixed header (framing.Length): the byte it starts at, the header's size (the
+	// length included; default: it ends with the length), and whether the length counts the
+	// header. Such a message is recorded whole, header and all.
+	LengthOffset         int  `yaml:"lengthOffset"`
+	HeaderLength         int  `yaml:"headerLength"`
+	LengthIncludesHeader bool `yaml:"lengthIncludesHeader"`
+}
+
+// Length is where the channel's framing finds each message's length.
+func (cc ChannelConfig) Length() framing.Length {
+	return framing.Length{Offset: cc.LengthOffset, Header: cc.HeaderLength, IncludesHeader: cc.LengthIncludesHeader}
 }
 
 // Transport is how a build's host serves: the one URL it reports speaks one transport.
@@ -32,12 +47,18 @@ type Transport struct {
 	Scheme  string // ws, wss, tcp or tls
 	Channel string // for tcp and tls: the channel the stream carries
 	Framing string // for tcp and tls
+	// Length is, for a fixed-width length framing, where the length sits in a header
+	// (the zero value: a bare prefix).
+	Length framing.Length
 }
 
 // String is how reports name the transport: "ws", "wss", "tcp (channel rpc, lines framing)".
 func (t Transport) String() string {
 	if !t.Stream() {
 		return t.Scheme
+	}
+	if l := t.Length.String(t.Framing); l != "" {
+		return fmt.Sprintf("%s (channel %s, %s framing, %s)", t.Scheme, t.Channel, t.Framing, l)
 	}
 	return fmt.Sprintf("%s (channel %s, %s framing)", t.Scheme, t.Channel, t.Framing)
 }
@@ -61,7 +82,7 @@ func (c *Config) Transport() Transport {
 		}
 		t := Transport{Scheme: ch.Transport}
 		if t.Stream() {
-			t.Channel, t.Framing = name, ch.Framing
+			t.Channel, t.Framing, t.Length = name, ch.Framing, ch.Length()
 			if t.Framing == "" {
 				t.Framing = framing.Raw
 			}
@@ -93,6 +114,11 @@ func (c *Config) validateChannels(name string, doc *yaml.Node) []error {
 			add(lineOf(doc, "channels", ch, "framing"), "channels.%s.framing: only a tcp or tls channel is cut by a framing; a WebSocket message is one message", ch)
 		case cc.Framing != "" && !slices.Contains(framing.Names, cc.Framing):
 			add(lineOf(doc, "channels", ch, "framing"), "channels.%s.framing %q: want %s", ch, cc.Framing, strings.Join(framing.Names, ", "))
+		}
+		var le *framing.LengthError
+		if err := cc.Length().Check(cmp.Or(cc.Framing, framing.Raw)); errors.As(err, &le) {
+			key := map[string]string{"Offset": "lengthOffset", "Header": "headerLength", "IncludesHeader": "lengthIncludesHeader"}[le.Field]
+			add(lineOf(doc, "channels", ch, key), "channels.%s.%s: %v", ch, key, err)
 		}
 		byTransport[tr] = append(byTransport[tr], ch)
 	}

@@ -42,7 +42,7 @@ func splitBatch(batch string, b []byte) ([][]byte, error) {
 			out[i] = it
 		}
 		return out, nil
-	case BatchVarint, BatchU16BE, BatchU32BE:
+	case BatchVarint, BatchU16BE, BatchU32BE, BatchU16LE, BatchU32LE:
 		var items [][]byte
 		for len(b) > 0 {
 			item, n, err := cutPrefixed(batch, b)

@@ -13,6 +13,8 @@ const (
 	BatchVarint    = "varint"     // each frame prefixed by its length as a varint
 	BatchU16BE     = "u16be"      // each frame prefixed by its length as a u16 BE
 	BatchU32BE     = "u32be"      // each frame prefixed by its length as a u32 BE
+	BatchU16LE     = "u16le"      // each frame prefixed by its length as a u16 LE
+	BatchU32LE     = "u32le"      // each frame prefixed by its length as a u32 LE
 )
 
 // maxPacket is the largest packet or batch item a stream holds while waiting for its end; a
@@ -38,7 +40,7 @@ type Codec struct {
 // prefixed reports whether the codec's batch prefixes each frame with its length.
 func (c *Codec) prefixed() bool {
 	switch c.Batch {
-	case BatchVarint, BatchU16BE, BatchU32BE:
+	case BatchVarint, BatchU16BE, BatchU32BE, BatchU16LE, BatchU32LE:
 		return true
 	}
 	return false

@@ -212,6 +212,34 @@ const packedDoc = `{
   }]
 }`
 
+// A little-endian stream over TCP: a version byte, a type byte, a u16le length of the
+// payload, a u32le stream id, then the payload; a packet may span messages.
+const leDoc = `{
+  "contractVersion": 2, "product": "lelib", "protocol": {"version": 1, "minCompatible": 1},
+  "channels": [{
+    "name": "wire", "paths": ["/wire"],
+    "binary": {"header": {"length": 8, "fields": [
+      {"name": "version", "offset": 0, "encoding": "u8", "value": 1},
+      {"name": "type", "offset": 1, "encoding": "u8"},
+      {"name": "length", "offset": 2, "encoding": "u16le"},
+      {"name": "stream", "offset": 4, "encoding": "u32le"}]}, "stream": true},
+    "frames": [
+      {"opcode": 0, "name": "Open", "direction": "C>H", "payload": "empty"},
+      {"opcode": 1, "name": "Window", "direction": "both", "payload": "binary", "fields": {
+        "delta": {"offset": 0, "encoding": "u32le", "type": "integer", "required": true}}},
+      {"opcode": 2, "name": "Data", "direction": "both", "payload": "binary"}
+    ]
+  }]
+}`
+
+// lePacket is one packet of leDoc.
+func lePacket(typ byte, stream uint32, payload ...byte) []byte {
+	b := []byte{1, typ}
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(payload)))
+	b = binary.LittleEndian.AppendUint32(b, stream)
+	return append(b, payload...)
+}
+
 // packedPacket is one packet of packedDoc: the header, then the payload.
 func packedPacket(opcode uint16, urgent bool, seq uint64, payload ...byte) []byte {
 	b := make([]byte, 16, 16+len(payload))
@@ -275,6 +303,9 @@ var framings = []framing{
 	{"driver u32be stream", driverDoc, "/opaque", true, "C>H",
 		fixed([]byte{0, 0, 0, 2, 'h', 'i'}), []byte{0xff, 0xff, 0xff, 0xff}},
 	{"driver newline", driverDoc, "/opaque", false, "C>H", fixed([]byte("a\nb\n")), []byte("\n \n")},
+	{"little-endian length in a fixed header, stream", leDoc, "/wire", true, "C>H",
+		fixed(lePacket(0, 3), concat(lePacket(1, 3, 0, 0, 1, 0), lePacket(2, 3, 'h', 'i'))),
+		[]byte{2, 0, 0, 0, 0, 0, 0, 0}}, // version 2
 	{"u16be batch of packed headers", packedDoc, "/packed", true, "C>H",
 		fixed(u16beBatch(concat(packedPacket(1, true, 1<<40, 3, 0, 0, 0, 'x'), packedPacket(2, false, 2)), packedPacket(1, false, 3, 0, 0, 0, 0))),
 		u16beBatch(make([]byte, 16))}, // no magic number

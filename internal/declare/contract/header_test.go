@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"bytes"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -197,6 +198,19 @@ var _ = Describe("PacketEnd", func() {
 
 		opaque := mustChannel(driverDoc, "/opaque")
 		Expect(opaque.PacketEnd(true, []byte{0, 0, 0, 2, 'h', 'i', 0})).To(Equal(6), "the u32be prefix and the item")
+		for _, c := range []struct {
+			batch  string
+			prefix []byte
+		}{{"u16le", []byte{2, 0}}, {"u32le", []byte{2, 0, 0, 0}}} {
+			le := mustChannel(`{"contractVersion": 2, "protocol": {"version": 1, "minCompatible": 1}, "channels": [{"name": "le", "paths": ["/le"],
+				"binary": {"driver": true, "batch": "`+c.batch+`", "stream": true}, "frames": []}]}`, "/le")
+			Expect(le.PacketEnd(true, append(slices.Clone(c.prefix), 'h', 'i', 9))).To(Equal(len(c.prefix)+2), "the %s prefix and the item", c.batch)
+			Expect(le.PacketEnd(true, append(slices.Clone(c.prefix), 'h'))).To(Equal(0), "%s: not yet", c.batch)
+			ps := le.NewStream("C>H").Feed(true, append(slices.Clone(c.prefix), 'h', 'i'))
+			Expect(ps).To(HaveLen(1))
+			Expect(ps[0].Err).NotTo(HaveOccurred())
+			Expect(string(ps[0].Decoded.Payload)).To(Equal("hi"))
+		}
 		_, err := opaque.PacketEnd(true, []byte{0xff, 0xff, 0xff, 0xff})
 		Expect(err).To(HaveOccurred(), "a length no packet has")
 		_, err = mustChannel(jsonrpcDoc, "/rpc").PacketEnd(false, []byte(`{}`))

@@ -16,13 +16,13 @@ func (v *validator) codec(c *Codec, p string) {
 		return
 	}
 	switch c.Batch {
-	case "", BatchNone, BatchVarint, BatchU16BE, BatchU32BE:
+	case "", BatchNone, BatchVarint, BatchU16BE, BatchU32BE, BatchU16LE, BatchU32LE:
 	case BatchNewline, BatchJSONArray:
 		if c.JSON == nil && !c.Driver {
-			v.add(p+"/batch", "a %s batch carries JSON: use it with a json or driver codec, or use a length-prefix batch (varint, u16be, u32be)", c.Batch)
+			v.add(p+"/batch", "a %s batch carries JSON: use it with a json or driver codec, or use a length-prefix batch (varint, u16be, u32be, u16le, u32le)", c.Batch)
 		}
 	default:
-		v.add(p+"/batch", "batch %q is not none, newline, json-array, varint, u16be or u32be", c.Batch)
+		v.add(p+"/batch", "batch %q is not none, newline, json-array, varint, u16be, u32be, u16le or u32le", c.Batch)
 	}
 	switch {
 	case c.JSON != nil:
@@ -33,7 +33,7 @@ func (v *validator) codec(c *Codec, p string) {
 		v.protobuf(c.Protobuf, p+"/protobuf")
 	}
 	if c.Stream && !c.prefixed() && (c.Header == nil || !slices.ContainsFunc(c.Header.Fields, func(f HeaderField) bool { return f.Name == FieldLength })) {
-		v.add(p+"/stream", "a stream codec cuts packets by a header length field or a length-prefix batch: add a \"length\" header field or set batch to varint, u16be or u32be")
+		v.add(p+"/stream", "a stream codec cuts packets by a header length field or a length-prefix batch: add a \"length\" header field or set batch to varint, u16be, u32be, u16le or u32le")
 	}
 }
 

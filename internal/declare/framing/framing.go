@@ -2,7 +2,8 @@
 // (skewtest.yaml, channels.<name>.framing, for a tcp or tls transport): how the wire tap cuts
 // each direction's bytes into the messages it records and forwards. A message is recorded
 // without its delimiter or length prefix, and written on with it, so the receiver gets the
-// sender's bytes.
+// sender's bytes; a message whose length sits inside a longer header (Length) is recorded
+// whole, header and all.
 //
 // It is one list that both sides read: builds validates a declaration against Names, and the
 // tap (internal/run/harness/tap) cuts by them. It lives with the declarations, below both, so
@@ -17,6 +18,8 @@ const (
 	Lines  = "lines"  // a message per line, cut at "\n" (JSON lines, line protocols)
 	U16BE  = "u16be"  // each message prefixed by its length as a u16 big-endian
 	U32BE  = "u32be"  // each message prefixed by its length as a u32 big-endian
+	U16LE  = "u16le"  // each message prefixed by its length as a u16 little-endian
+	U32LE  = "u32le"  // each message prefixed by its length as a u32 little-endian
 	Varint = "varint" // each message prefixed by its length as an unsigned varint
 	// Packets cuts where the protocol says a packet ends (a contract's stream codec, by its
 	// header's length field or its length prefix). A packet is recorded and written whole,
@@ -25,4 +28,23 @@ const (
 )
 
 // Names lists every framing, in the order messages name them.
-var Names = []string{Raw, Lines, U16BE, U32BE, Varint, Packets}
+var Names = []string{Raw, Lines, U16BE, U32BE, U16LE, U32LE, Varint, Packets}
+
+// Fixed lists the fixed-width length framings: the ones whose length may sit inside a
+// header (Length).
+var Fixed = []string{U16BE, U32BE, U16LE, U32LE}
+
+// MaxMessage is the longest message a framing reads: a longer line or length is taken as
+// bytes of another framing, an error.
+const MaxMessage = 64 << 20
+
+// Width is the size of a fixed-width framing's length field (2 or 4), 0 for any other.
+func Width(name string) int {
+	switch name {
+	case U16BE, U16LE:
+		return 2
+	case U32BE, U32LE:
+		return 4
+	}
+	return 0
+}

@@ -49,7 +49,7 @@ func tapOptions(p Pairing) ([]tap.Option, error) {
 			return nil, fmt.Errorf("%s: its %s gives channel %q the %s transport, but its contract has no channel of that name",
 				b.Label, builds.ConfigFile, tr.Channel, tr.Scheme)
 		}
-		s := tap.Stream{Framing: tr.Framing, Path: "/", Text: ch.Text != nil && ch.Binary == nil}
+		s := tap.Stream{Framing: tr.Framing, Length: tr.Length, Path: "/", Text: ch.Text != nil && ch.Binary == nil}
 		if len(ch.Paths) > 0 {
 			s.Path = ch.Paths[0]
 		}

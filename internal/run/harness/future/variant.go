@@ -262,6 +262,21 @@ func unwrap(batch string, data []byte) ([]byte, func([]byte) []byte, bool) {
 			return nil, nil, false
 		}
 		return data[4:], func(b []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...) }, true
+	case contract.BatchU16LE:
+		if len(data) < 2 || int(binary.LittleEndian.Uint16(data)) != len(data)-2 {
+			return nil, nil, false
+		}
+		return data[2:], func(b []byte) []byte {
+			if len(b) > 0xffff {
+				return nil
+			}
+			return append(binary.LittleEndian.AppendUint16(nil, uint16(len(b))), b...)
+		}, true
+	case contract.BatchU32LE:
+		if len(data) < 4 || int(binary.LittleEndian.Uint32(data)) != len(data)-4 {
+			return nil, nil, false
+		}
+		return data[4:], func(b []byte) []byte { return append(binary.LittleEndian.AppendUint32(nil, uint32(len(b))), b...) }, true
 	}
 	return nil, nil, false
 }

@@ -125,6 +125,9 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 	if !slices.Contains(Framings, cmp.Or(p.stream.Framing, FramingRaw)) {
 		return nil, fmt.Errorf("tap framing %q: want one of %s", p.stream.Framing, strings.Join(Framings, ", "))
 	}
+	if err := p.stream.Length.Check(p.stream.Framing); err != nil {
+		return nil, fmt.Errorf("tap framing %s: %w", p.stream.Framing, err)
+	}
 	var serverTLS *tls.Config
 	if u.Scheme == "wss" || u.Scheme == "tls" {
 		if p.ca == nil {

@@ -27,6 +27,8 @@ const (
 	FramingLines   = framing.Lines
 	FramingU16BE   = framing.U16BE
 	FramingU32BE   = framing.U32BE
+	FramingU16LE   = framing.U16LE
+	FramingU32LE   = framing.U32LE
 	FramingVarint  = framing.Varint
 	FramingPackets = framing.Packets // where Stream.PacketEnd says a packet ends
 )
@@ -37,11 +39,14 @@ var Framings = framing.Names
 
 // maxMessage is the longest message a framing reads; a longer line or length is taken as
 // bytes of another framing.
-const maxMessage = 64 << 20
+const maxMessage = framing.MaxMessage
 
 // Stream says how a byte-stream tap cuts and files what it carries (WithStream).
 type Stream struct {
 	Framing string // FramingRaw when empty
+	// Length, for a fixed-width length framing (u16be, u32be, u16le, u32le), says where the
+	// length sits when a header holds more than it; such a message is recorded whole.
+	Length framing.Length
 	// Path is what every connection is recorded under (Frame.Path): a byte stream has no
 	// request path, so the tap files it under the path of the contract channel it carries.
 	Path string
@@ -58,6 +63,7 @@ type stream struct {
 	net.Conn // a *wireConn, so that writes are whole
 	r        *bufio.Reader
 	framing  string
+	length   framing.Length
 	mt       int
 
 	// FramingPackets: what the side sent that no packet took yet, how packets end in the
@@ -76,7 +82,7 @@ func newStream(c net.Conn, s Stream, dir Direction) *stream {
 	if s.Text {
 		mt = websocket.TextMessage
 	}
-	return &stream{Conn: c, r: bufio.NewReaderSize(c, bufferSize), framing: s.Framing, mt: mt, dir: dir, packetEnd: s.PacketEnd}
+	return &stream{Conn: c, r: bufio.NewReaderSize(c, bufferSize), framing: s.Framing, length: s.Length, mt: mt, dir: dir, packetEnd: s.PacketEnd}
 }
 
 // errMidMessage: the peer closed its side inside a message.
@@ -90,7 +96,9 @@ func (s *stream) ReadMessage() (int, []byte, error) {
 	switch s.framing {
 	case FramingLines:
 		data, err = s.line()
-	case FramingU16BE, FramingU32BE, FramingVarint:
+	case FramingU16BE, FramingU32BE, FramingU16LE, FramingU32LE:
+		data, err = s.fixed()
+	case FramingVarint:
 		data, err = s.prefixed()
 	case FramingPackets:
 		data, err = s.packet()
@@ -167,21 +175,47 @@ func (s *stream) readBuffer() []byte {
 	return s.chunk
 }
 
-func (s *stream) prefixed() ([]byte, error) {
-	var n uint64
-	var err error
-	switch s.framing {
-	case FramingVarint:
-		n, err = binary.ReadUvarint(s.r)
-	case FramingU16BE:
-		var b [2]byte
-		_, err = io.ReadFull(s.r, b[:])
-		n = uint64(binary.BigEndian.Uint16(b[:]))
-	default:
-		var b [4]byte
-		_, err = io.ReadFull(s.r, b[:])
-		n = uint64(binary.BigEndian.Uint32(b[:]))
+// fixed reads a message of a fixed-width length framing: its header (the length alone, or
+// the header Stream.Length says), then as many bytes as the length says. A bare prefix is
+// not recorded; a longer header is, with the message.
+func (s *stream) fixed() ([]byte, error) {
+	hs := s.length.HeaderSize(s.framing)
+	head := make([]byte, hs)
+	if got, err := io.ReadFull(s.r, head); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			what := "length"
+			if s.length.Whole(s.framing) {
+				what = fmt.Sprintf("%d-byte header", hs)
+			}
+			return nil, fmt.Errorf("%w (%d bytes inside a %s %s)", errMidMessage, got, s.framing, what)
+		}
+		return nil, err
 	}
+	n, err := s.length.Size(s.framing, head)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, n)
+	copy(data, head)
+	whole := s.length.Whole(s.framing)
+	if got, err := io.ReadFull(s.r, data[hs:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if whole {
+				return nil, fmt.Errorf("%w (%d of %d bytes)", errMidMessage, hs+got, n)
+			}
+			return nil, fmt.Errorf("%w (%d of %d bytes)", errMidMessage, got, n-hs) // what the prefix announced
+		}
+		return nil, err
+	}
+	if whole {
+		return data, nil
+	}
+	return data[hs:], nil
+}
+
+// prefixed reads a message of the varint framing.
+func (s *stream) prefixed() ([]byte, error) {
+	n, err := binary.ReadUvarint(s.r)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("%w (inside a %s length)", errMidMessage, s.framing)
 	}
@@ -201,15 +235,14 @@ func (s *stream) prefixed() ([]byte, error) {
 	return data, nil
 }
 
-// framed is a message as it travels: with its delimiter or length prefix.
+// framed is a message as it travels: with its delimiter or length prefix (a message
+// recorded whole travels as it is).
 func (s *stream) framed(data []byte) []byte {
 	switch s.framing {
 	case FramingLines:
 		return append(bytes.Clone(data), '\n')
-	case FramingU16BE:
-		return append(binary.BigEndian.AppendUint16(nil, uint16(len(data))), data...)
-	case FramingU32BE:
-		return append(binary.BigEndian.AppendUint32(nil, uint32(len(data))), data...)
+	case FramingU16BE, FramingU32BE, FramingU16LE, FramingU32LE:
+		return s.length.Frame(s.framing, data)
 	case FramingVarint:
 		return append(binary.AppendUvarint(nil, uint64(len(data))), data...)
 	}

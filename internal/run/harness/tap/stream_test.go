@@ -2,12 +2,15 @@ package tap_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -19,6 +22,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/internal/declare/framing"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
 )
 
@@ -167,7 +171,7 @@ var _ = Describe("Proxy over a byte stream", func() {
 	}, NodeTimeout(20*time.Second))
 
 	It("re-frames length-prefixed messages, fragmented into small writes, to the same bytes", func(ctx SpecContext) {
-		for _, framing := range []string{tap.FramingU16BE, tap.FramingU32BE, tap.FramingVarint} {
+		for _, framing := range []string{tap.FramingU16BE, tap.FramingU32BE, tap.FramingU16LE, tap.FramingU32LE, tap.FramingVarint} {
 			By(framing)
 			got := make(chan []byte, 1)
 			addr := tcpHost(nil, func(c net.Conn) {
@@ -184,6 +188,10 @@ var _ = Describe("Proxy over a byte stream", func() {
 					wire = binary.BigEndian.AppendUint16(wire, uint16(len(m)))
 				case tap.FramingU32BE:
 					wire = binary.BigEndian.AppendUint32(wire, uint32(len(m)))
+				case tap.FramingU16LE:
+					wire = binary.LittleEndian.AppendUint16(wire, uint16(len(m)))
+				case tap.FramingU32LE:
+					wire = binary.LittleEndian.AppendUint32(wire, uint32(len(m)))
 				default:
 					wire = binary.AppendUvarint(wire, uint64(len(m)))
 				}
@@ -200,6 +208,156 @@ var _ = Describe("Proxy over a byte stream", func() {
 			Expect(rec.Frames()[0].Binary).To(BeTrue())
 		}
 	}, NodeTimeout(30*time.Second))
+
+	Describe("a length inside a fixed header", func() {
+		// sink serves a host that keeps what it is sent, and hands it over once the client
+		// ends its side.
+		sink := func() (string, chan []byte) {
+			got := make(chan []byte, 1)
+			return tcpHost(nil, func(c net.Conn) {
+				b, _ := io.ReadAll(c)
+				got <- b
+			}), got
+		}
+		// packet is a version byte 1, a type byte, a u16le length, a u32le stream id, then the
+		// payload; with whole, the length counts the 8-byte header too.
+		packet := func(typ byte, stream uint32, payload string, whole bool) []byte {
+			n := len(payload)
+			if whole {
+				n += 8
+			}
+			b := []byte{1, typ}
+			b = binary.LittleEndian.AppendUint16(b, uint16(n))
+			b = binary.LittleEndian.AppendUint32(b, stream)
+			return append(b, payload...)
+		}
+
+		It("records each message whole, header and all, whatever the writes, and forwards the same bytes", func(ctx SpecContext) {
+			for _, whole := range []bool{false, true} {
+				By(fmt.Sprintf("the length counting the header: %t", whole))
+				addr, got := sink()
+				rec := &recording{}
+				p := startStreamTap(ctx, "tcp://"+addr, rec, tap.WithStream(tap.Stream{Framing: tap.FramingU16LE,
+					Length: framing.Length{Offset: 2, Header: 8, IncludesHeader: whole}}))
+				p.Fragment(tap.ClientToHost, 3, 0)
+				packets := [][]byte{packet(1, 7, "hello", whole), packet(2, 7, "", whole), packet(3, 9, strings.Repeat("x", 300), whole)}
+				wire := bytes.Join(packets, nil)
+				c := dialTCP(p.URL())
+				for _, b := range wire { // a byte a write
+					_, err := c.Write([]byte{b})
+					Expect(err).NotTo(HaveOccurred())
+				}
+				Expect(c.(*net.TCPConn).CloseWrite()).To(Succeed())
+				Eventually(got).WithContext(ctx).Should(Receive(Equal(wire)))
+				var want []string
+				for _, pk := range packets {
+					want = append(want, "C>H "+string(pk))
+				}
+				Expect(dataFrames(rec)).To(Equal(want))
+			}
+		}, NodeTimeout(30*time.Second))
+
+		It("cuts the same messages however a seeded stream of packets is split into reads", func(ctx SpecContext) {
+			seed := GinkgoRandomSeed()
+			By(fmt.Sprintf("seed %d (ginkgo --seed reproduces it)", seed))
+			rnd := rand.New(rand.NewPCG(uint64(seed), 36))
+			for _, fr := range []string{tap.FramingU16LE, tap.FramingU32LE, tap.FramingU16BE, tap.FramingU32BE} {
+				w := map[string]int{tap.FramingU16LE: 2, tap.FramingU16BE: 2}[fr]
+				if w == 0 {
+					w = 4
+				}
+				l := framing.Length{Offset: rnd.IntN(4), IncludesHeader: rnd.IntN(2) == 0}
+				l.Header = l.Offset + w + rnd.IntN(5)
+				By(fmt.Sprintf("%s, %s", fr, l.String(fr)))
+				addr, got := sink()
+				rec := &recording{}
+				p := startStreamTap(ctx, "tcp://"+addr, rec, tap.WithStream(tap.Stream{Framing: fr, Length: l}))
+				var wire []byte
+				var want []string
+				for range 20 {
+					head := make([]byte, l.Header)
+					for i := range head {
+						head[i] = byte(rnd.IntN(256))
+					}
+					payload := make([]byte, rnd.IntN(600))
+					for i := range payload {
+						payload[i] = byte(rnd.IntN(256))
+					}
+					n := len(payload)
+					if l.IncludesHeader {
+						n += len(head)
+					}
+					lb := head[l.Offset:]
+					switch fr {
+					case tap.FramingU16LE:
+						binary.LittleEndian.PutUint16(lb, uint16(n))
+					case tap.FramingU32LE:
+						binary.LittleEndian.PutUint32(lb, uint32(n))
+					case tap.FramingU16BE:
+						binary.BigEndian.PutUint16(lb, uint16(n))
+					default:
+						binary.BigEndian.PutUint32(lb, uint32(n))
+					}
+					pk := append(head, payload...)
+					wire = append(wire, pk...)
+					if !l.Whole(fr) {
+						pk = payload // a bare prefix is not recorded
+					}
+					want = append(want, "C>H "+string(pk))
+				}
+				c := dialTCP(p.URL())
+				for rest := wire; len(rest) > 0; {
+					k := min(len(rest), 1+rnd.IntN(97))
+					_, err := c.Write(rest[:k])
+					Expect(err).NotTo(HaveOccurred())
+					rest = rest[k:]
+				}
+				Expect(c.(*net.TCPConn).CloseWrite()).To(Succeed())
+				Eventually(got).WithContext(ctx).Should(Receive(Equal(wire)))
+				Expect(dataFrames(rec)).To(Equal(want))
+			}
+		}, NodeTimeout(60*time.Second))
+
+		DescribeTable("ends a connection whose bytes break the framing with an error, never a panic (negative controls)",
+			func(ctx SpecContext, fr string, l framing.Length, sent []byte, why string) {
+				addr, _ := sink()
+				rec := &recording{}
+				p := startStreamTap(ctx, "tcp://"+addr, rec, tap.WithStream(tap.Stream{Framing: fr, Length: l}))
+				c := dialTCP(p.URL())
+				_, err := c.Write(sent)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(c.(*net.TCPConn).CloseWrite()).To(Succeed())
+				Eventually(rec.summary).WithContext(ctx).WithTimeout(10 * time.Second).Should(ContainElement(And(HavePrefix("1 close client"), ContainSubstring(why))))
+				Expect(dataFrames(rec)).To(BeEmpty())
+			},
+			Entry("a length past the bound", tap.FramingU32LE, framing.Length{Offset: 2, Header: 8},
+				[]byte{1, 1, 0xff, 0xff, 0xff, 0xff, 0, 0}, "a u32le length of 4294967295 bytes: not u32le framing?"),
+			Entry("a length counting the header that is shorter than it", tap.FramingU16LE, framing.Length{Offset: 2, Header: 8, IncludesHeader: true},
+				[]byte{1, 1, 5, 0, 0, 0, 0, 0}, "a u16le length of 5 bytes counting a 8-byte header"),
+			Entry("an end inside the header", tap.FramingU16LE, framing.Length{Offset: 2, Header: 8},
+				[]byte{1, 1, 5}, "closed inside a message (3 bytes inside a u16le 8-byte header)"),
+			Entry("an end inside the payload", tap.FramingU16LE, framing.Length{Offset: 2, Header: 8},
+				[]byte{1, 1, 5, 0, 0, 0, 0, 0, 'a', 'b'}, "closed inside a message (10 of 13 bytes)"),
+			Entry("an end inside a bare prefix", tap.FramingU32LE, framing.Length{},
+				[]byte{9, 0}, "closed inside a message (2 bytes inside a u32le length)"),
+			Entry("an end inside the message after a bare prefix", tap.FramingU16LE, framing.Length{},
+				[]byte{5, 0, 'a', 'b'}, "closed inside a message (2 of 5 bytes)"),
+		)
+
+		It("refuses a length that does not fit its framing", func(ctx SpecContext) {
+			for _, c := range []struct {
+				s   tap.Stream
+				why string
+			}{
+				{tap.Stream{Framing: tap.FramingVarint, Length: framing.Length{Offset: 1}}, "tap framing varint: a length inside a header needs a fixed-width length framing (u16be, u32be, u16le, u32le)"},
+				{tap.Stream{Framing: tap.FramingU32LE, Length: framing.Length{Offset: 2, Header: 4}}, "tap framing u32le: 4 bytes cannot hold a 4-byte length at byte 2: want at least 6"},
+				{tap.Stream{Framing: tap.FramingU16LE, Length: framing.Length{Offset: -1}}, "tap framing u16le: -1: want the byte the length starts at"},
+			} {
+				_, err := tap.Start(ctx, "tcp://127.0.0.1:1", nil, tap.WithStream(c.s))
+				Expect(err).To(MatchError(ContainSubstring(c.why)))
+			}
+		})
+	})
 
 	It("cuts packets where the protocol says they end, whatever the writes, and goes on raw after bytes that start none", func(ctx SpecContext) {
 		got := make(chan []byte, 1)
@@ -295,7 +453,7 @@ var _ = Describe("Proxy over a byte stream", func() {
 		Eventually(rec.summary).WithContext(ctx).Should(ConsistOf(And(HavePrefix("1 upstream-error"), ContainSubstring("refused"))))
 
 		_, err = tap.Start(ctx, "tcp://"+addr, nil, tap.WithStream(tap.Stream{Framing: "crlf"}))
-		Expect(err).To(MatchError(ContainSubstring(`tap framing "crlf": want one of raw, lines, u16be, u32be, varint, packets`)))
+		Expect(err).To(MatchError(ContainSubstring(`tap framing "crlf": want one of raw, lines, u16be, u32be, u16le, u32le, varint, packets`)))
 		_, err = tap.Start(ctx, "tcp://"+addr+"/rpc", nil)
 		Expect(err).To(MatchError(ContainSubstring("want ws://, wss://, tcp:// or tls://host:port")))
 	}, NodeTimeout(20*time.Second))
