@@ -40,9 +40,10 @@ type Input struct {
 	namedFor int
 }
 
-// protocol is the protocol version the pairing's builds speak with each other (0: their
-// contracts do not say), which versioned fields and variants are read at.
-func (in *Input) protocol() int {
+// Protocol is the protocol version the pairing's builds speak with each other (0: their
+// contracts do not say), which versioned fields and variants are read at: each build's own,
+// from its contract (contract.Negotiated), decided before anything runs, never from traffic.
+func (in *Input) Protocol() int {
 	if in.Host == nil || in.Client == nil {
 		return 0
 	}
