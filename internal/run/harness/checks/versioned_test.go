@@ -117,3 +117,44 @@ var _ = Describe("which fields a frame has at the negotiated protocol version, t
 		Expect(v).To(Equal(view{Decoded: []string{"reasonCode", "returnCode", "sessionPresent"}, WhereReturn: true, WhereReason: true, ReasonEnumBroken: true}))
 	})
 })
+
+var _ = Describe("the negotiated protocol version of a pairing", func() {
+	build := func(version int) *contract.Contract {
+		GinkgoHelper()
+		c, err := contract.Parse("c.json", []byte(fmt.Sprintf(`{"contractVersion":2,"protocol":{"version":%d,"minCompatible":4},
+		  "channels":[{"name":"mqtt","paths":["/mqtt"],"clientKinds":["v311","v5"],
+		    "binary":{"header":{"fields":[{"name":"type","offset":0,"encoding":"u8","mask":240,"shift":4},{"name":"length","encoding":"varint"}]},"stream":true},
+		    "frames":[{"opcode":2,"name":"CONNACK","direction":"H>C","payload":"binary","fields":{
+		      "returnCode":{"offset":1,"encoding":"u8","until":4},"reasonCode":{"offset":1,"encoding":"u8","since":5}}}]}]}`, version)))
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	worktree, release := build(5), build(4)
+	// in is a pairing of kind whose transcript saw what frames says.
+	in := func(host, client *contract.Contract, kind string, frames ...[]byte) *checks.Input {
+		t := &transcript.Transcript{Kind: kind, Conns: []transcript.ConnEvent{{Conn: 1, Path: "/mqtt", Event: "open"}}}
+		for i, f := range frames {
+			t.Frames = append(t.Frames, transcript.Frame{Index: i + 1, Conn: 1, Path: "/mqtt", Dir: "H>C", Binary: true, Data: f})
+		}
+		return &checks.Input{Transcript: t, Host: host, Client: client}
+	}
+	connack := []byte{0x20, 0x02, 0x00, 0x00}
+
+	It("is the builds' own, from their contracts: neither the client kind nor the traffic moves it", func() {
+		for _, kind := range []string{"v311", "v5"} {
+			Expect(in(worktree, release, kind).Protocol()).To(Equal(4), "a release client speaking 4, of kind %s", kind)
+			Expect(in(worktree, worktree, kind).Protocol()).To(Equal(5), "the working tree's own client, of kind %s", kind)
+			Expect(in(worktree, release, kind, connack, connack).Protocol()).To(Equal(4), "what the pairing sent decides nothing")
+		}
+		n := checks.NameFrames(in(worktree, release, "v311", connack))
+		Expect(n[0].Version).To(Equal(4))
+		Expect(n[0].Decoded.Value).To(HaveKey("returnCode"), "read as the release client speaks it")
+	})
+
+	It("reads the same frame otherwise between builds that both speak 5 (the negative control)", func() {
+		n := checks.NameFrames(in(worktree, worktree, "v311", connack))
+		Expect(n[0].Version).To(Equal(5))
+		Expect(n[0].Decoded.Value).NotTo(HaveKey("returnCode"))
+		Expect(n[0].Decoded.Value).To(HaveKey("reasonCode"))
+	})
+})
