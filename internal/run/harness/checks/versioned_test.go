@@ -119,9 +119,13 @@ var _ = Describe("which fields a frame has at the negotiated protocol version, t
 })
 
 var _ = Describe("the negotiated protocol version of a pairing", func() {
-	build := func(version int) *contract.Contract {
+	build := func(version int, kinds ...string) *contract.Contract {
 		GinkgoHelper()
-		c, err := contract.Parse("c.json", []byte(fmt.Sprintf(`{"contractVersion":2,"protocol":{"version":%d,"minCompatible":4},
+		declared := ""
+		if len(kinds) > 0 {
+			declared = `,"kinds":{` + strings.Join(kinds, ",") + `}`
+		}
+		c, err := contract.Parse("c.json", []byte(fmt.Sprintf(`{"contractVersion":2,"protocol":{"version":%d,"minCompatible":4`+declared+`},
 		  "channels":[{"name":"mqtt","paths":["/mqtt"],"clientKinds":["v311","v5"],
 		    "binary":{"header":{"fields":[{"name":"type","offset":0,"encoding":"u8","mask":240,"shift":4},{"name":"length","encoding":"varint"}]},"stream":true},
 		    "frames":[{"opcode":2,"name":"CONNACK","direction":"H>C","payload":"binary","fields":{
@@ -149,6 +153,20 @@ var _ = Describe("the negotiated protocol version of a pairing", func() {
 		n := checks.NameFrames(in(worktree, release, "v311", connack))
 		Expect(n[0].Version).To(Equal(4))
 		Expect(n[0].Decoded.Value).To(HaveKey("returnCode"), "read as the release client speaks it")
+	})
+
+	It("is a client kind's own where its build's contract says so: a 3.1.1 client beside an MQTT 5 one", func() {
+		both := build(5, `"v311":4`)
+		Expect(in(both, both, "v311").Protocol()).To(Equal(4), "the working tree's 3.1.1 client against its own host")
+		Expect(in(both, both, "v5").Protocol()).To(Equal(5), "another kind of the same build speaks 5")
+		Expect(in(both, release, "v5").Protocol()).To(Equal(4))
+		n := checks.NameFrames(in(both, both, "v311", connack))
+		Expect(n[0].Decoded.Value).To(HaveKey("returnCode"))
+		Expect(checks.InWindow(in(build(5), build(5, `"v311":4`), "v311"))).To(BeTrue())
+		Expect(checks.InWindow(in(build(6, `"old":4`), build(6, `"old":4`), "old"))).To(BeTrue(), "minCompatible 4")
+
+		_, err := contract.Parse("c.json", []byte(`{"contractVersion":2,"protocol":{"version":5,"kinds":{"v311":6}},"channels":[]}`))
+		Expect(err).To(MatchError(ContainSubstring("/protocol/kinds/v311: kinds v311: 6 is not a protocol version from 1 to this build's 5")))
 	})
 
 	It("reads the same frame otherwise between builds that both speak 5 (the negative control)", func() {
