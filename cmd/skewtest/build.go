@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
+	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
@@ -31,11 +32,20 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "pin %s: %s\n", p, p.Reason)
 		srcs = append(srcs, builds.AtCommit(p.Ref, p.Commit))
 	}
+	// Each build's contract as run reads it (a versions row's, an overlay's, its own).
+	subj, err := subject.Open(o.Repo)
+	if err != nil {
+		return err
+	}
+	described, err := subj.Describe(ctx, srcs)
+	if err != nil {
+		return err
+	}
 	b, progress, done, err := newBuilder(ctx, &o.common, stderr)
 	if err != nil {
 		return err
 	}
-	_, recs, err := matrix.BuildAll(ctx, b, o.Repo, srcs, nil, progress)
+	_, recs, err := matrix.BuildAll(ctx, b, o.Repo, srcs, described, progress)
 	done()
 	if err != nil {
 		return err

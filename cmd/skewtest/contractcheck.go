@@ -14,17 +14,19 @@ import (
 type contractCheckOptions struct {
 	Repo string
 	pinFlags
-	Since string
-	Allow []allowance
+	Since  string
+	Allow  []allowance
+	Strict bool
 }
 
 func parseContractCheck(args []string, stderr io.Writer) (*contractCheckOptions, error) {
 	o := &contractCheckOptions{}
-	fs := newFlagSet("contract check", stderr, "contract check --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB] [--since TAG] [--allow [OLD..NEW:]RULE[@POINTER]]")
+	fs := newFlagSet("contract check", stderr, "contract check --repo DIR [--pins REF,...] [--last N] [--window] [--ignore GLOB] [--since TAG] [--allow [OLD..NEW:]RULE[@POINTER]] [--strict]")
 	fs.StringVar(&o.Repo, "repo", "", "the subject's git repository (required)")
 	o.registerPins(fs)
 	fs.StringVar(&o.Since, "since", "", "check the stable tags from TAG on only (older history is accepted as it is)")
 	fs.Var(allowFlag{list: &o.Allow, scoped: true}, "allow", "[OLD..NEW:]RULE[@POINTER]: leave out the violations of RULE (at POINTER and below), for every pair or for OLD → NEW only; repeatable")
+	fs.BoolVar(&o.Strict, "strict", false, "a pair whose contracts cannot be read is an error (exit 2) instead of a warning")
 	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}
@@ -40,9 +42,11 @@ func parseContractCheck(args []string, stderr io.Writer) (*contractCheckOptions,
 }
 
 // cmdContractCheck diffs every adjacent pair of stable tags, oldest first, and each pin
-// (as run chooses them) against the working tree; exit 1 on a violation. Warnings go to
-// stderr: after each pair of tags those its newer tag brought, and last every warning of
-// the working tree's contract.
+// (as run chooses them) against the working tree, each build's contract read as run reads
+// it (subject.ContractFile); exit 1 on a violation. Warnings go to stderr: a pair that
+// could not be checked, with the fix (--strict: exit 2 once everything is printed); after
+// each pair of tags the contract warnings its newer tag brought; last every warning of the
+// working tree's contract.
 func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseContractCheck(args, stderr)
 	if err != nil {
@@ -76,15 +80,11 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	cs, err := subj.Contracts()
-	if err != nil {
-		return err
-	}
 	reviewed, err := subj.AllowList()
 	if err != nil {
 		return err
 	}
-	res, err := subject.DiffPairs(ctx, cs, pairs, func(older, newer string) func(contract.Violation) bool {
+	res, err := subj.DiffPairs(ctx, pairs, func(older, newer string) func(contract.Violation) bool {
 		return subject.Either(policy(older), allowedFor(o.Allow, older, newer))
 	}, reviewed)
 	if err != nil {
@@ -118,6 +118,10 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 			subject.PrintWarnings(stderr, r.Warnings)
 		}
 	}
+	cs, err := subj.Contracts()
+	if err != nil {
+		return err
+	}
 	ws, err := subject.WorktreeWarnings(cs)
 	if err != nil {
 		return err
@@ -125,6 +129,10 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	subject.PrintWarnings(stderr, ws)
 	for _, w := range reviewed.Stale() {
 		fmt.Fprintln(stderr, w)
+	}
+	if skipped > 0 {
+		// Not a finding, and not a pass: each line above names the fix.
+		fmt.Fprintf(stderr, "skewtest: warning: %s not checked, so their verdict is not known (each says why and the fix); --strict makes this an error\n", results.Plural(skipped, "pair"))
 	}
 	fmt.Fprintf(stdout, "checked %s and %s against the working tree: ", results.Plural(history, "stable tag pair"), results.Plural(len(res)-history, "pin"))
 	notChecked := ""
@@ -136,8 +144,15 @@ func cmdContractCheck(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	if violations == 0 {
 		fmt.Fprintf(stdout, "compatible%s\n", notChecked)
-		return nil
+	} else {
+		fmt.Fprintf(stdout, "%s in %s%s\n", results.Plural(violations, "violation"), results.Plural(failing, "pair"), notChecked)
 	}
-	fmt.Fprintf(stdout, "%s in %s%s\n", results.Plural(violations, "violation"), results.Plural(failing, "pair"), notChecked)
-	return &exitError{exitFindings}
+	if skipped > 0 && o.Strict {
+		// A configuration to complete (exit 2), not a compatibility finding.
+		return usagef("--strict: %s not checked: give each build a contract (the lines above name the fix)", results.Plural(skipped, "pair"))
+	}
+	if violations > 0 {
+		return &exitError{exitFindings}
+	}
+	return nil
 }

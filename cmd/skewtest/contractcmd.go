@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
@@ -19,15 +20,16 @@ import (
 
 const contractUsage = `Usage:
   skewtest contract diff   [--repo DIR] [--allow RULE[@POINTER]] OLD NEW
-  skewtest contract check  --repo DIR [PIN RULES] [--since TAG] [--allow [OLD..NEW:]RULE[@POINTER]]
+  skewtest contract check  --repo DIR [PIN RULES] [--since TAG] [--allow [OLD..NEW:]RULE[@POINTER]] [--strict]
   skewtest contract verify --repo DIR [--runner local|container] [--cache-dir D] [--timeout D]
   skewtest contract decode [--repo DIR] [--dir H>C|C>H] [--path P] [--json] CONTRACT [FILE|-]
   skewtest contract infer  [-o FILE | --out DIR | --against CONTRACT] DIR…   draft a contract from recorded frames
 
-OLD and NEW are contract files, "worktree", a REF of --repo (the contract its skewtest.yaml
-names, read from git objects) or REF:PATH. Warnings (what a contract leaves undecided) go to
-stderr and do not change the exit code. Exit codes: 0 compatible, 1 violations (verify:
-differences), 2 bad input, 3 infrastructure error.
+OLD and NEW are contract files, "worktree", a REF of --repo (its contract as run reads it:
+a versions row's, else the one its skewtest.yaml names, read from git objects) or REF:PATH.
+Warnings (what a contract leaves undecided) go to stderr and do not change the exit code;
+so do check's pairs whose contracts cannot be read (--strict: exit 2). Exit codes: 0
+compatible, 1 violations (verify: differences), 2 bad input, 3 infrastructure error.
 `
 
 func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -205,7 +207,19 @@ func (s *contractSource) read(arg string) (pins.ContractFile, error) {
 	if ref, p, ok := strings.Cut(arg, ":"); ok && ref != "" && p != "" {
 		return cs.AtPath(ref, p)
 	}
-	cf, err := cs.Ref(arg)
+	if arg == pins.WorktreeLabel {
+		return cs.Worktree()
+	}
+	subj, err := subject.Open(s.repo)
+	if err != nil {
+		return pins.ContractFile{}, err
+	}
+	// A ref's contract as run reads it: its versions row's, else its own checkout's.
+	h, err := pins.ResolveCommit(subj.Repo, s.repo, arg)
+	var cf pins.ContractFile
+	if err == nil {
+		cf, err = subj.ContractFile(context.Background(), builds.AtCommit(arg, h))
+	}
 	if errors.Is(err, pins.ErrUnknownRef) {
 		// Neither a file nor a ref: say both, and how to name a contract.
 		what := "no such file"

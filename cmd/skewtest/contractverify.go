@@ -66,7 +66,7 @@ func cmdContractVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 	// Protocols are compared as they are; the vocabulary is diffed whatever they say (a
 	// protocol cut would otherwise hide it).
-	protocol := committed.Protocol == spoken.Protocol
+	protocol := committed.Protocol.Equal(spoken.Protocol)
 	if !protocol {
 		fmt.Fprintf(stdout, "%s: the committed contract says %s; the code speaks %s\n", committed.File(), committed.Protocol, spoken.Protocol)
 	}

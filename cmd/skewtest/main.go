@@ -178,7 +178,7 @@ Usage:
   skewtest build   --repo DIR [PIN RULES] [--runner local|container]
   skewtest cache   ls | prune [--older-than D] [--all] [--cache-dir D]
   skewtest contract diff [--repo DIR] [--allow RULE[@POINTER]] OLD NEW   the evolution rules between two contracts
-  skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...]   every stable tag pair, and each pin against the working tree
+  skewtest contract check --repo DIR [PIN RULES] [--since TAG] [--allow ...] [--strict]   every stable tag pair, and each pin against the working tree
   skewtest contract verify --repo DIR   build the working tree; does its contractCommand speak the committed contract?
   skewtest contract decode [--repo DIR] CONTRACT [FILE|-]   sample frames (hex, base64, JSON lines, a transcript) read with a contract, offline
   skewtest contract infer -o FILE | --out DIR | --against CONTRACT DIR...   a draft contract from recorded traffic (reports, fixtures, skewtest tap)

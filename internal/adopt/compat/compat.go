@@ -29,6 +29,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/pins"
 	"github.com/skewtest/skewtest/internal/declare/subject"
@@ -305,7 +306,7 @@ func (a *auditor) load(ctx context.Context) error {
 	a.protocol = map[string]contract.Protocol{}
 	for _, t := range tags {
 		a.stable = append(a.stable, t.Name)
-		cf, err := cs.At(t.Name, t.Commit)
+		cf, err := a.s.ContractFile(ctx, builds.AtCommit(t.Name, t.Commit)) // as run reads it
 		if err != nil {
 			continue // a tag without a readable contract: no protocol to judge it by
 		}

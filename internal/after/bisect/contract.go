@@ -70,7 +70,7 @@ func RunContract(ctx context.Context, cc ContractConfig) (*results.Run, error) {
 
 // differ diffs each candidate's contract against the fixed older one's.
 type differ struct {
-	cs       *pins.Contracts
+	subj     *subject.Subject
 	against  string
 	commit   plumbing.Hash
 	policy   func(older string) func(contract.Violation) bool
@@ -86,10 +86,7 @@ func newDiffer(ctx context.Context, subj *subject.Subject, against string) (*dif
 	if err != nil {
 		return nil, err
 	}
-	d := &differ{against: against}
-	if d.cs, err = subj.Contracts(); err != nil {
-		return nil, err
-	}
+	d := &differ{subj: subj, against: against}
 	if d.commit, err = pins.ResolveCommit(repo, subj.Dir, against); err != nil {
 		return nil, usage.Errorf("%w", err)
 	}
@@ -106,7 +103,8 @@ func newDiffer(ctx context.Context, subj *subject.Subject, against string) (*dif
 // bad end breaks (the bad end itself: any violation), skipped when it has no contract that
 // parses.
 func (d *differ) try(ctx context.Context, p point, t *tested, end bool) error {
-	res, err := subject.DiffPairs(ctx, d.cs, []subject.Pair{{Old: d.against, OldCommit: d.commit, New: p.ref, NewCommit: p.commit}},
+	// Each contract read as run reads it (subject.ContractFile: the versions rows included).
+	res, err := d.subj.DiffPairs(ctx, []subject.Pair{{Old: d.against, OldCommit: d.commit, New: p.ref, NewCommit: p.commit}},
 		func(older, _ string) func(contract.Violation) bool { return d.policy(older) }, d.reviewed)
 	if err != nil {
 		if end {

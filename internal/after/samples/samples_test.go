@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/internal/after/reports"
 	"github.com/skewtest/skewtest/internal/after/samples"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/declare/usage"
@@ -143,4 +144,41 @@ var _ = Describe("Decoding samples with a contract", func() {
 var _ = BeforeSuite(func() {
 	// Read is given standard input for "-": nothing here reads the process's own.
 	Expect(os.Stdin).NotTo(BeNil())
+})
+
+var _ = Describe("a versioned field, as contract decode and skewtest transcript show it", func() {
+	// CONNACK's second byte: returnCode up to protocol 4, reasonCode from 5 on.
+	connack := func(protocol string) *contract.Contract {
+		GinkgoHelper()
+		c, err := contract.Parse("c.json", []byte(`{"contractVersion":2,`+protocol+`
+		  "channels":[{"name":"mqtt","paths":["/mqtt"],
+		    "binary":{"header":{"fields":[{"name":"type","offset":0,"encoding":"u8","mask":240,"shift":4},{"name":"length","encoding":"varint"}]},"stream":true},
+		    "frames":[{"opcode":2,"name":"CONNACK","direction":"H>C","payload":"binary","fields":{
+		      "returnCode":{"offset":1,"encoding":"u8","until":4},
+		      "reasonCode":{"offset":1,"encoding":"u8","since":5}}}]}]}`))
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	text := func(c *contract.Contract) string {
+		GinkgoHelper()
+		frames := []transcript.Frame{{Index: 1, Conn: 1, Path: "/mqtt", Dir: "H>C", Binary: true, Data: []byte{0x20, 0x02, 0x00, 0x05}}}
+		t, unread := samples.Decode(c, frames, "")
+		Expect(unread).To(BeEmpty())
+		var b strings.Builder
+		Expect(reports.Transcript(&b, t, reports.TranscriptOptions{})).To(Succeed())
+		return b.String()
+	}
+
+	It("shows only the fields of the contract's protocol version", func() {
+		out := text(connack(`"protocol":{"version":5,"minCompatible":4},`))
+		Expect(out).To(ContainSubstring(`{"reasonCode":5}`))
+		Expect(out).NotTo(ContainSubstring("returnCode"))
+		out = text(connack(`"protocol":{"version":4,"minCompatible":4},`))
+		Expect(out).To(ContainSubstring(`{"returnCode":5}`))
+		Expect(out).NotTo(ContainSubstring("reasonCode"))
+	})
+
+	It("shows every field when the contract says no version (the negative control)", func() {
+		Expect(text(connack(""))).To(ContainSubstring(`{"reasonCode":5,"returnCode":5}`))
+	})
 })

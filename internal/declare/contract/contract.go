@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -45,6 +47,34 @@ type Protocol struct {
 	// contract declares none (Version 0): peers that predate protocol negotiation omit their
 	// version, and a build treats them as this one. 0: no default.
 	Omitted int `json:"omitted,omitempty"`
+	// Kinds is the protocol version this build's clients of a kind speak, where it is not
+	// Version: an MQTT 3.1.1 client kind beside an MQTT 5 one in one build (each from 1 to
+	// Version). A kind it does not list speaks Version. Hosts speak Version.
+	Kinds map[string]int `json:"kinds,omitempty"`
+}
+
+// Client is p as this build's client of kind speaks it: its Version is Kinds[kind] when the
+// contract lists the kind. The version still comes from the build's own contract: a client
+// kind never takes another kind's.
+func (p Protocol) Client(kind string) Protocol {
+	if v, ok := p.Kinds[kind]; ok {
+		p.Version = v
+	}
+	p.Kinds = nil
+	return p
+}
+
+// Equal reports whether p and q declare the same window, defaults and client kinds' versions.
+func (p Protocol) Equal(q Protocol) bool {
+	if p.Version != q.Version || p.MinCompatible != q.MinCompatible || p.Omitted != q.Omitted || len(p.Kinds) != len(q.Kinds) {
+		return false
+	}
+	for k, v := range p.Kinds {
+		if w, ok := q.Kinds[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
 }
 
 // As is p's protocol version as a peer with window q takes it: p's own version, or, when p
@@ -74,6 +104,9 @@ func (p Protocol) String() string {
 	}
 	if p.Omitted > 0 {
 		s += fmt.Sprintf("; a peer that omits its version speaks %d", p.Omitted)
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Kinds)) {
+		s += fmt.Sprintf("; its %s clients speak %d", k, p.Kinds[k])
 	}
 	return s + ")"
 }

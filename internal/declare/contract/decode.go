@@ -55,11 +55,11 @@ func (ch *Channel) Decode(isBinary bool, data []byte) (Decoded, error) {
 }
 
 // message decodes one whole message of a codec that is not a stream.
-func (ch *Channel) message(c *Codec, dir string, isBinary bool, data []byte) []Packet {
+func (s *Stream) message(c *Codec, isBinary bool, data []byte) []Packet {
 	items, err := splitBatch(c.Batch, data)
 	var out []Packet
 	for _, it := range items {
-		out = append(out, ch.item(c, dir, isBinary, it)...)
+		out = append(out, s.item(c, isBinary, it)...)
 	}
 	if err != nil {
 		out = append(out, Packet{Decoded: Decoded{Binary: isBinary, Payload: data}, Err: err})
@@ -68,9 +68,9 @@ func (ch *Channel) message(c *Codec, dir string, isBinary bool, data []byte) []P
 }
 
 // item decodes one batch item: one frame, or with a header length, packets back to back.
-func (ch *Channel) item(c *Codec, dir string, isBinary bool, b []byte) []Packet {
+func (s *Stream) item(c *Codec, isBinary bool, b []byte) []Packet {
 	if c.Header == nil {
-		d, err := ch.frame(c, dir, isBinary, b)
+		d, err := s.ch.frame(c, s.dir, isBinary, b)
 		return []Packet{{Decoded: d, Err: err}}
 	}
 	var out []Packet
@@ -82,15 +82,17 @@ func (ch *Channel) item(c *Codec, dir string, isBinary bool, b []byte) []Packet 
 			}
 			return append(out, Packet{Decoded: Decoded{Binary: isBinary, Payload: b}, Err: err})
 		}
-		out = append(out, Packet{Decoded: ch.packet(hv, dir, isBinary, b[size:total])})
+		out = append(out, Packet{Decoded: s.packet(hv, isBinary, b[size:total])})
 		if b = b[total:]; len(b) == 0 {
 			return out
 		}
 	}
 }
 
-// packet is the frame of one binary header and its payload.
-func (ch *Channel) packet(hv headerValues, dir string, isBinary bool, payload []byte) Decoded {
+// packet is the frame of one binary header and its payload. A binary payload's fields are
+// read as the stream's protocol version shapes them (Frame.Shape): a field of other versions
+// is not read, and a variant's payload and fields replace the frame's own.
+func (s *Stream) packet(hv headerValues, isBinary bool, payload []byte) Decoded {
 	d := Decoded{
 		Binary: isBinary, Opcode: int(hv.opcode), HasOpcode: hv.hasOpcode,
 		Stream: uint32(hv.stream), HasStream: hv.hasStream, Seq: hv.seq, HasSeq: hv.hasSeq,
@@ -104,10 +106,13 @@ func (ch *Channel) packet(hv headerValues, dir string, isBinary bool, payload []
 		}
 	}
 	if hv.hasOpcode {
-		for i := range ch.Frames {
-			f := &ch.Frames[i]
-			if f.ByOpcode() && f.Opcode == d.Opcode && f.Travels(dir) && f.Payload == PayloadBinary {
-				d.Value = f.BinaryValue(payload)
+		for i := range s.ch.Frames {
+			f := &s.ch.Frames[i]
+			if !f.ByOpcode() || f.Opcode != d.Opcode || !f.Travels(s.dir) {
+				continue
+			}
+			if g := f.At(s.version); g.Payload == PayloadBinary {
+				d.Value = g.BinaryValue(payload)
 				break
 			}
 		}

@@ -11,6 +11,7 @@ import (
 type Stream struct {
 	ch      *Channel
 	dir     string
+	version int       // the negotiated protocol version its frames are read at (At)
 	pending [2][]byte // text, binary
 }
 
@@ -18,6 +19,15 @@ type Stream struct {
 // known, which a protobuf codec with a message per direction cannot decode).
 func (ch *Channel) NewStream(dir string) *Stream {
 	return &Stream{ch: ch, dir: dir}
+}
+
+// At makes the stream read frames as peers that negotiated protocol version speak them
+// (Frame.Shape: the fields of other versions left out, a variant's payload and fields in
+// place of the frame's own), and returns it. Without it (or with 0, not known) every frame
+// is read as written, every field included.
+func (s *Stream) At(version int) *Stream {
+	s.version = version
+	return s
 }
 
 // Pending returns the bytes of incomplete packets the stream holds.
@@ -39,7 +49,7 @@ func (s *Stream) Feed(isBinary bool, data []byte) []Packet {
 			Err: fmt.Errorf("channel %s has no codec for %s messages: %w", s.ch.Name, kind, ErrNoCodec)}}
 	}
 	if !c.Stream {
-		return s.ch.message(c, s.dir, isBinary, data)
+		return s.message(c, isBinary, data)
 	}
 	i := 0
 	if isBinary {
@@ -81,9 +91,9 @@ func (s *Stream) cut(c *Codec, isBinary bool, buf []byte) (int, []Packet, error)
 		return 0, nil, err
 	}
 	if c.prefixed() {
-		return b.end, s.ch.item(c, s.dir, isBinary, buf[b.start:b.end]), nil
+		return b.end, s.item(c, isBinary, buf[b.start:b.end]), nil
 	}
-	return b.end, []Packet{{Decoded: s.ch.packet(b.hv, s.dir, isBinary, buf[b.start:b.end])}}, nil
+	return b.end, []Packet{{Decoded: s.packet(b.hv, isBinary, buf[b.start:b.end])}}, nil
 }
 
 // packetBounds is where the packet (or batch item) at the front of a stream's bytes lies:

@@ -82,6 +82,9 @@ func (f *v1Contract) validate() []error {
 	if f.Protocol.Omitted != 0 {
 		out = append(out, bad("/protocol/omitted", `omitted is a key of contract version 2: set "contractVersion": 2 to use it`))
 	}
+	if f.Protocol.Kinds != nil {
+		out = append(out, bad("/protocol/kinds", `kinds is a key of contract version 2: set "contractVersion": 2 to use it`))
+	}
 	for i, ch := range f.Channels {
 		p := child("/channels", i)
 		if ch.Name == "" || len(ch.Paths) == 0 {

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +38,11 @@ func (v *validator) contract(c *Contract) {
 	}
 	if o := c.Protocol.Omitted; v.root.at("/protocol/omitted") != nil && (o < 1 || o > c.Protocol.Version) {
 		v.add("/protocol/omitted", "omitted %d is not a protocol version from 1 to this build's %d: it is the version a peer that declares none speaks", o, c.Protocol.Version)
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Protocol.Kinds)) {
+		if kv := c.Protocol.Kinds[k]; kv < 1 || kv > c.Protocol.Version {
+			v.add(child("/protocol/kinds", k), "kinds %s: %d is not a protocol version from 1 to this build's %d: it is the version this build's %s clients speak", k, kv, c.Protocol.Version, k)
+		}
 	}
 	names, paths := map[string]bool{}, map[string]string{}
 	for i := range c.Channels {

@@ -57,6 +57,11 @@ type Shape struct {
 // the version replaces the payload and fields it sets, and fields (at any depth) whose
 // versions do not hold it are left out. Version 0 (not known) gives the frame as written,
 // every field included.
+//
+// It is the one answer to which fields a frame has between two builds: every reader asks it
+// (through At): decoding (Stream.At), the field checks, journeys' where clauses, coverage,
+// what a transcript keeps and prints (skewtest transcript, contract decode), and the static
+// tier's diff.
 func (f *Frame) Shape(version int) Shape {
 	s := Shape{Payload: f.Payload, Fields: f.Fields, PayloadAt: "/payload", FieldsAt: "/fields"}
 	if version <= 0 {

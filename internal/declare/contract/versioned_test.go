@@ -101,3 +101,34 @@ var _ = Describe("versioned shapes", func() {
 			`unknown key "feilds"`),
 	)
 })
+
+var _ = Describe("a stream read at a protocol version", func() {
+	c, err := contract.Parse("c.json", []byte(`{"contractVersion":2,"channels":[{"name":"mqtt","paths":["/mqtt"],
+	  "binary":{"header":{"fields":[{"name":"type","offset":0,"encoding":"u8","mask":240,"shift":4},{"name":"length","encoding":"varint"}]},"stream":true},
+	  "frames":[{"opcode":2,"name":"CONNACK","direction":"H>C","payload":"binary","fields":{
+	      "returnCode":{"offset":1,"encoding":"u8","until":4},"properties":{"offset":2,"encoding":"rest","since":5}}},
+	    {"opcode":14,"name":"DISCONNECT","direction":"both","payload":"empty",
+	      "variants":[{"since":5,"payload":"binary","fields":{"reasonCode":{"offset":0,"encoding":"u8"}}}]}]}]}`))
+	Expect(err).NotTo(HaveOccurred())
+	value := func(version int, frame []byte) any {
+		GinkgoHelper()
+		ps := c.Channels[0].NewStream(contract.HostToClient).At(version).Feed(true, frame)
+		Expect(ps).To(HaveLen(1))
+		Expect(ps[0].Err).NotTo(HaveOccurred())
+		return ps[0].Decoded.Value
+	}
+
+	It("reads the fields and variants of that version only", func() {
+		connack := []byte{0x20, 0x03, 0x00, 0x00, 0x07}
+		Expect(value(5, connack)).To(Equal(map[string]any{"properties": []any{float64(7)}}))
+		Expect(value(4, connack)).To(Equal(map[string]any{"returnCode": float64(0)}))
+		disconnect := []byte{0xe0, 0x01, 0x8e}
+		Expect(value(5, disconnect)).To(Equal(map[string]any{"reasonCode": float64(0x8e)}))
+		Expect(value(4, disconnect)).To(BeNil(), "3.1.1's DISCONNECT is empty")
+	})
+
+	It("reads every field of the frame as written without a version (the negative control)", func() {
+		Expect(value(0, []byte{0x20, 0x03, 0x00, 0x00, 0x07})).To(Equal(map[string]any{"returnCode": float64(0), "properties": []any{float64(7)}}))
+		Expect(value(0, []byte{0xe0, 0x01, 0x8e})).To(BeNil(), "as written, DISCONNECT is empty")
+	})
+})

@@ -126,6 +126,28 @@ func (c *Contracts) At(label string, commit plumbing.Hash) (ContractFile, error)
 	return readAt(tree, label, path.Clean(rel))
 }
 
+// WorktreeFile reads the working tree's file at rel (slash-separated, from the repository
+// root) as a contract file, uncommitted changes included: the contract a versions row's
+// overlay lays over an older checkout.
+func (c *Contracts) WorktreeFile(rel string) (ContractFile, error) {
+	name := filepath.Join(c.root, filepath.FromSlash(path.Clean(rel)))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return ContractFile{}, fmt.Errorf("%w in the working tree: %w", ErrNoContract, err)
+	}
+	return ContractFile{Name: name, Data: data, Files: os.DirFS(filepath.Dir(name))}, nil
+}
+
+// CommitFile reads the file at rel (slash-separated, from the repository root) of a commit,
+// labelled label in messages, as a contract file: the contract a build's checkout holds.
+func (c *Contracts) CommitFile(label string, commit plumbing.Hash, rel string) (ContractFile, error) {
+	tree, err := c.tree(label, commit)
+	if err != nil {
+		return ContractFile{}, err
+	}
+	return readAt(tree, label, path.Clean(rel))
+}
+
 // AtPath reads the file at path (slash-separated, from the repository root) of a ref, as a
 // contract file: git's REF:PATH.
 func (c *Contracts) AtPath(ref, p string) (ContractFile, error) {

@@ -16,8 +16,8 @@ import (
 )
 
 // Describe reads, for every source, what a plan needs without building anything: its
-// skewtest.yaml (the drivers' kinds) and its contract (the frame names), from git objects,
-// the working tree's from disk. The builds returned have no Dir: they plan, they do not
+// skewtest.yaml (the drivers' kinds) and its contract (the frame names, read as
+// ContractFile reads it), from git objects, the working tree's from disk. The builds returned have no Dir: they plan, they do not
 // run. A pin whose contract cannot be read is returned with Err set (its pairings become
 // errors, as a build that fails does); the working tree's is the user's file, so a
 // problem with it is a configuration error naming that file.
@@ -38,15 +38,12 @@ func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harnes
 		cfg := d.Config
 		b := &harness.Build{Label: d.Label, Revision: d.Revision, Host: cfg.Drivers.Host, Clients: cfg.Drivers.Clients,
 			DriverAt: d.DriverAt, Journeys: src.IsWorktree(), Transport: cfg.Transport()}
+		// The one answer to which contract a build speaks (ContractFile).
 		var cf pins.ContractFile
-		switch {
-		case src.IsWorktree():
+		if src.IsWorktree() {
 			cf, err = cs.Worktree()
-		case d.ContractInWorktree && (d.Version == nil || d.Version.Contract == ""):
-			cf, err = cs.Worktree()
-			cf.From = "the working tree's, laid over it (versions row at " + builds.ConfigFile + ":" + fmt.Sprint(d.Version.Line) + ")"
-		default:
-			cf, err = cs.At(src.Label, src.Commit) // a versions row's contract, else its own
+		} else {
+			cf, err = contractFile(cs, src, d)
 		}
 		if err == nil {
 			b.ContractFrom = cf.From

@@ -186,28 +186,41 @@ func PinPairs(pinned []pins.Pin) []Pair {
 	return out
 }
 
-// DiffPairs reads each build's contract once (from git objects, no checkout, no process)
-// and diffs every pair. The working tree's contract must be readable (else a usage error,
-// exit 2); a commit's that cannot be read or parsed skips its pairs.
-func DiffPairs(ctx context.Context, cs *pins.Contracts, pairs []Pair, allowed func(older, newer string) func(contract.Violation) bool, reviewed *AllowList) ([]PairResult, error) {
+// DiffPairs reads each build's contract once, as run reads it (ContractFile: git objects
+// and the versions rows, no checkout, no process), and diffs every pair. The working tree's
+// contract must be readable (else a usage error, exit 2); a pinned build's that cannot be
+// read or parsed skips its pairs, with why and the fix (PairResult.Skipped).
+func (s *Subject) DiffPairs(ctx context.Context, pairs []Pair, allowed func(older, newer string) func(contract.Violation) bool, reviewed *AllowList) ([]PairResult, error) {
 	type loaded struct {
 		c   *contract.Contract
 		err error
 	}
-	cache := map[plumbing.Hash]loaded{}
+	type key struct {
+		label string // a versions row applies by label
+		h     plumbing.Hash
+	}
+	cache := map[key]loaded{}
 	load := func(label string, h plumbing.Hash) (*contract.Contract, error) {
-		if l, ok := cache[h]; ok {
+		k := key{label, h}
+		if h.IsZero() {
+			k.label = ""
+		}
+		if l, ok := cache[k]; ok {
 			return l.c, l.err
 		}
 		var l loaded
-		cf, err := cs.Worktree()
+		src := builds.Worktree()
 		if !h.IsZero() {
-			cf, err = cs.At(label, h)
+			src = builds.AtCommit(label, h)
 		}
+		cf, err := s.ContractFile(ctx, src)
 		if l.err = err; err == nil {
 			l.c, l.err = ParseContractFile(cf)
+			if l.err != nil && !h.IsZero() && cf.From == "" {
+				l.err = fmt.Errorf("%w: %s", l.err, RowFix(label))
+			}
 		}
-		cache[h] = l
+		cache[k] = l
 		return l.c, l.err
 	}
 	var out []PairResult
@@ -251,15 +264,11 @@ func (s *Subject) StaticCheck(ctx context.Context, pinned []pins.Pin, allowed fu
 	if err != nil {
 		return nil, err
 	}
-	cs, err := s.Contracts()
-	if err != nil {
-		return nil, err
-	}
 	reviewed, err := s.AllowList()
 	if err != nil {
 		return nil, err
 	}
-	res, err := DiffPairs(ctx, cs, PinPairs(pinned), func(older, _ string) func(contract.Violation) bool {
+	res, err := s.DiffPairs(ctx, PinPairs(pinned), func(older, _ string) func(contract.Violation) bool {
 		return Either(policy(older), allowed)
 	}, reviewed)
 	if err != nil {

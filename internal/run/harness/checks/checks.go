@@ -40,13 +40,21 @@ type Input struct {
 	namedFor int
 }
 
-// protocol is the protocol version the pairing's builds speak with each other (0: their
-// contracts do not say), which versioned fields and variants are read at.
-func (in *Input) protocol() int {
+// Protocol is the protocol version the pairing's builds speak with each other (0: their
+// contracts do not say), which versioned fields and variants are read at: each build's own,
+// from its contract (contract.Negotiated; the client's for its kind, contract.Protocol.Client),
+// decided before anything runs, never from traffic.
+func (in *Input) Protocol() int {
 	if in.Host == nil || in.Client == nil {
 		return 0
 	}
-	return contract.Negotiated(in.Host.Protocol, in.Client.Protocol)
+	return contract.Negotiated(in.Host.Protocol, in.clientProtocol())
+}
+
+// clientProtocol is the protocol window the client build's contract gives its clients of the
+// pairing's kind.
+func (in *Input) clientProtocol() contract.Protocol {
+	return in.Client.Protocol.Client(in.Transcript.Kind)
 }
 
 // Support is what the working tree's support policy says of a pairing.

@@ -67,7 +67,7 @@ func published(in *Input) map[string]map[string][]occurrence {
 		}
 		o := occurrence{name: n.Name, step: n.Step, fields: map[string]string{}}
 		flatten("", n.Decoded.JSON, o.fields)
-		if def := n.Def.At(in.protocol()); def != nil && len(def.Fields) > 0 {
+		if def := n.Shape(); def != nil && len(def.Fields) > 0 {
 			// The receiver's contract lists what it reads: only those fields count (an
 			// object keyed by names, such as a capability echo, is judged elsewhere).
 			want := map[string]bool{}

@@ -20,8 +20,12 @@ type Named struct {
 	Name string
 	// Known says the receiver's contract lists the frame for its client kind and direction.
 	Known bool
-	// Def is the receiver's definition, or the sender's when the receiver has none.
+	// Def is the receiver's definition, or the sender's when the receiver has none, as
+	// written: Shape is the frame as the pairing's builds speak it.
 	Def *contract.Frame
+	// Version is the protocol version the pairing's builds negotiated (Input.Protocol), which
+	// the frame was read at: 0 when their contracts do not say.
+	Version int
 	// Err is set when the bytes do not even carry the channel's framing, and for a frame the
 	// receiving driver refused (driver decoding).
 	Err error
@@ -32,6 +36,12 @@ type Named struct {
 	// (Step): a reply that came after its request's step ended (see attribution).
 	Arrived string
 }
+
+// Shape is the frame's definition as the pairing's builds speak it: Def at Version
+// (contract.Frame.At, the one answer to which fields a frame has at a protocol version).
+// Every reader of a frame's fields goes through it: decode (contract.Stream.At), the field
+// checks, where clauses, coverage and what a transcript keeps. Nil when Def is.
+func (n Named) Shape() *contract.Frame { return n.Def.At(n.Version) }
 
 // Label is the frame as the sequence shows it: "H>C SnapshotStart".
 func (n Named) Label() string { return n.Dir + " " + n.Name }
@@ -116,7 +126,7 @@ func (nm *Namer) Unanswered(step string, last bool) []Request { return nm.attr.u
 // incomplete).
 func (nm *Namer) Name(f transcript.Frame) []Named {
 	in := nm.in
-	n := Named{Frame: f}
+	n := Named{Frame: f, Version: in.Protocol()}
 	if f.Control != "" {
 		// A WebSocket control frame (ping, pong, close): every peer speaks it, no contract
 		// names it.
@@ -140,7 +150,7 @@ func (nm *Namer) Name(f transcript.Frame) []Named {
 	k := streamKey{f.Conn, f.Dir}
 	st := nm.streams[k]
 	if st == nil {
-		st = ch.NewStream(f.Dir)
+		st = ch.NewStream(f.Dir).At(n.Version)
 		nm.streams[k] = st
 	}
 	var out []Named

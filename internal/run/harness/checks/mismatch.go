@@ -25,14 +25,13 @@ func FieldMismatch(in *Input) []results.Finding {
 	}
 	found := map[key]*agg{}
 	var order []key
-	version := in.protocol()
 	for _, n := range NameFrames(in) {
 		if !n.Known || n.Def == nil || n.Err != nil || n.Teardown {
 			continue
 		}
 		// The frame as the two builds speak it: its shape at the protocol version they
 		// negotiated (fields and variants of other versions left out).
-		def := n.Def.At(version)
+		def := n.Shape()
 		if len(def.Fields) == 0 {
 			continue
 		}

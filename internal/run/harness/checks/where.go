@@ -79,8 +79,9 @@ func (n Named) Value(key string) (string, bool) {
 	if v, ok := d.Header[key]; ok {
 		return strconv.FormatUint(v, 10), true
 	}
-	if n.Def != nil && n.Def.Payload == contract.PayloadBinary {
-		if fd, ok := n.Def.Fields[key]; ok && fd.Offset != nil {
+	// A binary payload field exists only at the versions its shape holds (Shape).
+	if def := n.Shape(); def != nil && def.Payload == contract.PayloadBinary {
+		if fd, ok := def.Fields[key]; ok && fd.Offset != nil {
 			if m, ok := d.Value.(map[string]any); ok {
 				if v, ok := m[key]; ok {
 					return text(v), true

@@ -86,7 +86,7 @@ func WindowViolation(in *Input) []results.Finding {
 	for _, r := range refused {
 		by[r.role] = true
 	}
-	window := fmt.Sprintf("host speaks %s, client speaks %s", protocolOf(in.Host, in.Client, "client"), protocolOf(in.Client, in.Host, "host"))
+	window := fmt.Sprintf("host speaks %s, client speaks %s", protocolOf(in.Host, in.Client, "client", ""), protocolOf(in.Client, in.Host, "host", t.Kind))
 	step := handshakeStep(t, refused)
 	var out []results.Finding
 	add := func(msg string) {
@@ -130,15 +130,19 @@ func InWindow(in *Input) bool {
 	if in.Host == nil || in.Client == nil {
 		return true
 	}
-	return in.Host.Protocol.Overlaps(in.Client.Protocol)
+	return in.Host.Protocol.Overlaps(in.clientProtocol())
 }
 
-// protocolOf says what c speaks, as its peer (whose role is peerRole) takes it.
-func protocolOf(c, peer *contract.Contract, peerRole string) string {
+// protocolOf says what c speaks, as its peer (whose role is peerRole) takes it; kind is c's
+// client kind when c is the client's contract ("" for the host's).
+func protocolOf(c, peer *contract.Contract, peerRole, kind string) string {
 	if c == nil {
 		return "an unknown protocol"
 	}
-	p := c.Protocol
+	p := c.Protocol.Client(kind)
+	if kind == "" {
+		p = c.Protocol
+	}
 	if p.Version <= 0 && peer != nil && peer.Protocol.Omitted > 0 {
 		return fmt.Sprintf("no protocol version, taken as %d (the %s's default for a peer that omits it), accepting %d and up", p.As(peer.Protocol), peerRole, p.MinCompatible)
 	}

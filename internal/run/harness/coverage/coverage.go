@@ -155,7 +155,7 @@ func (t *Tally) exercised(in *checks.Input) (map[string]results.CoverageItem, ma
 		if n.Decoded.Value == nil {
 			continue
 		}
-		for _, p := range present(n.Def.Fields, n.Decoded.Value, "") {
+		for _, p := range present(n.Shape().Fields, n.Decoded.Value, "") {
 			mark(fieldItem(ch, n.Dir, n.Name, p.ptr), n.Step)
 			if p.enum {
 				mark(enumItem(ch, n.Dir, n.Name, p.ptr, p.value), n.Step)
