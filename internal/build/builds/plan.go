@@ -51,13 +51,20 @@ func planCommit(ctx context.Context, repo *git.Repository, src Source, cacheDir 
 			return writeTree(ctx, tree, dst)
 		},
 	}
+	var through string
 	if subject != nil {
-		p.rule = subject.Versions.Match(src.Label)
+		if p.rule, through, err = matchRow(ctx, repo, subject.Versions, src); err != nil {
+			return nil, err
+		}
 	}
 	at := ""
 	if p.rule != nil {
 		at = fmt.Sprintf("%s:%d", subjectPath, p.rule.Line)
-		p.notes = append(p.notes, fmt.Sprintf("versions row %q (%s) applies", p.rule.Range, at))
+		note := fmt.Sprintf("versions row %q (%s) applies", p.rule.Range, at)
+		if through != src.Label {
+			note += " through " + through + ", the nearest stable tag below " + src.Label
+		}
+		p.notes = append(p.notes, note)
 	}
 	if own == nil {
 		if p.config, err = borrowedConfig(src, subject, p.rule); err != nil {
@@ -272,7 +279,9 @@ func Describe(ctx context.Context, repoDir string, src Source) (*Description, er
 	commit, own, subject := cf.commit, cf.own, cf.subject
 	d := &Description{Label: src.Label, Revision: commit.Hash.String(), Config: own, ConfigFile: src.Label + ":" + ConfigFile}
 	if subject != nil {
-		d.Version = subject.Versions.Match(src.Label)
+		if d.Version, _, err = matchRow(ctx, repo, subject.Versions, src); err != nil {
+			return nil, err
+		}
 	}
 	if own == nil {
 		if d.Config, err = borrowedConfig(src, subject, d.Version); err != nil {
@@ -319,6 +328,17 @@ func readCommit(repo *git.Repository, src Source) (*commitFiles, error) {
 		return nil, err
 	}
 	return &commitFiles{commit: commit, tree: tree, own: own, subject: subject, subjectPath: subjectPath}, nil
+}
+
+// matchRow returns the versions row that applies to src, and the label it matched by: src's
+// own for a release tag, else the nearest stable tag below its commit (pins.RowLabel), so a
+// commit between two old tags (a bisect candidate) builds as the older tag does.
+func matchRow(ctx context.Context, repo *git.Repository, vs Versions, src Source) (*VersionRule, string, error) {
+	label, err := pins.RowLabel(ctx, repo, src.Label, src.Commit)
+	if err != nil || label == "" {
+		return nil, "", err
+	}
+	return vs.Match(label), label, nil
 }
 
 // borrowedConfig is the configuration of a commit that has no skewtest.yaml: the working

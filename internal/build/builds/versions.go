@@ -12,7 +12,8 @@ import (
 type VersionRule struct {
 	// Range is a semver range over a pin's tag name ("<v1.4.150", ">=v1.4.120 <v1.4.150",
 	// "~1.4", "v1.4.173 || v1.4.180"). Pre-releases inside the range match. The working
-	// tree, and a pin named by a branch or commit, never match.
+	// tree never matches; a pin named by a branch or commit matches through the nearest
+	// stable tag below it (pins.RowLabel).
 	Range string `yaml:"range"`
 	// Overlay are paths of the working tree laid over the older checkout, each replacing
 	// that path whole (drivers added after a tag was cut). Their content is part of the

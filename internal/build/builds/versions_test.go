@@ -83,12 +83,13 @@ var _ = Describe("the versions table", func() {
 
 		It("do not apply outside the row's range", func(ctx SpecContext) {
 			h := s.mustCommit("v1.1.0")
+			Expect(s.tag("v1.1.0", h, false)).To(Succeed())
 			a, err := b.Build(ctx, s.dir, builds.AtCommit("v1.1.0", h))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(a.Version).To(BeNil())
 			a, err = b.Build(ctx, s.dir, builds.AtCommit("main", h))
 			Expect(err).NotTo(HaveOccurred())
-			Expect(a.Version).To(BeNil(), "a branch name is not a version")
+			Expect(a.Version).To(BeNil(), "a branch at v1.1.0 matches as v1.1.0, the nearest stable tag below it, does")
 		})
 
 		It("must exist in the working tree", func(ctx SpecContext) {
@@ -129,6 +130,24 @@ var _ = Describe("the versions table", func() {
 			Expect(filepath.Join(a.Dir, "driver")).To(BeAnExistingFile())
 			log := readFile(a.LogPath)
 			Expect(log).To(ContainSubstring("no skewtest.yaml in v0.9.0: built with the working tree's"))
+		})
+
+		It("is built as the nearest stable tag below it, for a commit between old tags (a bisect candidate)", func(ctx SpecContext) {
+			Expect(s.tag("v0.9.0", h.Commit, false)).To(Succeed())
+			Expect(os.WriteFile(filepath.Join(s.dir, "fix.txt"), []byte("a fix\n"), 0o644)).To(Succeed())
+			c := s.mustCommit("a fix after v0.9.0")
+			between := builds.AtCommit(c.String()[:12], c)
+			withVersions("  - range: \"<v1\"\n    toolchain: go1.20\n")
+			a, err := b.Build(ctx, s.dir, between)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(a.Config.Product).To(Equal("fixture"), "the working tree's skewtest.yaml, as for v0.9.0")
+			Expect(readFile(a.LogPath)).To(ContainSubstring(`versions row "<v1" (`))
+			Expect(readFile(a.LogPath)).To(ContainSubstring("through v0.9.0, the nearest stable tag below " + between.Label))
+
+			// Negative control: a row that covers no tag below it leaves the commit without one.
+			withVersions("  - range: \">=v1\"\n    toolchain: go1.20\n")
+			_, err = b.Build(ctx, s.dir, between)
+			Expect(err).To(MatchError(ContainSubstring("add a versions row whose range covers it")))
 		})
 
 		It("says how to build it when no row covers it", func(ctx SpecContext) {

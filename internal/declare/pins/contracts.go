@@ -2,6 +2,7 @@ package pins
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -85,7 +86,7 @@ func (c *Contracts) Worktree() (ContractFile, error) {
 
 // Ref reads the contract of a ref: WorktreeLabel for the working tree, else a tag, branch or
 // commit (resolved as an explicit pin is; errors wrap ErrUnknownRef).
-func (c *Contracts) Ref(ref string) (ContractFile, error) {
+func (c *Contracts) Ref(ctx context.Context, ref string) (ContractFile, error) {
 	if ref == WorktreeLabel {
 		return c.Worktree()
 	}
@@ -93,13 +94,18 @@ func (c *Contracts) Ref(ref string) (ContractFile, error) {
 	if err != nil {
 		return ContractFile{}, err
 	}
-	return c.At(ref, h)
+	return c.At(ctx, ref, h)
 }
 
 // At reads the contract of a commit, labelled label in messages: the one the working tree's
-// versions table gives a tag (a row's contract), else the one its own skewtest.yaml names.
-func (c *Contracts) At(label string, commit plumbing.Hash) (ContractFile, error) {
-	if cf, ok, err := c.fromRow(label); ok || err != nil {
+// versions table gives a tag, or a commit through the nearest stable tag below it (a row's
+// contract, RowLabel), else the one its own skewtest.yaml names.
+func (c *Contracts) At(ctx context.Context, label string, commit plumbing.Hash) (ContractFile, error) {
+	row, err := RowLabel(ctx, c.repo, label, commit)
+	if err != nil {
+		return ContractFile{}, err
+	}
+	if cf, ok, err := c.fromRow(row); ok || err != nil {
 		return cf, err
 	}
 	tree, err := c.tree(label, commit)

@@ -11,7 +11,7 @@ import (
 )
 
 var _ = Describe("Contracts", func() {
-	It("reads each build's contract where its own skewtest.yaml says, without a checkout", func() {
+	It("reads each build's contract where its own skewtest.yaml says, without a checkout", func(ctx SpecContext) {
 		f := newFixture()
 		f.write("wire.json", `{"old": true}`)
 		f.tag("v1.0.0", false) // predates skewtest.yaml: read at the working tree's path
@@ -24,12 +24,12 @@ var _ = Describe("Contracts", func() {
 
 		cs, err := pins.OpenContracts(f.dir)
 		Expect(err).NotTo(HaveOccurred())
-		cf, err := cs.Ref("v1.0.0")
+		cf, err := cs.Ref(ctx, "v1.0.0")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cf.Name).To(Equal("v1.0.0:wire.json"))
 		Expect(string(cf.Data)).To(Equal(`{"old": true}`))
 
-		cf, err = cs.Ref("v1.1.0")
+		cf, err = cs.Ref(ctx, "v1.1.0")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cf.Name).To(Equal("v1.1.0:proto/contract.json"))
 		b, err := fs.ReadFile(cf.Files, "wire.binpb")
@@ -38,7 +38,7 @@ var _ = Describe("Contracts", func() {
 		_, err = fs.ReadFile(cf.Files, "missing.binpb")
 		Expect(err).To(MatchError(fs.ErrNotExist))
 
-		cf, err = cs.Ref(pins.WorktreeLabel)
+		cf, err = cs.Ref(ctx, pins.WorktreeLabel)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(cf.Data)).To(Equal(`{"worktree": true}`), "uncommitted changes included")
 
@@ -47,16 +47,16 @@ var _ = Describe("Contracts", func() {
 		Expect(cf.Name).To(Equal("v1.1.0:wire.json"))
 	})
 
-	It("says what is missing", func() {
+	It("says what is missing", func(ctx SpecContext) {
 		f := newFixture()
 		f.write("skewtest.yaml", "contract: c.json\n")
 		f.tag("v1.0.0", false)
 		cs, err := pins.OpenContracts(f.dir)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = cs.Ref("v1.0.0")
+		_, err = cs.Ref(ctx, "v1.0.0")
 		Expect(err).To(MatchError(pins.ErrNoContract))
 		Expect(err).To(MatchError(ContainSubstring("v1.0.0:c.json does not exist")))
-		_, err = cs.Ref("v2.0.0")
+		_, err = cs.Ref(ctx, "v2.0.0")
 		Expect(err).To(MatchError(pins.ErrUnknownRef))
 		_, err = cs.Worktree()
 		Expect(err).To(MatchError(pins.ErrNoContract))
@@ -64,7 +64,7 @@ var _ = Describe("Contracts", func() {
 })
 
 var _ = Describe("A versions row's contract", func() {
-	It("is the contract of every tag the row covers: a working-tree path or REF:PATH, descriptor sets beside it, the first covering row deciding", func() {
+	It("is the contract of every tag the row covers: a working-tree path or REF:PATH, descriptor sets beside it, the first covering row deciding", func(ctx SpecContext) {
 		f := newFixture()
 		f.write("README", "before skewtest\n")
 		f.tag("v1.0.0", false)
@@ -87,7 +87,7 @@ versions:
 		cs, err := pins.OpenContracts(f.dir)
 		Expect(err).NotTo(HaveOccurred())
 
-		cf, err := cs.Ref("v1.0.0")
+		cf, err := cs.Ref(ctx, "v1.0.0")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cf.Name).To(HaveSuffix("proto/old.json"))
 		Expect(string(cf.Data)).To(Equal(`{"era": "one"}`))
@@ -96,7 +96,7 @@ versions:
 		Expect(err).NotTo(HaveOccurred(), "descriptor sets are read beside it")
 		Expect(string(b)).To(Equal("old descriptors"))
 
-		cf, err = cs.Ref("v1.1.0")
+		cf, err = cs.Ref(ctx, "v1.1.0")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cf.Name).To(Equal("v2.0.0:proto/old.json"))
 		Expect(cf.From).To(HavePrefix(`skewtest.yaml:5 (versions row "<v1.2.0")`))
@@ -106,23 +106,45 @@ versions:
 
 		// The first row that covers v1.2.0 names no contract: its own is read, at the
 		// working tree's path (it has no skewtest.yaml), and it has none.
-		_, err = cs.Ref("v1.2.0")
+		_, err = cs.Ref(ctx, "v1.2.0")
 		Expect(err).To(MatchError(ContainSubstring("v1.2.0:wire.json does not exist")))
 
-		cf, err = cs.Ref("v2.0.0")
+		cf, err = cs.Ref(ctx, "v2.0.0")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(cf.Name).To(Equal("v2.0.0:wire.json"))
 		Expect(cf.From).To(BeEmpty(), "no row covers it: its own")
 	})
 
-	It("that is not there is an error naming the row", func() {
+	It("is a commit's between two tags it covers, through the nearest stable tag below it (a bisect candidate)", func(ctx SpecContext) {
+		f := newFixture()
+		f.write("README", "before skewtest\n")
+		f.tag("v1.0.0", false)
+		f.write("README", "a fix\n")
+		between := f.commit("a fix after v1.0.0")
+		f.tag("v1.1.0", false)
+		f.write("skewtest.yaml", "contract: wire.json\nversions:\n  - range: \"<v1.1.0\"\n    contract: old.json\n")
+		f.write("wire.json", `{"v": 2}`)
+		f.write("old.json", `{"era": "one"}`)
+		cs, err := pins.OpenContracts(f.dir)
+		Expect(err).NotTo(HaveOccurred())
+
+		cf, err := cs.Ref(ctx, between.String())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(cf.Data)).To(Equal(`{"era": "one"}`), "the row covering v1.0.0, the nearest tag below")
+		// Negative control: the commit of v1.1.0, which the row does not cover, reads its own
+		// (it has none at the working tree's path).
+		_, err = cs.Ref(ctx, "v1.1.0")
+		Expect(err).To(MatchError(ContainSubstring("v1.1.0:wire.json does not exist")))
+	})
+
+	It("that is not there is an error naming the row", func(ctx SpecContext) {
 		f := newFixture()
 		f.write("README", "x\n")
 		f.tag("v1.0.0", false)
 		f.write("skewtest.yaml", "contract: wire.json\nversions:\n  - range: \"<v2.0.0\"\n    contract: contracts/v1.json\n")
 		cs, err := pins.OpenContracts(f.dir)
 		Expect(err).NotTo(HaveOccurred())
-		_, err = cs.Ref("v1.0.0")
+		_, err = cs.Ref(ctx, "v1.0.0")
 		Expect(err).To(MatchError(pins.ErrNoContract))
 		Expect(err).To(MatchError(ContainSubstring(`skewtest.yaml:3 (versions row "<v2.0.0") names contracts/v1.json for v1.0.0`)))
 	})

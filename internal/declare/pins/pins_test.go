@@ -304,3 +304,33 @@ func mustTagObject(f *fixture, name string) plumbing.Hash {
 	Expect(err).NotTo(HaveOccurred())
 	return ref.Hash()
 }
+
+var _ = Describe("RowLabel", func() {
+	It("is a tag's own label, and a commit's nearest stable tag below it by ancestry", func(ctx SpecContext) {
+		f := newFixture()
+		f.write("a", "1")
+		first := f.commit("before any tag")
+		f.tag("v1.0.0", false)
+		f.write("a", "2")
+		mid := f.commit("between")
+		f.tag("v1.1.0-rc.1", false) // not stable: never the nearest
+		f.write("a", "3")
+		f.tag("v1.1.0", false)
+		f.write("a", "4")
+		after := f.commit("after the last tag")
+		repo, err := pins.Open(f.dir)
+		Expect(err).NotTo(HaveOccurred())
+
+		label := func(l string, h plumbing.Hash) string {
+			GinkgoHelper()
+			got, err := pins.RowLabel(ctx, repo, l, h)
+			Expect(err).NotTo(HaveOccurred())
+			return got
+		}
+		Expect(label("v1.0.0", plumbing.ZeroHash)).To(Equal("v1.0.0"), "a tag is its own")
+		Expect(label(mid.String()[:12], mid)).To(Equal("v1.0.0"))
+		Expect(label("main", after)).To(Equal("v1.1.0"))
+		Expect(label(first.String(), first)).To(BeEmpty(), "no tag below it")
+		Expect(label(pins.WorktreeLabel, plumbing.ZeroHash)).To(BeEmpty())
+	})
+})

@@ -95,3 +95,40 @@ func peel(repo *git.Repository, h plumbing.Hash) (plumbing.Hash, error) {
 	}
 	return plumbing.ZeroHash, errors.New("annotated tags nested too deep")
 }
+
+// RowLabel is the label the working tree's versions rows are matched against for the build
+// of commit, labelled label: the label itself when it is a release tag; for a commit that
+// is not one (a bisect candidate, a branch), the nearest stable tag below it by ancestry,
+// the newest stable tag whose commit is commit or one of its ancestors, so a commit
+// between two old tags builds as the older tag does. "" when no stable tag is below it, and
+// for the working tree.
+func RowLabel(ctx context.Context, repo *git.Repository, label string, commit plumbing.Hash) (string, error) {
+	if _, ok := TagVersion(label); ok {
+		return label, nil
+	}
+	if commit.IsZero() {
+		return "", nil
+	}
+	tags, _, err := stableTags(ctx, repo)
+	if err != nil || len(tags) == 0 {
+		return "", err
+	}
+	below := map[plumbing.Hash]bool{}
+	iter, err := repo.Log(&git.LogOptions{From: commit})
+	if err != nil {
+		return "", fmt.Errorf("history of %s: %w", label, err)
+	}
+	err = iter.ForEach(func(c *object.Commit) error {
+		below[c.Hash] = true
+		return ctx.Err()
+	})
+	if err != nil {
+		return "", fmt.Errorf("history of %s: %w", label, err)
+	}
+	for _, t := range slices.Backward(tags) { // newest first
+		if below[t.Commit] {
+			return t.Name, nil
+		}
+	}
+	return "", nil
+}

@@ -46,14 +46,14 @@ func (s *Subject) ContractFile(ctx context.Context, src builds.Source) (pins.Con
 		}
 		return pins.ContractFile{}, err
 	}
-	return contractFile(cs, src, d)
+	return contractFile(ctx, cs, src, d)
 }
 
 // contractFile is ContractFile for a pinned build that d describes.
-func contractFile(cs *pins.Contracts, src builds.Source, d *builds.Description) (pins.ContractFile, error) {
+func contractFile(ctx context.Context, cs *pins.Contracts, src builds.Source, d *builds.Description) (pins.ContractFile, error) {
 	switch {
 	case d.Version != nil && d.Version.Contract != "":
-		return cs.At(src.Label, src.Commit) // the row's contract
+		return cs.At(ctx, src.Label, src.Commit) // the row's contract
 	case d.ContractInWorktree:
 		cf, err := cs.WorktreeFile(d.Config.Contract)
 		if err != nil {

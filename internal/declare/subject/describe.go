@@ -43,7 +43,7 @@ func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harnes
 		if src.IsWorktree() {
 			cf, err = cs.Worktree()
 		} else {
-			cf, err = contractFile(cs, src, d)
+			cf, err = contractFile(ctx, cs, src, d)
 		}
 		if err == nil {
 			b.ContractFrom = cf.From
