@@ -402,7 +402,7 @@ func (j *journey) do(ctx context.Context, s journeys.Step, c journeys.Command) e
 	raw, _ := json.Marshal(actionArgs(c))
 	actx, cancel := context.WithTimeout(ctx, j.timeout())
 	defer cancel()
-	_, err := d.Do(actx, name, json.RawMessage(raw))
+	_, err := d.Do(actx, name, driver.Encoded(raw))
 	a := transcript.Action{Role: role, Name: name, Args: raw, Step: s.Name, OK: err == nil}
 	var ae *driver.ActionError
 	switch {
