@@ -55,8 +55,13 @@ func (cp *campaign) go_(ctx context.Context) error {
 		batch = max(2, cp.pooled.Parallel) * most
 	}
 	next := 1
+	// held are cases drawn whose pack (same generator, same schedule) is not full yet: they
+	// wait for the next batch's draws, so that a pack is full however many schedules a
+	// batch's cases spread over (a pairing per pack, not per case). The last batch of a
+	// count runs them all; a budget's end leaves them undrawn.
+	var held []*fuzz.Case
 	for ctx.Err() == nil {
-		if deadline.IsZero() && next > cp.o.Cases {
+		if deadline.IsZero() && next > cp.o.Cases && len(held) == 0 {
 			break
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
@@ -64,9 +69,9 @@ func (cp *campaign) go_(ctx context.Context) error {
 		}
 		n := batch
 		if deadline.IsZero() {
-			n = min(n, cp.o.Cases-next+1)
+			n = max(0, min(n, cp.o.Cases-next+1))
 		}
-		var cases []*fuzz.Case
+		cases := held
 		for k := range n {
 			c, err := cp.draw(next + k)
 			if err != nil {
@@ -75,13 +80,47 @@ func (cp *campaign) go_(ctx context.Context) error {
 			cases = append(cases, c)
 		}
 		next += n
-		if err := cp.runCases(ctx, cases); err != nil {
+		var run []*fuzz.Case
+		run, held = cp.fullPacks(cases, deadline.IsZero() && next > cp.o.Cases)
+		if len(run) == 0 {
+			continue
+		}
+		if err := cp.runCases(ctx, run); err != nil {
 			return err
 		}
 		cp.point()
 		cp.report()
 	}
 	return nil
+}
+
+// fullPacks splits drawn cases, in their order, into those that fill packs (of one
+// generator and one schedule) and those held for the next batch; last (or a pack of 1)
+// runs them all.
+func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.Case) {
+	if last || cp.o.Pack == 1 {
+		return cases, nil
+	}
+	type packKey struct {
+		g *fuzz.Generator
+		s fuzz.Schedule
+	}
+	count := map[packKey]int{}
+	for _, c := range cases {
+		count[packKey{c.Gen, c.Schedule}]++
+	}
+	taken := map[packKey]int{}
+	for _, c := range cases {
+		k := packKey{c.Gen, c.Schedule}
+		size := cp.packOf(c.Gen)
+		if taken[k] < count[k]/size*size {
+			taken[k]++
+			run = append(run, c)
+		} else {
+			held = append(held, c)
+		}
+	}
+	return run, held
 }
 
 // draw draws the campaign's case slot (1-based): case slot, or the guide's pick.

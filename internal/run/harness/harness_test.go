@@ -233,6 +233,40 @@ var _ = Describe("Run", func() {
 		Expect(stepOfLate(-1)).To(Equal("output"))
 	}, NodeTimeout(60*time.Second))
 
+	It("keeps the quiet period only where a step's frames may still come late", func(ctx SpecContext) {
+		// As above: the host writes Output 300ms after the input barrier is met, while the next
+		// step idles; the settle period (2s, bounded by a second) would hold step input for it.
+		j.Frames = nil
+		j.Steps[2].Commands = append([]journeys.Command{{Line: 1, Verb: "idle", Args: []journeys.Arg{{Key: "for", Value: "1s"}}}}, j.Steps[2].Commands...)
+		reference := func(label string) *transcript.Transcript {
+			p, t := harness.Run(ctx, harness.Pairing{Host: build(label, "ok", false), Client: build(label, "ok", false), Kind: "desktop", Journey: j},
+				harness.Options{Dir: GinkgoT().TempDir()})
+			Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+			return t
+		}
+		hostRef, clientRef := reference("a"), reference("b")
+		stepOfLate := func(refs bool) string {
+			opts := harness.Options{Dir: GinkgoT().TempDir(), Settle: 2 * time.Second}
+			if refs {
+				opts.HostReference, opts.Reference = hostRef, clientRef
+			}
+			p, t := harness.Run(ctx, harness.Pairing{Host: build("a", "trailing", false), Client: build("b", "ok", false), Kind: "desktop", Journey: j}, opts)
+			Expect(p.Status).To(Equal(results.StatusPass), "%v", p.Findings)
+			for _, f := range t.Frames {
+				if f.Dir == "H>C" && strings.Contains(string(f.Data), "late") {
+					return f.Step
+				}
+			}
+			return "(none)"
+		}
+		// Every frame either build's reference shows in step input has arrived: the step is
+		// over, and the trailing Output (which no reference shows there) lands in the next.
+		Expect(stepOfLate(true)).To(Equal("output"))
+		// Control: without references, what the step may carry is not known, and the quiet
+		// period holds it.
+		Expect(stepOfLate(false)).To(Equal("input"))
+	}, NodeTimeout(60*time.Second))
+
 	It("waits up to the barrier timeout for an answer every request is owed, and names a request never answered", func(ctx SpecContext) {
 		// The fake host in mode slow-reply answers Subscribe 2.5s late (subscribeDone): after the
 		// settle bound of a second and after the journey's other steps are done. An answer the

@@ -144,7 +144,13 @@ func (j *journey) collect() error {
 // pairing has sent the frames both builds' references send in the step (checks.Owing), in
 // the journey's last step every declared stream has delivered what it sent (waited for
 // while anything happens, up to the barrier timeout), and no frame has crossed the tap for
-// the settle period (0: no quiet period). It waits at most
+// the settle period (0: no quiet period). The quiet period is kept only where the step's
+// frames may still come late: it is not waited for once every frame the step may carry has
+// arrived, where that is known (in a skew pairing, every frame either build's reference
+// shows in the step, less frames gated on a capability this pairing did not negotiate,
+// unless such a frame was left out; in a reference pairing, the frames a frames section
+// with steps gives it, no ? or * line among them) and no declared stream is still
+// delivering. It waits at most
 // DefaultSettleBound (or the barrier timeout, if shorter); a step that does not settle by
 // then goes on, and what it lacks is the checks' business. Frames that arrive later are
 // counted in the next step, which the checks tolerate (and replies are taken back to their
@@ -159,8 +165,12 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			}
 		}
 	}()
-	var owed map[string][]string
-	owedKnown := false
+	// owed is what the step must carry before it settles; shown, when decided, is every
+	// frame it may carry: once all of those have arrived (and no declared stream is still
+	// delivering), no frame of the step is still on its way, and the quiet period is not
+	// waited for.
+	var owed, shown map[string][]string
+	owedKnown, decided := false, false
 	last := len(j.p.Journey.Steps) > 0 && j.p.Journey.Steps[len(j.p.Journey.Steps)-1].Name == s.Name
 	if j.p.Journey.Unsettled && !last {
 		// settle none: the next step acts while this one's frames may still be on their way
@@ -179,23 +189,20 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 				return
 			}
 			if !owedKnown {
-				owed, owedKnown = j.owing.Step(s.Name, j.negotiated(in, t)), true
+				negotiated := j.negotiated(in, t)
+				owed, owedKnown = j.owing.Step(s.Name, negotiated), true
+				shown, decided = j.owing.Shown(s.Name, negotiated)
 				if j.owing == nil {
 					// No references to learn from (a reference pairing itself): the step owes
 					// what its journey's frames section says it carries.
 					owed = journeyOwes(in, s.Name)
+					shown, decided = journeyShows(in, s.Name)
 				}
 			}
 			// The step's frames arrived after it started (a cause never moves a frame forward).
 			since, _ := slices.BinarySearchFunc(named, j.mark.frames+1, func(n checks.Named, index int) int { return n.Index - index })
-			for dir, names := range owed {
-				for _, name := range names {
-					if !slices.ContainsFunc(named[since:], func(n checks.Named) bool {
-						return n.Step == s.Name && n.Dir == dir && n.Name == name && !n.Teardown
-					}) {
-						return
-					}
-				}
+			if !arrived(named[since:], s.Name, owed) {
+				return
 			}
 			// The journey's end: what the declared streams sent has arrived (a value still
 			// on its way at the end would be data loss that depends on how busy the machine
@@ -206,7 +213,11 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			}
 			if left = period - time.Since(j.rec.lastFrame); left <= 0 {
 				settled = true
+				return
 			}
+			// Everything the step may carry is in: no quiet period. A declared stream still
+			// delivering (sent, not yet delivered) has frames on their way.
+			settled = decided && arrived(named[since:], s.Name, shown) && (last || len(checks.DataLoss(in)) == 0)
 		})
 		if settled {
 			return nil
@@ -270,6 +281,44 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// arrived reports whether every frame of want (names by direction) has arrived in step, among
+// named.
+func arrived(named []checks.Named, step string, want map[string][]string) bool {
+	for dir, names := range want {
+		for _, name := range names {
+			if !slices.ContainsFunc(named, func(n checks.Named) bool {
+				return n.Step == step && n.Dir == dir && n.Name == name && !n.Teardown
+			}) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// journeyShows lists, per direction, every frame the journey's frames section gives step (its
+// conditions decided as they stand); decided is false when the section cannot say what the
+// step may carry: it has no lines, a line belongs to no step (a sequence without steps), or
+// a line of step may or may not come (? and *).
+func journeyShows(in *checks.Input, step string) (shown map[string][]string, decided bool) {
+	if len(in.Journey.Frames) == 0 || slices.ContainsFunc(in.Journey.Frames, func(fl journeys.FrameLine) bool { return fl.Step == "" }) {
+		return nil, false
+	}
+	shown = map[string][]string{}
+	for _, fl := range checks.Expected(in) {
+		if fl.Step != step {
+			continue
+		}
+		if fl.Quant == "?" || fl.Quant == "*" {
+			return nil, false
+		}
+		if !slices.Contains(shown[fl.Dir], fl.Name) {
+			shown[fl.Dir] = append(shown[fl.Dir], fl.Name)
+		}
+	}
+	return shown, true
 }
 
 // journeyOwes lists, per direction, the frames the journey's frames section says step
@@ -402,7 +451,7 @@ func (j *journey) do(ctx context.Context, s journeys.Step, c journeys.Command) e
 	raw, _ := json.Marshal(actionArgs(c))
 	actx, cancel := context.WithTimeout(ctx, j.timeout())
 	defer cancel()
-	_, err := d.Do(actx, name, json.RawMessage(raw))
+	_, err := d.Do(actx, name, driver.Encoded(raw))
 	a := transcript.Action{Role: role, Name: name, Args: raw, Step: s.Name, OK: err == nil}
 	var ae *driver.ActionError
 	switch {

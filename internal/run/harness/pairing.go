@@ -35,7 +35,9 @@ const DefaultTimeout = 10 * time.Second
 const DefaultQuiet = 2 * time.Second
 
 // DefaultSettle is how long no frame may cross the tap, once a step met its barriers and
-// got the replies and frames it owes, before the step has settled and the next one starts.
+// got the replies and frames it owes, before the step has settled and the next one starts,
+// where the step's frames may still come late (a step that has every frame it may carry
+// does not wait for it: see settleStep).
 // A frame that arrives later than that is counted in the next step; the comparisons of
 // steps tolerate it (see checks.Differential), so this only makes it rarer. A fuzz campaign,
 // whose cases are hundreds of tiny steps, runs without it (see fuzz's campaign options).

@@ -156,7 +156,14 @@ func stoppedAt(t *transcript.Transcript, steps, done []string) string {
 // within a bound, not a verdict). It reads each reference once per negotiated set.
 type Owing struct {
 	in     *Input
-	byCaps map[string][2]map[stepDir][]string
+	byCaps map[string]*owingRefs
+}
+
+// owingRefs are both references' frames by step and direction, for one negotiated set: the
+// host build's reference first, then the client build's.
+type owingRefs struct {
+	frames     [2]map[stepDir][]string
+	downgraded [2]map[stepDir]bool
 }
 
 // NewOwing returns what the pairing in owes, nil when it is a reference or a reference is
@@ -166,14 +173,11 @@ func NewOwing(in *Input) *Owing {
 	if in.Reference == nil || in.HostReference == nil || t.Host.Label == t.Client.Label {
 		return nil
 	}
-	return &Owing{in: in, byCaps: map[string][2]map[stepDir][]string{}}
+	return &Owing{in: in, byCaps: map[string]*owingRefs{}}
 }
 
-// Step lists, per direction, the names of the frames step owes, given what was negotiated.
-func (o *Owing) Step(step string, negotiated map[string]bool) map[string][]string {
-	if o == nil {
-		return nil
-	}
+// refs reads both references for what was negotiated, once per negotiated set.
+func (o *Owing) refs(negotiated map[string]bool) *owingRefs {
 	var caps []string
 	for c, ok := range negotiated {
 		if ok {
@@ -185,19 +189,56 @@ func (o *Owing) Step(step string, negotiated map[string]bool) map[string][]strin
 	refs, ok := o.byCaps[key]
 	if !ok {
 		in := o.in
-		refs[0], _ = stepFrames(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)
-		refs[1], _ = stepFrames(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)
+		refs = &owingRefs{}
+		refs.frames[0], refs.downgraded[0] = stepFrames(&Input{Transcript: in.HostReference, Journey: in.Journey, Host: in.Host, Client: in.Host}, negotiated)
+		refs.frames[1], refs.downgraded[1] = stepFrames(&Input{Transcript: in.Reference, Journey: in.Journey, Host: in.Client, Client: in.Client}, negotiated)
 		o.byCaps[key] = refs
 	}
+	return refs
+}
+
+// Step lists, per direction, the names of the frames step owes, given what was negotiated.
+func (o *Owing) Step(step string, negotiated map[string]bool) map[string][]string {
+	if o == nil {
+		return nil
+	}
+	refs := o.refs(negotiated)
 	out := map[string][]string{}
 	for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
-		for _, name := range refs[0][stepDir{step, dir}] {
-			if slices.Contains(refs[1][stepDir{step, dir}], name) && !slices.Contains(out[dir], name) {
+		for _, name := range refs.frames[0][stepDir{step, dir}] {
+			if slices.Contains(refs.frames[1][stepDir{step, dir}], name) && !slices.Contains(out[dir], name) {
 				out[dir] = append(out[dir], name)
 			}
 		}
 	}
 	return out
+}
+
+// Shown lists, per direction, the names of the frames either reference shows in step, given
+// what was negotiated: every frame the step may carry, once each has arrived. decided is
+// false where that cannot be known: o is nil (no references), or a reference left a frame of
+// the step out because this pairing did not negotiate its capability (its sender may put
+// other frames in that one's place).
+func (o *Owing) Shown(step string, negotiated map[string]bool) (shown map[string][]string, decided bool) {
+	if o == nil {
+		return nil, false
+	}
+	refs := o.refs(negotiated)
+	shown = map[string][]string{}
+	for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
+		k := stepDir{step, dir}
+		for r := range refs.frames {
+			if refs.downgraded[r][k] {
+				return nil, false
+			}
+			for _, name := range refs.frames[r][k] {
+				if !slices.Contains(shown[dir], name) {
+					shown[dir] = append(shown[dir], name)
+				}
+			}
+		}
+	}
+	return shown, true
 }
 
 // refusing reports whether the pairing's peers meet their protocol window outside it (as

@@ -104,6 +104,43 @@ var _ = Describe("Differential", func() {
 		})
 	})
 
+	It("says what a skew step owes and every frame it may carry, and not the latter where a gated frame was left out", func() {
+		owing := func(hostRef, clientRef *builder, c *contract.Contract) *checks.Owing {
+			in := input(compatible(false), c, c)
+			hostRef.t.Host.Label, hostRef.t.Client.Label = "v1.0.2", "v1.0.2"
+			clientRef.t.Host.Label, clientRef.t.Client.Label = "v1.0.1", "v1.0.1"
+			in.HostReference, in.Reference = hostRef.t, clientRef.t
+			return checks.NewOwing(in)
+		}
+		plain := contractJSON("v1", true, false)
+		o := owing(compatible(false), compatible(false), plain)
+		Expect(o.Step("output", nil)).To(HaveKeyWithValue("H>C", []string{"Output"}))
+		shown, decided := o.Shown("output", nil)
+		Expect(decided).To(BeTrue())
+		Expect(shown).To(HaveKeyWithValue("H>C", []string{"Output"}))
+		shown, decided = o.Shown("input", nil)
+		Expect(decided).To(BeTrue())
+		Expect(shown).To(HaveKey("C>H"))
+		Expect(shown).NotTo(HaveKey("H>C"), "neither reference shows an H>C frame in step input")
+
+		// Both references negotiated outputSpan, this pairing did not: their OutputSpan is left
+		// out of step output, and what the pairing sends in its place is not known.
+		gated := contractJSON("v1", true, true)
+		o = owing(spanRef(), spanRef(), gated)
+		_, decided = o.Shown("output", map[string]bool{})
+		Expect(decided).To(BeFalse())
+		_, decided = o.Shown("input", map[string]bool{})
+		Expect(decided).To(BeTrue(), "a step no gated frame is left out of")
+		// Control: a pairing that negotiated it too.
+		shown, decided = o.Shown("output", map[string]bool{"outputSpan": true})
+		Expect(decided).To(BeTrue())
+		Expect(shown).To(HaveKeyWithValue("H>C", []string{"OutputSpan"}))
+
+		var none *checks.Owing
+		_, decided = none.Shown("output", nil)
+		Expect(decided).To(BeFalse(), "no references: not known")
+	})
+
 	Describe("a frame that crosses a step boundary", func() {
 		contract := contractJSON("v1", true, false)
 		// late moves the frame at index i (0-based) of b to step.

@@ -245,6 +245,15 @@ func StreamText(in *Input, role transcript.Role, what string) []byte {
 type StreamReader struct {
 	folds map[string]*fold
 	sent  map[string]*sentSoFar
+	// texts are the values of the ends Text joins (every end but a cumulative stream's
+	// delivered one), read as they grow, by role, name and end.
+	texts map[textKey]*sentSoFar
+}
+
+type textKey struct {
+	role      transcript.Role
+	what      string
+	delivered int // 1: the stream's delivered end, 0: its sending end, -1: observations what
 }
 
 // sentSoFar is what a stream's sending end has carried so far, read as it grows.
@@ -277,7 +286,9 @@ func (r *StreamReader) sentOf(t *transcript.Transcript, s stream) ([]Item, []byt
 }
 
 // Text is StreamText(in, role, what), reading only what in.Transcript has gained since the
-// last call for a cumulative stream (the transcript only grows).
+// last call (the transcript only grows). Callers must not modify what it returns. But for a
+// cumulative stream's delivered end (whose values replace one another), what it returns
+// later begins with what it returned before.
 func (r *StreamReader) Text(in *Input, role transcript.Role, what string) []byte {
 	if f := r.fold(in, role, what); f != nil {
 		f.advance(in.Transcript)
@@ -289,15 +300,35 @@ func (r *StreamReader) Text(in *Input, role transcript.Role, what string) []byte
 		}
 		for _, end := range []struct {
 			e         contract.Endpoint
-			delivered bool
-		}{{s.delivered, true}, {s.sent, false}} {
+			delivered int
+		}{{s.delivered, 1}, {s.sent, 0}} {
 			if end.e.Role != string(role) {
 				continue
 			}
-			return join(Values(in.Transcript, end.e))
+			return r.joined(in.Transcript, textKey{role, what, end.delivered}, end.e)
 		}
 	}
-	return join(Values(in.Transcript, contract.Endpoint{Role: string(role), Observations: []string{what}}))
+	return r.joined(in.Transcript, textKey{role, what, -1}, contract.Endpoint{Role: string(role), Observations: []string{what}})
+}
+
+// joined is the values endpoint e carried in t, joined, read from where the last call for
+// key ended.
+func (r *StreamReader) joined(t *transcript.Transcript, key textKey, e contract.Endpoint) []byte {
+	ss := r.texts[key]
+	if ss == nil {
+		if r.texts == nil {
+			r.texts = map[textKey]*sentSoFar{}
+		}
+		ss = &sentSoFar{}
+		r.texts[key] = ss
+	}
+	forEachValue(t, e, ss.next, func(next int, items []Item) {
+		ss.next = next
+		for _, it := range items {
+			ss.joined = append(ss.joined, it.Value...)
+		}
+	})
+	return ss.joined
 }
 
 // fold is the reader's fold of stream what when role is the delivered end of a cumulative
@@ -345,7 +376,13 @@ type Search struct {
 func (r *StreamReader) Contains(in *Input, role transcript.Role, what string, s *Search) bool {
 	f := r.fold(in, role, what)
 	if f == nil {
-		return bytes.Contains(r.Text(in, role, what), s.Text)
+		// Only grows: the bytes looked at before are still there.
+		text := r.Text(in, role, what)
+		if bytes.Contains(text[max(0, min(s.checked, len(text))-len(s.Text)+1):], s.Text) {
+			return true
+		}
+		s.checked = len(text)
+		return false
 	}
 	f.advance(in.Transcript)
 	start := s.checked

@@ -173,6 +173,25 @@ var _ = Describe("a cumulative stream reported in parts (from)", func() {
 		Expect(r.Contains(in, transcript.Client, "doc", &checks.Search{Text: []byte("here")})).To(BeTrue())
 	})
 
+	It("reads a sending end and a plain observation on from where it was, and searches what arrived since", func() {
+		var r checks.StreamReader
+		s := &checks.Search{Text: []byte("marker")}
+		obs(transcript.Host, "wrote", map[string]any{"text": "abc mar"})
+		Expect(r.Contains(in, transcript.Host, "doc", s)).To(BeFalse())
+		obs(transcript.Client, "shown", map[string]any{"doc": "ker"}) // the other end
+		Expect(r.Contains(in, transcript.Host, "doc", s)).To(BeFalse())
+		obs(transcript.Host, "wrote", map[string]any{"text": "ker"})
+		Expect(r.Contains(in, transcript.Host, "doc", s)).To(BeTrue(), "a match across the bytes looked at and the new ones")
+		Expect(string(r.Text(in, transcript.Host, "doc"))).To(Equal("abc marker"))
+		Expect(string(checks.StreamText(in, transcript.Host, "doc"))).To(Equal("abc marker"), "a reader of its own sees the same")
+
+		obs(transcript.Host, "typed", map[string]any{"bytes": "aGk="})
+		Expect(string(r.Text(in, transcript.Host, "typed"))).To(Equal("hi"))
+		obs(transcript.Host, "typed", map[string]any{"bytes": "IQ=="})
+		Expect(string(r.Text(in, transcript.Host, "typed"))).To(Equal("hi!"))
+		Expect(r.Contains(in, transcript.Host, "typed", &checks.Search{Text: []byte("i!")})).To(BeTrue())
+	})
+
 	It("finds data loss in the folded value, and none when the parts add up", func() {
 		obs(transcript.Host, "wrote", map[string]any{"text": "abc"})
 		obs(transcript.Host, "wrote", map[string]any{"text": "def"})

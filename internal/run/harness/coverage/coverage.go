@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/skewtest/skewtest/driverkit"
 	"github.com/skewtest/skewtest/internal/declare/contract"
 	"github.com/skewtest/skewtest/internal/run/harness/checks"
@@ -257,8 +259,17 @@ func (t *Tally) described(tr *transcript.Transcript, mark func(results.CoverageI
 			}
 			prev = cur
 		}
-		for _, p := range tr.Hello[a.Role].Params[a.Name] {
-			if b, ok := reached(p, a.Args); ok {
+		params := tr.Hello[a.Role].Params[a.Name]
+		if len(params) == 0 {
+			continue
+		}
+		// The arguments are read once per action (a text argument runs to megabytes).
+		var args map[string]json.RawMessage
+		if jsonv1.Unmarshal(a.Args, &args) != nil {
+			continue
+		}
+		for _, p := range params {
+			if b, ok := reached(p, args); ok {
 				mark(limitItem(who(a.Role), a.Name, p, b, kindOf(a.Role)), a.Step)
 			}
 		}
@@ -319,11 +330,7 @@ func bounds(p driverkit.Param) []bound {
 
 // reached says which of p's bounds an action's arguments reached: a text's length in bytes
 // (text travels as base64 "bytes"), an integer's value, an enum's value.
-func reached(p driverkit.Param, raw json.RawMessage) (bound, bool) {
-	var args map[string]json.RawMessage
-	if json.Unmarshal(raw, &args) != nil {
-		return bound{}, false
-	}
+func reached(p driverkit.Param, args map[string]json.RawMessage) (bound, bool) {
 	var n int
 	switch p.Type {
 	case driverkit.Enum:
@@ -338,11 +345,12 @@ func reached(p driverkit.Param, raw json.RawMessage) (bound, bool) {
 		}
 		return bound{}, false
 	case driverkit.Text:
-		var b []byte
 		var s string
+		if l, ok := base64Len(args["bytes"]); p.Name == "text" && ok {
+			n = l
+			break
+		}
 		switch {
-		case p.Name == "text" && json.Unmarshal(args["bytes"], &b) == nil:
-			n = len(b)
 		case json.Unmarshal(args[p.Name], &s) == nil:
 			n = len(s)
 		default:
@@ -361,6 +369,35 @@ func reached(p driverkit.Param, raw json.RawMessage) (bound, bool) {
 		}
 	}
 	return bound{}, false
+}
+
+// base64Len is the length of the bytes a JSON string of standard base64 (as encoding/json
+// writes a []byte) holds, without decoding them; ok is false when raw is not such a string.
+func base64Len(raw json.RawMessage) (int, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return 0, false
+	}
+	s := raw[1 : len(raw)-1]
+	if len(s)%4 != 0 {
+		return 0, false
+	}
+	for _, c := range s {
+		if !isBase64(c) {
+			return 0, false
+		}
+	}
+	n := len(s) / 4 * 3
+	switch {
+	case len(s) > 0 && s[len(s)-1] == '=' && s[len(s)-2] == '=':
+		n -= 2
+	case len(s) > 0 && s[len(s)-1] == '=':
+		n--
+	}
+	return n, true
+}
+
+func isBase64(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '='
 }
 
 // protocolActions are the driver protocol's own actions, which skewtest sends itself (every

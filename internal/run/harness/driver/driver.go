@@ -15,7 +15,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -288,7 +287,7 @@ func (d *Driver) send(ctx context.Context, lane int, action string, args any, wa
 	}
 	d.mu.Unlock()
 
-	line, err := json.Marshal(request{ID: id, Lane: lane, Action: action, Args: args})
+	line, err := request{ID: id, Lane: lane, Action: action, Args: args}.encode()
 	if err != nil {
 		d.forget(id)
 		return 0, nil, fmt.Errorf("%s: action %q: encode args: %w", d.spec.Name, action, err)

@@ -281,5 +281,9 @@ var _ = Describe("Driver", func() {
 		res, err := d.Do(ctx, "echo", json.RawMessage(`{"bytes":"aGk="}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(res.Data)).To(MatchJSON(`{"bytes":"aGk="}`))
+		// Arguments encoded already are sent as they are, in a lane too.
+		res, err = d.DoLane(ctx, 3, "echo", driver.Encoded(`{"bytes":"aGk=","n":1}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(res.Data)).To(MatchJSON(`{"bytes":"aGk=","n":1}`))
 	}, NodeTimeout(10*time.Second))
 })
