@@ -102,11 +102,19 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 		Expect(explore.Text(session, []explore.Driver{noBeep, sess}, streams, 0)).To(BeNil())
 	})
 
-	It("leaves the connections quiet for half and most of the quiet period the contract declares, then settles", func() {
+	It("leaves the connections quiet for half and most of the quiet period the contract declares, and past it, then settles", func() {
 		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 3*time.Second))
 		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
 			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
 		Expect(text).To(ContainSubstring("-- event idle weight=1 --\nidle for={one 1.5s 2.7s}\n" + sync))
+		// Past it, judged against the references alone: either peer may close the
+		// connections now.
+		Expect(text).To(ContainSubstring("-- event idle-past-quiet weight=1 differential --\nidle for={one 4.5s 6s}\n" + sync))
+		g, err := fuzz.Parse("explore-terminal.txtar", []byte(text))
+		Expect(err).NotTo(HaveOccurred())
+		for _, e := range g.Events {
+			Expect(e.Differential).To(Equal(e.Name == "idle-past-quiet"), e.Name)
+		}
 		Expect(string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))).NotTo(ContainSubstring("idle"))
 	})
 
