@@ -155,6 +155,19 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		}
 	}
 	if len(sync) > 0 {
+		// What an action that feeds no stream leaves behind (a new snapshot, size or state)
+		// meets the next output at its edges: the first bytes after it are the smallest (0,
+		// 1 byte) or the largest a feeding action takes, not the markers' (a resume point
+		// one byte off shows only on a one-byte output right after the snapshot).
+		for _, a := range acts {
+			if _, _, ok := feeds(a, streams); ok {
+				continue
+			}
+			for _, f := range feeding(acts, streams) {
+				lines := append(a.lines(ids, false), f.lines(ids, true)...)
+				section("event "+a.event()+"-then-"+f.name+" weight=1", append(lines, sync...))
+			}
+		}
 		// Faults: the tap stops reading one direction while the sender writes, then lets
 		// it through; it cuts one direction's messages into frames; it makes one late.
 		for _, f := range feeding(acts, streams) {
