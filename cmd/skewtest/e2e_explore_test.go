@@ -21,8 +21,9 @@ import (
 // Explore on the reference subject's history: generators drawn from the drivers' described
 // vocabulary (examples/remoteterm/cmd/remoteterm-driver/describe.go), none written by hand.
 var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E2E, testlabels.Slow), func() {
-	// Only the edge event of emit-output, so a handful of cases reaches the chunk cap.
-	others := "client-*,held-*,delayed-*,fragmented-*,host-emit-output,host-emit-transformed,host-emit-transformed-edge,host-set-*"
+	// Only the edge event of emit-output (and the idle within the quiet), so a handful of
+	// cases reaches the chunk cap.
+	others := "client-*,held-*,delayed-*,fragmented-*,host-emit-output,host-emit-transformed,host-emit-transformed-edge,host-set-*,*-then-*,idle-past-quiet"
 
 	explore := func(ctx SpecContext, args ...string) (int, string, *results.Run, string) {
 		dir := GinkgoT().TempDir()

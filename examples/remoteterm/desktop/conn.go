@@ -84,6 +84,13 @@ func (c *Client) connection(ctx context.Context, path string) (*conn, error) {
 		defer cn.wg.Done()
 		c.ackLoop(loopCtx, cn)
 	}()
+	if c.opts.Features.IdleDropsSilentClients {
+		cn.wg.Add(1)
+		go func() {
+			defer cn.wg.Done()
+			cn.keepalive(loopCtx)
+		}()
+	}
 
 	select {
 	case <-cn.ready:
@@ -221,4 +228,27 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// KeepaliveEvery is how often a desktop client with the idleDropsSilentClients switch pings
+// its host, so that a connection its user only reads never looks quiet.
+const KeepaliveEvery = time.Second
+
+// keepalive pings the host every KeepaliveEvery until ctx ends or a ping cannot be written.
+func (cn *conn) keepalive(ctx context.Context) {
+	t := time.NewTicker(KeepaliveEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cn.wmu.Lock()
+		err := cn.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(cn.wto))
+		cn.wmu.Unlock()
+		if err != nil {
+			return
+		}
+	}
 }

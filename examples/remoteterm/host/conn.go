@@ -25,6 +25,8 @@ type conn struct {
 	mail    *mailbox
 	timer   *time.Timer
 	timerC  <-chan time.Time
+	// pinged says the client pinged (the idleDropsSilentClients switch: a ping is traffic).
+	pinged chan struct{}
 }
 
 type inbound struct {
@@ -35,7 +37,7 @@ type inbound struct {
 func newConn(h *Host, ws *websocket.Conn, path string) *conn {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &conn{
+	c := &conn{
 		h:       h,
 		ws:      ws,
 		path:    path,
@@ -43,7 +45,22 @@ func newConn(h *Host, ws *websocket.Conn, path string) *conn {
 		streams: map[uint32]*stream{},
 		mail:    newMailbox(),
 		timer:   t,
+		pinged:  make(chan struct{}, 1),
 	}
+	if h.opts.Features.IdleDropsSilentClients {
+		ws.SetPingHandler(func(data string) error {
+			select {
+			case c.pinged <- struct{}{}:
+			default:
+			}
+			err := ws.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+			if errors.Is(err, websocket.ErrCloseSent) {
+				return nil
+			}
+			return err
+		})
+	}
+	return c
 }
 
 func (c *conn) post(e event) { c.mail.post(e) }
@@ -73,17 +90,26 @@ func (c *conn) run(ctx context.Context) {
 		c.h.opts.Logf("%s: send ready: %v", c.path, err)
 		return
 	}
-	// The idleCloseEarly switch: a connection quiet for IdleCloseAfter is closed.
+	// The idleCloseEarly switch: a connection quiet for IdleCloseAfter is closed; the
+	// idleDropsSilentClients switch: one quiet for IdleDropAfter, a ping counting as traffic.
 	var idleC <-chan time.Time
 	var idle *time.Timer
-	if c.h.opts.Features.IdleCloseEarly {
-		idle = time.NewTimer(IdleCloseAfter)
+	idleAfter := time.Duration(0)
+	switch {
+	case c.h.opts.Features.IdleCloseEarly:
+		idleAfter = IdleCloseAfter
+	case c.h.opts.Features.IdleDropsSilentClients:
+		idleAfter = IdleDropAfter
+	}
+	if idleAfter > 0 {
+		idle = time.NewTimer(idleAfter)
 		defer idle.Stop()
 		idleC = idle.C
 	}
 	for {
 		var err error
 		select {
+		case <-c.pinged:
 		case <-idleC:
 			_ = c.ws.WriteControl(websocket.CloseMessage,
 				websocket.FormatCloseMessage(websocket.CloseGoingAway, "idle"), time.Now().Add(time.Second))
@@ -113,7 +139,7 @@ func (c *conn) run(ctx context.Context) {
 			return
 		}
 		if idle != nil {
-			idle.Reset(IdleCloseAfter)
+			idle.Reset(idleAfter)
 		}
 	}
 }
@@ -122,6 +148,11 @@ func (c *conn) run(ctx context.Context) {
 // idleCloseEarly switch closes it: less than the 3 s the contract's terminal channel lets
 // a connection be quiet.
 const IdleCloseAfter = time.Second
+
+// IdleDropAfter is how long a connection may be quiet, pings included, before a host with
+// the idleDropsSilentClients switch closes it: more than the 3 s the contract's terminal
+// channel declares, so a peer may do it; a client that never pings loses its stream.
+const IdleDropAfter = 4 * time.Second
 
 func (c *conn) read(ctx context.Context, in chan<- inbound) {
 	for {

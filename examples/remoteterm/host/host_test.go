@@ -364,6 +364,75 @@ var _ = Describe("the switches no release turns on", func() {
 		}
 	})
 
+	It("snapshotResumeOffByOne: a snapshot taken mid-stream names a resume point one byte ahead", func() {
+		for _, off := range []bool{false, true} {
+			s := startHost(with(func(f *release.Features) { f.SnapshotResumeOffByOne = off }))
+			first := dial(s, wire.PathMultiplex)
+			_, start, _ := first.subscribe(nil)
+			Expect(start["seq"]).To(Equal(0.0), "before any output: off=%v", off)
+			s.emit("0123456789")
+			first.frame(wire.OpOutput)
+			_, start, _ = dial(s, wire.PathMultiplex).subscribe(nil)
+			want := 10.0
+			if off {
+				want = 11
+			}
+			Expect(start["seq"]).To(Equal(want), "off=%v", off)
+		}
+	})
+
+	It("inputTruncated: one Input frame keeps at most 4 KiB", func() {
+		for _, truncated := range []bool{false, true} {
+			s := startHost(with(func(f *release.Features) { f.InputTruncated = truncated }))
+			p := dial(s, wire.PathMultiplex)
+			p.subscribe(nil)
+			in := []byte(strings.Repeat("x", host.InputBufferBytes) + "past the buffer")
+			p.send(wire.OpInput, 1, in)
+			want := in
+			if truncated {
+				want = in[:host.InputBufferBytes]
+			}
+			t, _ := s.h.Terminal("t1")
+			p.send(wire.OpInput, 1, []byte("!"))
+			Eventually(t.Input).Should(Equal(append(append([]byte(nil), want...), '!')), "truncated=%v", truncated)
+		}
+	})
+
+	It("idleDropsSilentClients: a connection quiet for 4 s, pings included, is closed; one that pings is not", func() {
+		s := startHost(with(func(f *release.Features) { f.IdleDropsSilentClients = true }))
+		silent, pinging := dial(s, wire.PathMultiplex), dial(s, wire.PathMultiplex)
+		silent.subscribe(nil)
+		pinging.subscribe(nil)
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer GinkgoRecover()
+			defer close(done)
+			t := time.NewTicker(200 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					_ = pinging.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(time.Second))
+				}
+			}
+		}()
+		DeferCleanup(func() { close(stop); <-done })
+		// The silent client's connection is closed as idle (the host's timer), with no
+		// deadline of the spec's to race it but a generous bound on a hung host.
+		Expect(silent.ws.SetReadDeadline(time.Now().Add(time.Minute))).To(Succeed())
+		_, _, err := silent.ws.ReadMessage()
+		var ce *websocket.CloseError
+		Expect(errors.As(err, &ce)).To(BeTrue(), "%v", err)
+		Expect(ce.Code).To(Equal(websocket.CloseGoingAway))
+		Expect(ce.Text).To(Equal("idle"))
+		// The pinging client, subscribed after it, is still served: the host writes to it.
+		s.emit("still here")
+		Expect(string(pinging.frame(wire.OpOutput).Payload)).To(Equal("still here"))
+	})
+
 	It("resizedWrongGeometry and metadataOnResize: what follows a resize", func() {
 		s := startHost(with(func(f *release.Features) { f.ResizedWrongGeometry, f.MetadataOnResize = true, true }))
 		p := dial(s, wire.PathMultiplex)

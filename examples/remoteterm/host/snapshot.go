@@ -78,6 +78,11 @@ func (st *stream) sendSnapshot(s state, reason string, o snapshotOptions) error 
 		// stream was sent once more, so it claims to cover output not yet written.
 		start.Seq += start.Seq
 	}
+	if f.SnapshotResumeOffByOne && reason == "subscribe" && start.Seq > 0 {
+		// The negative control: a subscribe's snapshot taken mid-stream names a resume point
+		// one byte past the output it covers.
+		start.Seq++
+	}
 	if f.PublishCwd {
 		start.Cwd = s.cwd
 	}

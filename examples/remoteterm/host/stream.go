@@ -107,6 +107,9 @@ func (st *stream) detach(reason string, cause error) error {
 }
 
 func (st *stream) input(p []byte) error {
+	if st.c.h.opts.Features.InputTruncated && len(p) > InputBufferBytes {
+		p = p[:InputBufferBytes] // the negative control: a fixed read buffer drops the rest
+	}
 	err := st.term.Write(p)
 	if !errors.Is(err, ErrWriteUnavailable) {
 		return err
@@ -116,6 +119,10 @@ func (st *stream) input(p []byte) error {
 	}
 	return st.c.writeFrame(wire.Header{Opcode: wire.OpError, Stream: st.id}, []byte(wire.ErrorWriteUnavailable))
 }
+
+// InputBufferBytes is how much of one Input frame a host with the inputTruncated switch
+// keeps.
+const InputBufferBytes = 4096
 
 // cwdChanged tells the client the process's new working directory (Metadata, which every
 // release decodes).

@@ -128,6 +128,33 @@ type Features struct {
 	// seconds loses its stream. Only a pause of a second or more shows it (the journeys
 	// never wait that long).
 	IdleCloseEarly bool `json:"idleCloseEarly"`
+	// IdleDropsSilentClients (host and desktop): the host closes a terminal connection on
+	// which nothing, not even a WebSocket ping, has happened for 4 s (host.IdleDropAfter),
+	// which the contract allows (its terminal channel's quiet is 3 s), and the build's desktop
+	// client pings every second (desktop.KeepaliveEvery), so it never looks quiet. A client
+	// of an earlier release never pings: paired with this host, it loses its stream after
+	// 4 s of quiet. Only a pause past the declared quiet shows it (the journeys never wait,
+	// explore's idles within the quiet stop at nine tenths of it), and only differentially:
+	// the build's own mobile client does not ping either, so its references show the drop
+	// too, as the contract allows.
+	IdleDropsSilentClients bool `json:"idleDropsSilentClients"`
+	// InputTruncated (host): the host keeps at most host.InputBufferBytes (4 KiB) of one
+	// Input frame, a fixed read buffer, and drops the rest. Only input larger than that shows
+	// it (the journeys type a few dozen bytes).
+	InputTruncated bool `json:"inputTruncated"`
+	// SnapshotResumeOffByOne (host): a snapshot taken mid-stream (the terminal has written
+	// output since it started) for a subscribe or a resubscribe names a resume point one byte
+	// past the output it covers, so a client that drops output its snapshot covers (desktop)
+	// drops the first byte of the next output. Only output right after such a snapshot shows
+	// it (the journeys subscribe before any output, and write nothing after their reveal and
+	// resubscribe).
+	SnapshotResumeOffByOne bool `json:"snapshotResumeOffByOne"`
+	// UnknownCommandErrorCached (daemon): the rpcError answering an unknown command is kept
+	// per connection and command name, and a second call of the same unknown command on the
+	// connection is answered with the kept frame, which names the first call's requestId: the
+	// second request is never answered, and its reply answers one already answered. Only the
+	// same unknown command called twice on one connection shows it (the journey probes once).
+	UnknownCommandErrorCached bool `json:"unknownCommandErrorCached"`
 	// RoundProgressArrivalOrder (session client): roundProgress events are merged in
 	// arrival order, their seq ignored, so a late or duplicated event rolls the merged state
 	// back. Only events out of order or twice show it (the journeys send them in order).

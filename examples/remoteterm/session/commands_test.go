@@ -110,6 +110,30 @@ var _ = Describe("requests over a loopback WebSocket", func() {
 				func(f *release.Features) { f.RPCErrorWithoutRequestID = true }, "", SpecTimeout(5e9)),
 		)
 
+		It("answers each call of an unknown command; unknownCommandErrorCached answers the second with the first's requestId", func(ctx SpecContext) {
+			for _, cached := range []bool{false, true} {
+				rel := releaseOf("v1.4.157")
+				rel.UnknownCommandErrorCached = cached
+				p = startDaemon(rel)
+				ws := p.rawDial(ctx)
+				rawSend(ws, session.Hello{ClientID: "raw", ClientType: "desktop", ProtocolVersion: 1, MinCompatibleProtocolVersion: 1})
+				rawRead(ws)
+				var ids []string
+				for _, r := range []struct{ id, command string }{{"r1", "board.read"}, {"r2", "board.write"}, {"r3", "board.read"}} {
+					rawSend(ws, session.Request{RequestID: r.id, Command: r.command, Input: json.RawMessage(`{}`)})
+					got := rawRead(ws)
+					Expect(got).To(BeAssignableToTypeOf(session.RPCErrorFrame{}))
+					Expect(got.(session.RPCErrorFrame).Code).To(Equal(session.CodeUnknownCommand))
+					ids = append(ids, got.(session.RPCErrorFrame).RequestID)
+				}
+				want := []string{"r1", "r2", "r3"}
+				if cached {
+					want = []string{"r1", "r2", "r1"} // r3 is never answered
+				}
+				Expect(ids).To(Equal(want), "cached=%v", cached)
+			}
+		}, SpecTimeout(5e9))
+
 		It("answers an explicit older version; olderCommandVersionRefused answers it unsupported_version", func(ctx SpecContext) {
 			for _, refused := range []bool{false, true} {
 				rel := releaseOf("v1.4.157")

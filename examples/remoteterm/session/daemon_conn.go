@@ -34,6 +34,9 @@ type daemonConn struct {
 	// duplicate: the next response goes out twice (release.Features.FlakyWithClient; read
 	// and written by serve's goroutine only).
 	duplicate bool
+	// unknown keeps the requestId of the first rpcError answering each unknown command
+	// (release.Features.UnknownCommandErrorCached; serve's goroutine only).
+	unknown map[string]string
 }
 
 func (c *daemonConn) serve(ctx context.Context) {
@@ -145,6 +148,17 @@ func (c *daemonConn) request(ctx context.Context, r Request) {
 			requestID = r.Command // the negative control: the reply names the command, not the request
 		case c.d.rel.RPCErrorWithoutRequestID:
 			requestID = "" // the negative control: the reply is tied to no request
+		case c.d.rel.UnknownCommandErrorCached:
+			// The negative control: the error answering this command before is sent again,
+			// with the requestId of the call it answered then.
+			if first, ok := c.unknown[r.Command]; ok {
+				requestID = first
+			} else {
+				if c.unknown == nil {
+					c.unknown = map[string]string{}
+				}
+				c.unknown[r.Command] = requestID
+			}
 		}
 		c.fail(ctx, requestID, CodeUnknownCommand, fmt.Sprintf("unknown command %q", r.Command), nil)
 		return

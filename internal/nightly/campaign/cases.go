@@ -528,6 +528,7 @@ func worse(a, b results.Status) results.Status {
 // record takes one result of a case's pairing (its run or its future-peer pass) into the
 // case's status and the campaign's findings.
 func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool, status *results.Status) error {
+	differential(cj, r)
 	*status = worse(*status, r.Status)
 	switch r.Status {
 	case results.StatusPass, results.StatusExpectedRefusal:
@@ -541,4 +542,25 @@ func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairin
 		cp.run.Pairings = append(cp.run.Pairings, r)
 	}
 	return nil
+}
+
+// differential judges a failing pairing of a case that draws a differential event (an idle
+// past the contract's quiet, after which a peer may close the connection) against the
+// references alone: a finding that either build shows with itself (its own) is what the
+// contract allows, not a skew, and is left out, as is every finding of a future-peer pass,
+// whose references do not run. A pairing with nothing left passes.
+func differential(cj caseJourney, r *results.Pairing) {
+	if cj.c == nil || !cj.c.Differential() || r.Status != results.StatusFail {
+		return
+	}
+	var kept []results.Finding
+	for _, f := range r.Findings {
+		if f.Own == "" && !r.Future {
+			kept = append(kept, f)
+		}
+	}
+	r.Findings = kept
+	if len(kept) == 0 {
+		r.Status = results.StatusPass
+	}
 }

@@ -50,6 +50,9 @@ func writeCase(dir string, c *fuzz.Case) error {
 // new kind that is not one of the consequences, and written to the corpus; the new
 // consequences name the first shrunk file.
 func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing, r *results.Pairing, fromCorpus bool) error {
+	if differential(cj, r); r.Status != results.StatusFail {
+		return nil
+	}
 	var fresh []int // indexes in cp.c.Findings (the slice grows: no pointers into it)
 	counted := map[string]bool{}
 	for _, f := range r.Findings {

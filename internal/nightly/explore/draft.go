@@ -124,8 +124,9 @@ type action struct {
 // frames, and events drawn from the described vocabulary of the drivers of its kinds (and
 // the host's), each ending on a stream marker where a described parameter feeds one of
 // streams; with quiet (the shortest quiet period the contract declares, 0 for none), an
-// event that leaves the connections quiet for half of it or most of it. It is nil when the
-// drivers describe nothing the base can use.
+// event that leaves the connections quiet for half of it or most of it, and a differential
+// one that leaves them quiet past it (one and a half times it, or twice). It is nil when
+// the drivers describe nothing the base can use.
 func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Duration) []byte {
 	kinds := baseKinds(b, drivers)
 	ids := setupIDs(b.Setup)
@@ -154,6 +155,19 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		}
 	}
 	if len(sync) > 0 {
+		// What an action that feeds no stream leaves behind (a new snapshot, size or state)
+		// meets the next output at its edges: the first bytes after it are the smallest (0,
+		// 1 byte) or the largest a feeding action takes, not the markers' (a resume point
+		// one byte off shows only on a one-byte output right after the snapshot).
+		for _, a := range acts {
+			if _, _, ok := feeds(a, streams); ok {
+				continue
+			}
+			for _, f := range feeding(acts, streams) {
+				lines := append(a.lines(ids, false), f.lines(ids, true)...)
+				section("event "+a.event()+"-then-"+f.name+" weight=1", append(lines, sync...))
+			}
+		}
 		// Faults: the tap stops reading one direction while the sender writes, then lets
 		// it through; it cuts one direction's messages into frames; it makes one late.
 		for _, f := range feeding(acts, streams) {
@@ -185,6 +199,12 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		// Quiet connections, within what the contract lets no peer close as idle.
 		half, most := (quiet / 2).Round(time.Millisecond), (quiet * 9 / 10).Round(time.Millisecond)
 		section("event idle weight=1", append([]string{"idle for={one " + half.String() + " " + most.String() + "}"}, sync...))
+		// Quiet connections past it: a peer may close them now, so a case that draws this
+		// is judged against the references alone (differential): it finds a peer that
+		// closes a connection a peer of another release keeps quiet, never one that closes
+		// it with its own release too.
+		past, twice := (quiet * 3 / 2).Round(time.Millisecond), 2*quiet
+		section("event idle-past-quiet weight=1 differential", append([]string{"idle for={one " + past.String() + " " + twice.String() + "}"}, sync...))
 	}
 	if len(b.Finish) > 0 {
 		section("finish", b.Finish)

@@ -63,7 +63,8 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 			"host-beep", "host-beep-edge", "host-emit", "host-emit-edge",
 			"held-HC-type", "held-CH-type", "held-HC-emit", "held-CH-emit",
 			"delayed-HC-type", "delayed-CH-type", "delayed-HC-emit", "delayed-CH-emit",
-			"fragmented-HC-type", "fragmented-CH-type", "fragmented-HC-emit", "fragmented-CH-emit"))
+			"fragmented-HC-type", "fragmented-CH-type", "fragmented-HC-emit", "fragmented-CH-emit",
+			"client-resize-then-type", "client-resize-then-emit", "host-beep-then-type", "host-beep-then-emit"))
 		Expect(g.Kinds).To(Equal("desktop,mobile"))
 		Expect(g.Header).To(Equal([]string{"kind desktop,mobile", "timeout 10s"}))
 		Expect(g.Frames).To(Equal("ignore C>H Ack\n"))
@@ -87,7 +88,12 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
 		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
 			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
-		Expect(strings.Count(text, sync)).To(Equal(12+4+4), text)
+		Expect(strings.Count(text, sync)).To(Equal(12+4+4+4), text)
+		// An action that feeds no stream is followed, in an event of its own, by a feeding
+		// action at its edges before the markers: the first output after it is the smallest
+		// or the largest, not a marker.
+		Expect(text).To(ContainSubstring("-- event client-resize-then-emit weight=1 --\n[kind:desktop] client resize terminal=t7 cols={int 20..200}\n" +
+			"host emit terminal=t7 text={edge 0..1048576 48}\n" + sync))
 		Expect(text).To(ContainSubstring("-- event delayed-CH-emit weight=1 --\ntap delay C>H {one 2ms 20ms 100ms} jitter={one 0s 10ms 50ms}\n" +
 			"host emit terminal=t7 text={utf8 0..4096}\n" + sync + "tap delay C>H 0s\n"))
 		Expect(text).To(ContainSubstring("tap hold H>C\nhost emit terminal=t7 text={edge 0..1048576 48}\ntap release H>C\n" + sync))
@@ -102,11 +108,19 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 		Expect(explore.Text(session, []explore.Driver{noBeep, sess}, streams, 0)).To(BeNil())
 	})
 
-	It("leaves the connections quiet for half and most of the quiet period the contract declares, then settles", func() {
+	It("leaves the connections quiet for half and most of the quiet period the contract declares, and past it, then settles", func() {
 		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 3*time.Second))
 		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
 			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
 		Expect(text).To(ContainSubstring("-- event idle weight=1 --\nidle for={one 1.5s 2.7s}\n" + sync))
+		// Past it, judged against the references alone: either peer may close the
+		// connections now.
+		Expect(text).To(ContainSubstring("-- event idle-past-quiet weight=1 differential --\nidle for={one 4.5s 6s}\n" + sync))
+		g, err := fuzz.Parse("explore-terminal.txtar", []byte(text))
+		Expect(err).NotTo(HaveOccurred())
+		for _, e := range g.Events {
+			Expect(e.Differential).To(Equal(e.Name == "idle-past-quiet"), e.Name)
+		}
 		Expect(string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))).NotTo(ContainSubstring("idle"))
 	})
 

@@ -126,6 +126,17 @@ func (c *Case) EventNames() []string {
 	return out
 }
 
+// Differential says the case draws an event marked differential: what it shows counts
+// only where neither build shows it with itself.
+func (c *Case) Differential() bool {
+	for _, e := range c.Events {
+		if e.Section.Differential {
+			return true
+		}
+	}
+	return false
+}
+
 // Clone copies the case deeply enough that a shrinker may change its events and values.
 func (c *Case) Clone() *Case {
 	d := *c

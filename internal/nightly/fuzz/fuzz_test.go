@@ -247,6 +247,22 @@ var _ = Describe("drawing cases", func() {
 		Expect(text).To(HaveLen(2000000))
 	})
 
+	It("marks a case that draws a differential event, and only such a case", func() {
+		g := mustParse("kind d\nevents 1..1\n-- event plain --\nclient x\n-- event quiet weight=2 differential --\nidle for=6s\n")
+		Expect(g.Events[0].Differential).To(BeFalse())
+		Expect(g.Events[1].Differential).To(BeTrue())
+		Expect(g.Events[1].Weight).To(Equal(2))
+		seen := map[bool]bool{}
+		for i := 1; i <= 30; i++ {
+			c := draw(g, 1, i, fuzz.Options{})
+			Expect(c.Differential()).To(Equal(c.EventNames()[0] == "quiet"), "case %d", i)
+			seen[c.Differential()] = true
+		}
+		Expect(seen).To(HaveLen(2), "both kinds of case drawn")
+		_, err := fuzz.Parse("gen.txtar", []byte("kind d\n-- event e differentially --\nclient x\n"))
+		Expect(err).To(MatchError(ContainSubstring("or differential")))
+	})
+
 	It("leaves excluded events out, and says so when nothing is left", func() {
 		g := mustParse(gen)
 		for i := 1; i <= 20; i++ {

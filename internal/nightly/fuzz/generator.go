@@ -63,8 +63,13 @@ type Generator struct {
 type Section struct {
 	Name   string // the event's name; "setup" or "finish"
 	Weight int
-	Line   int // the section marker's line
-	Lines  []*Line
+	// Differential marks an event whose effects the contract allows a peer to refuse (an
+	// idle past the declared quiet, after which either peer may close): a case that draws
+	// it is judged only against the references, so a finding either build shows with
+	// itself does not count (option differential).
+	Differential bool
+	Line         int // the section marker's line
+	Lines        []*Line
 }
 
 // Line is one script line of a section.
@@ -157,10 +162,10 @@ func Parse(file string, data []byte) (*Generator, error) {
 			}
 		case fields[0] == "event":
 			if len(fields) < 2 {
-				err = g.errorf(marker, "event needs a name: -- event NAME [weight=W] --")
+				err = g.errorf(marker, "event needs a name: -- event NAME [weight=W] [differential] --")
 				break
 			}
-			name, weight := fields[1], 1
+			name, weight, differential := fields[1], 1, false
 			if prev, ok := names[name]; ok {
 				err = g.errorf(marker, "event %q already defined at line %d", name, prev)
 				break
@@ -171,10 +176,14 @@ func Parse(file string, data []byte) (*Generator, error) {
 			}
 			names[name] = marker
 			for _, o := range fields[2:] {
+				if o == "differential" {
+					differential = true
+					continue
+				}
 				v, ok := strings.CutPrefix(o, "weight=")
 				n, aerr := strconv.Atoi(v)
 				if !ok || aerr != nil || n < 1 {
-					err = g.errorf(marker, "event option %q: want weight=W, a positive number", o)
+					err = g.errorf(marker, "event option %q: want weight=W, a positive number, or differential", o)
 					break
 				}
 				weight = n
@@ -184,6 +193,7 @@ func Parse(file string, data []byte) (*Generator, error) {
 			}
 			var s *Section
 			if s, err = g.parseSection(name, weight, marker, f.Data, line, false); err == nil {
+				s.Differential = differential
 				g.Events = append(g.Events, s)
 			}
 		case fields[0] == "frames":
@@ -192,7 +202,7 @@ func Parse(file string, data []byte) (*Generator, error) {
 			}
 			g.Frames = string(f.Data)
 		default:
-			err = g.errorf(marker, "unknown section %q (want setup, event NAME [weight=W], finish or frames)", f.Name)
+			err = g.errorf(marker, "unknown section %q (want setup, event NAME [weight=W] [differential], finish or frames)", f.Name)
 		}
 		if err != nil {
 			return nil, err
