@@ -63,6 +63,7 @@ var _ = Describe("skewtest init", func() {
 		Entry("a kind twice", []string{"--kind", "a,a"}, "names a kind twice"),
 		Entry("a path without its slash", []string{"--path", "ws"}, `--path "ws"`),
 		Entry("a product with a quote", []string{"--product", `p"q`}, `product "p\"q"`),
+		Entry("a module path go cannot use", []string{"--module", "example.com/my lib"}, `--module "example.com/my lib": give the product's Go module path`),
 		Entry("a transport skewtest has no tap for", []string{"--transport", "quic"}, `--transport "quic": want ws, wss, tcp, tls`),
 	)
 

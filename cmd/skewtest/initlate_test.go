@@ -79,6 +79,15 @@ var _ = Describe("skewtest init, adopted late by a library whose first tags pred
 		for _, tag := range []string{"v0.1.0", "v0.3.0"} {
 			Expect(again[tag]).To(Equal([]string{"cached", builds[tag][1]}), tag)
 		}
+
+		// The negative control: without the step that gives it a go.mod, the old tag does
+		// not build (the driver's replace points at a directory that is no module).
+		s.edit("skewtest.yaml", func(y string) string {
+			return strings.Replace(y, "    - test -f go.mod || go mod init example.com/lib\n", "", 1)
+		})
+		code, out = cli(ctx, "build", "--repo", s.dir, "--pins", "v0.1.0", "--cache-dir", sharedCache)
+		Expect(code).To(Equal(exitInfra), out)
+		Expect(out).To(MatchRegexp(`(?m)^v0\.1\.0\s+error\s+log: `))
 	})
 })
 
