@@ -134,7 +134,7 @@ func flagValues() map[string]completer {
 		// Free text: names, patterns, addresses, URL paths, JSON pointers.
 		"shard": noValue, "ignore": noValue, "exclude": noValue, "prove": noValue, "product": noValue,
 		"path": noValue, "label": noValue, "listen": noValue, "upstream": noValue,
-		"adopted-at": noValue, "older-than": noValue, "init --kind": noValue,
+		"adopted-at": noValue, "older-than": noValue, "init --kind": noValue, "module": noValue,
 	}
 }
 

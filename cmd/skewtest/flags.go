@@ -30,6 +30,7 @@ var flagOf = map[string]string{
 	"As":                           "--as",
 	"Transport":                    "--transport",
 	"Path":                         "--path",
+	"Module":                       "--module",
 	"Stream.Framing":               "--framing",
 	"Stream.Path":                  "--path",
 	"Contract":                     "--contract",

@@ -23,18 +23,21 @@ var _ = Describe("skewtest init", func() {
 		Expect(err).NotTo(HaveOccurred())
 		root, err := filepath.Abs("../..")
 		Expect(err).NotTo(HaveOccurred())
-		// The product's module, with skewtest's driver kit as its one dependency.
-		Expect(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prod\n\ngo 1.26\n\nrequire github.com/skewtest/skewtest v0.0.0\n\nreplace github.com/skewtest/skewtest => "+root+"\n"), 0o644)).To(Succeed())
+		// The product's module: it never requires skewtest, the driver's own module does.
+		Expect(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prod\n\ngo 1.26\n"), 0o644)).To(Succeed())
 
 		code, out := cli(ctx, "init", "--repo", dir, "--kind", "desktop,mobile")
 		Expect(code).To(Equal(exitOK), out)
-		Expect(out).To(ContainSubstring("init: wrote skewtest.yaml\ninit: wrote skewtest/contract.json\ninit: wrote skewtest/journeys/first.txtar\ninit: wrote skewtest/driver/main.go\n"))
-		tidy := exec.CommandContext(ctx, "go", "mod", "tidy")
-		tidy.Dir = dir
-		b, err := tidy.CombinedOutput()
+		Expect(out).To(ContainSubstring("init: wrote skewtest.yaml\ninit: wrote skewtest/contract.json\ninit: wrote skewtest/journeys/first.txtar\ninit: wrote skewtest/driver/go.mod\ninit: wrote skewtest/driver/main.go\n"))
+		Expect(out).To(ContainSubstring("go mod edit -replace github.com/skewtest/skewtest=/path/to/skewtest"), "the kit, without --vendor-kit")
+		Expect(out).NotTo(ContainSubstring("go get"), "skewtest's module is not published")
+		// The documented replace: the driver's kit from a skewtest checkout.
+		edit := exec.CommandContext(ctx, "go", "mod", "edit", "-replace", "github.com/skewtest/skewtest="+root)
+		edit.Dir = filepath.Join(dir, "skewtest", "driver")
+		b, err := edit.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(b))
 
-		code, out = cli(ctx, "doctor", "--repo", dir, "--cache-dir", filepath.Join(GinkgoT().TempDir(), "cache"))
+		code, out = cli(ctx, "doctor", "--repo", dir, "--cache-dir", sharedCache)
 		Expect(code).To(Equal(exitFindings), out)
 		for _, step := range []string{"skewtest.yaml", "contract", "journeys", "build", "host driver", "desktop client driver", "mobile client driver", "old tags"} {
 			Expect(out).To(ContainSubstring("ok   "+step+": "), step)
@@ -60,15 +63,14 @@ var _ = Describe("skewtest init", func() {
 		Entry("a kind twice", []string{"--kind", "a,a"}, "names a kind twice"),
 		Entry("a path without its slash", []string{"--path", "ws"}, `--path "ws"`),
 		Entry("a product with a quote", []string{"--product", `p"q`}, `product "p\"q"`),
+		Entry("a module path go cannot use", []string{"--module", "example.com/my lib"}, `--module "example.com/my lib": give the product's Go module path`),
 		Entry("a transport skewtest has no tap for", []string{"--transport", "quic"}, `--transport "quic": want ws, wss, tcp, tls`),
 	)
 
 	It("writes a subject whose host serves a byte stream over TLS, and a driver for it that compiles", Label(testlabels.Slow), func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
-		root, err := filepath.Abs("../..")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prod\n\ngo 1.26\n\nrequire github.com/skewtest/skewtest v0.0.0\n\nreplace github.com/skewtest/skewtest => "+root+"\n"), 0o644)).To(Succeed())
-		code, out := cli(ctx, "init", "--repo", dir, "--transport", "tls")
+		Expect(os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/prod\n\ngo 1.26\n"), 0o644)).To(Succeed())
+		code, out := cli(ctx, "init", "--repo", dir, "--transport", "tls", "--vendor-kit")
 		Expect(code).To(Equal(exitOK), out)
 		cfg, err := builds.LoadConfig(filepath.Join(dir, "skewtest.yaml"))
 		Expect(err).NotTo(HaveOccurred())
@@ -79,9 +81,11 @@ var _ = Describe("skewtest init", func() {
 		main, err := os.ReadFile(filepath.Join(dir, "skewtest", "driver", "main.go"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(main)).To(ContainSubstring("driverkit.ListenOn(ctx, driverkit.TransportTLS)"))
-		for _, args := range [][]string{{"mod", "tidy"}, {"vet", "./skewtest/driver"}} {
+		// The driver's own module, with the kit beside it: nothing to download.
+		for _, args := range [][]string{{"vet", "-mod=mod", "."}} {
 			cmd := exec.CommandContext(ctx, "go", args...)
-			cmd.Dir = dir
+			cmd.Dir = filepath.Join(dir, "skewtest", "driver")
+			cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off")
 			b, err := cmd.CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), string(b))
 		}

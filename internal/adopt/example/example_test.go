@@ -685,3 +685,16 @@ var _ = Describe("a known bug's verdict", func() {
 			pairing(results.StatusFail, results.Stall, results.DataLoss)}, ""),
 	)
 })
+
+var _ = Describe("DriverKit", func() {
+	It("is the Go driver kit as a module of its own: its go.mod and driverkit's sources, no specs, no Node.js kit", func() {
+		kit, err := example.DriverKit()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(kit["go.mod"])).To(ContainSubstring("module github.com/skewtest/skewtest\n"))
+		Expect(kit).To(HaveKey("driverkit/driver.go"))
+		for name := range kit {
+			Expect(name).NotTo(HaveSuffix("_test.go"))
+			Expect(name).NotTo(HavePrefix("driverkit/node/"))
+		}
+	})
+})

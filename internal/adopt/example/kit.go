@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/mod/modfile"
 
@@ -106,4 +107,29 @@ func editKitModule(dest string, edit func(*modfile.File) error) (bool, error) {
 		return false, err
 	}
 	return true, writeFile(gomod, out)
+}
+
+// DriverKit returns the Go driver kit as a module of its own, for a product's driver to
+// build against without the network (`skewtest init --vendor-kit`): its go.mod (the module
+// github.com/skewtest/skewtest, with skewtest's go directive and no requirements) and the
+// Go sources of driverkit, by slash-separated path. They come from the skewtest checkout
+// around the working directory or the skewtest binary, else from the copy built into
+// skewtest, as `skewtest example` writes them.
+func DriverKit() (map[string][]byte, error) {
+	src, err := FindSource("")
+	if err != nil {
+		return nil, err
+	}
+	k, err := loadKit(src.kit)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for name, data := range k {
+		if strings.HasPrefix(name, bundle.NodeKitDir+"/") {
+			continue // the Node.js kit: not for a Go driver
+		}
+		out[name] = data
+	}
+	return out, nil
 }

@@ -10,7 +10,8 @@
 // Version-specific build differences live in one place: the versions table of the working
 // tree's skewtest.yaml (Versions). The first row whose semver range covers a pin's tag
 // applies to it: its overlay paths of the working tree replace those paths of the old
-// checkout (drivers added after the tag was cut), its recipe replaces the checkout's
+// checkout (drivers added after the tag was cut; the fixtures directory left out, so that
+// recording fixtures changes no old tag's key), its recipe replaces the checkout's
 // build.steps, its toolchain names the container runner's image. A tag with no
 // skewtest.yaml at all (cut before the subject adopted skewtest) is built with the working
 // tree's skewtest.yaml when a row covers it, and refused (a ConfigError saying so)

@@ -100,6 +100,7 @@ type worktreeEntry struct {
 type scanOptions struct {
 	exclude []string // absolute paths left out (a cache directory inside the worktree)
 	within  []string // when not nil, only these slash-separated paths (files or trees)
+	skip    []string // slash-separated paths left out (the fixtures directory, from overlays)
 }
 
 // worktreeSnapshot is the working tree's files and a digest of their paths, modes and
@@ -165,6 +166,12 @@ func scanWorktree(ctx context.Context, repo *git.Repository, opts scanOptions) (
 			return err
 		}
 		rel := filepath.ToSlash(relOS)
+		if within(rel, opts.skip) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		if opts.within != nil && !within(rel, opts.within) {
 			if !d.IsDir() {
 				return nil

@@ -79,7 +79,10 @@ func planCommit(ctx context.Context, repo *git.Repository, src Source, cacheDir 
 		p.notes = append(p.notes, "recipe from the versions row replaces build.steps")
 	}
 	if p.rule != nil && len(p.rule.Overlay) > 0 {
-		snap, err := scanWorktree(ctx, repo, scanOptions{exclude: []string{cacheDir}, within: p.rule.Overlay})
+		// The fixtures directory is never laid over an old checkout, nor part of its key:
+		// `skewtest record` writes there, and must not make every old tag build again.
+		snap, err := scanWorktree(ctx, repo, scanOptions{exclude: []string{cacheDir}, within: p.rule.Overlay,
+			skip: []string{path.Clean(filepath.ToSlash(subject.FixturesDir()))}})
 		if err != nil {
 			return nil, err
 		}

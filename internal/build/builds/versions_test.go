@@ -81,6 +81,45 @@ var _ = Describe("the versions table", func() {
 			Expect(s.runs()).To(Equal(2))
 		})
 
+		It("leave the fixtures directory out, so that recording fixtures builds no old tag again", func(ctx SpecContext) {
+			// The layout skewtest init writes: one overlaid folder holding the drivers and,
+			// by default, the fixtures (skewtest/fixtures).
+			s.mustWrite("skewtest/driver/main.go", "package main // driver\n", 0o644)
+			s.mustWrite("skewtest/fixtures/v1.0.0/app.json", "{}\n", 0o644)
+			withVersions("  - range: \"<v1.1.0\"\n    overlay: [skewtest]\n")
+			first, err := b.Build(ctx, s.dir, old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(readFile(filepath.Join(first.SrcDir, "skewtest/driver/main.go"))).To(ContainSubstring("driver"))
+			Expect(filepath.Join(first.SrcDir, "skewtest/fixtures")).NotTo(BeAnExistingFile(), "fixtures are not laid over an old checkout")
+
+			s.mustWrite("skewtest/fixtures/v1.1.0/app.json", "{\"recorded\": true}\n", 0o644)
+			s.mustWrite("skewtest/fixtures/v1.0.0/app.json", "{\"again\": true}\n", 0o644)
+			again, err := b.Build(ctx, s.dir, old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again.Cached).To(BeTrue(), "new and changed fixtures")
+			Expect(again.Key).To(Equal(first.Key))
+
+			// The negative control: the rest of the overlaid folder is still its key.
+			s.mustWrite("skewtest/driver/main.go", "package main // changed\n", 0o644)
+			changed, err := b.Build(ctx, s.dir, old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(changed.Cached).To(BeFalse())
+			Expect(changed.Key).NotTo(Equal(first.Key))
+		})
+
+		It("leave out a fixtures directory the skewtest.yaml names elsewhere", func(ctx SpecContext) {
+			s.mustWrite("drivers/recorded/v1.0.0/app.json", "{}\n", 0o644)
+			s.mustWrite("skewtest.yaml", subjectConfig(`echo run >> `+s.counter, `cp driver.sh "$SKEWTEST_OUT/driver"`)+
+				"fixtures: drivers/recorded\nversions:\n  - range: \"<v1.1.0\"\n    overlay: [drivers]\n", 0o644)
+			first, err := b.Build(ctx, s.dir, old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(filepath.Join(first.SrcDir, "drivers/recorded")).NotTo(BeAnExistingFile())
+			s.mustWrite("drivers/recorded/v1.0.0/app.json", "{\"again\": true}\n", 0o644)
+			again, err := b.Build(ctx, s.dir, old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again.Cached).To(BeTrue())
+		})
+
 		It("do not apply outside the row's range", func(ctx SpecContext) {
 			h := s.mustCommit("v1.1.0")
 			Expect(s.tag("v1.1.0", h, false)).To(Succeed())
