@@ -211,8 +211,9 @@ var _ = Describe("skewtest fuzz on the reference subject", Label(testlabels.E2E,
 		Expect(packed).NotTo(BeEmpty(), out)
 		for _, f := range packed {
 			// The parked stream loses the rest of the output, stalls the next barrier, and the
-			// host may report the client's acks past its wrapped position first.
-			Expect(f.Kind).To(BeElementOf(results.DataLoss, results.Stall, results.DriverError, results.IncompleteJourney), out)
+			// host may report the client's acks past its wrapped position first; the working
+			// tree's reference stalls the same way, so the steps after it are not compared.
+			Expect(f.Kind).To(BeElementOf(results.DataLoss, results.Stall, results.DriverError, results.IncompleteJourney, results.IncompleteReference), out)
 			Expect(f.Shrunk).To(BeAnExistingFile(), "the repro line names a file that exists")
 			Expect(f.Repro).To(ContainSubstring("--journey " + f.Shrunk))
 			if !f.Flaky {

@@ -386,8 +386,9 @@ func Grace(budget time.Duration) time.Duration { return max(30*time.Second, budg
 
 // consequences are finding kinds that usually follow from another finding of the same
 // pairing (a stall after a refusal, a journey cut short, a driver reporting the detach the
-// checks name as data loss): they are not shrunk on their own when the case has another.
-var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError}
+// checks name as data loss, steps left uncompared because a reference stopped): they are
+// not shrunk on their own when the case has another.
+var consequences = []results.Kind{results.Stall, results.IncompleteJourney, results.DriverError, results.IncompleteReference}
 
 // worktreeOf is the build whose drivers define the journeys' actions (the working tree),
 // else the first.
