@@ -198,7 +198,7 @@ func (s *contractSource) read(arg string) (pins.ContractFile, error) {
 		if err != nil {
 			return pins.ContractFile{}, err
 		}
-		return pins.ContractFile{Name: arg, Data: data, Files: os.DirFS(filepath.Dir(arg))}, nil
+		return pins.ContractFile{Name: arg, Data: data, Files: os.DirFS(filepath.Dir(arg)), Sources: contract.DiskSources(arg)}, nil
 	}
 	cs, err := s.contracts()
 	if err != nil {

@@ -60,7 +60,12 @@ func cmdContractVerify(ctx context.Context, args []string, stdout, stderr io.Wri
 		return err
 	}
 	name := "the output of " + strings.Join(command, " ")
-	spoken, err := contract.Parse(name, out, contract.WithFiles(os.DirFS(filepath.Dir(committed.File()))))
+	cs, err := src.contracts()
+	if err != nil {
+		return err
+	}
+	// The working tree's build speaks it: its .proto files are the working tree's.
+	spoken, err := contract.Parse(name, out, contract.WithFiles(os.DirFS(filepath.Dir(committed.File()))), contract.WithSources(cs.WorktreeSources()))
 	if err != nil {
 		return usagef("%v", err)
 	}

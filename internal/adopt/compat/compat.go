@@ -310,7 +310,7 @@ func (a *auditor) load(ctx context.Context) error {
 		if err != nil {
 			continue // a tag without a readable contract: no protocol to judge it by
 		}
-		if c, err := contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files)); err == nil {
+		if c, err := contract.Parse(cf.Name, cf.Data, cf.Options()...); err == nil {
 			a.protocol[t.Name] = c.Protocol
 		}
 	}

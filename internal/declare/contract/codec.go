@@ -124,8 +124,14 @@ type HeaderField struct {
 type Protobuf struct {
 	// DescriptorSet is a serialized google.protobuf.FileDescriptorSet that holds the message
 	// and everything it imports (protoc --include_imports), relative to the contract file.
-	DescriptorSet string   `json:"descriptorSet"`
-	Message       Messages `json:"message"`
+	// Exactly one of DescriptorSet and Files is set.
+	DescriptorSet string `json:"descriptorSet,omitempty"`
+	// Files are .proto source files, from the repository's root, that Parse compiles from
+	// the tree of the build the contract describes (WithSources); ImportPaths are protoc's
+	// -I directories (default: the root).
+	Files       []string `json:"files,omitempty"`
+	ImportPaths []string `json:"importPaths,omitempty"`
+	Message     Messages `json:"message"`
 	// Naming names a frame from the message's JSON form (proto field names); without its
 	// discriminator, pointer, nested or keys, a frame is named by the field set in the
 	// message's first oneof. Naming.Empty names the empty message either way.

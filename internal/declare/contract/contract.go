@@ -118,13 +118,22 @@ var ErrUnsupported = errors.New("unsupported contract version")
 type Option func(*options)
 
 type options struct {
-	files fs.FS
+	files   fs.FS
+	sources *ProtoSources
 }
 
 // WithFiles makes Parse read the files a contract refers to (protobuf descriptor sets) from
 // fsys, with paths relative to its root, instead of from the contract file's directory.
 func WithFiles(fsys fs.FS) Option {
 	return func(o *options) { o.files = fsys }
+}
+
+// WithSources makes Parse compile the .proto files a protobuf codec names (files,
+// importPaths: paths from the repository's root) from src: the tree of the build the
+// contract describes. Without it they are read from the disk, from the repository that
+// holds the contract file (else its directory), or from WithFiles' fsys.
+func WithSources(src ProtoSources) Option {
+	return func(o *options) { o.sources = &src }
 }
 
 // Load reads and validates a contract file.

@@ -42,7 +42,7 @@ func Parse(name string, data []byte, opts ...Option) (*Contract, error) {
 	case 1:
 		c, problems = parseV1(root)
 	case 2:
-		c, problems = parseV2(root, o.reader(name))
+		c, problems = parseV2(root, o.reader(name), func() ProtoSources { return o.protoSources(name) })
 	default:
 		return nil, fmt.Errorf("%s: line %d: contractVersion %d: %w (this skewtest reads 1 to %d)",
 			name, lineOf(data, vn.off), version, ErrUnsupported, Version)
@@ -92,5 +92,36 @@ func (o options) reader(contractPath string) func(string) ([]byte, error) {
 			p = filepath.Join(dir, p)
 		}
 		return os.ReadFile(p)
+	}
+}
+
+// protoSources returns the tree a protobuf codec's .proto files are read from: WithSources',
+// else WithFiles', else DiskSources of the contract file.
+func (o options) protoSources(contractPath string) ProtoSources {
+	switch {
+	case o.sources != nil:
+		return *o.sources
+	case o.files != nil:
+		return ProtoSources{Tree: o.files}
+	}
+	return DiskSources(contractPath)
+}
+
+// DiskSources is the tree of .proto sources of a contract file on the disk: the repository
+// that holds it (the nearest directory above it with a .git), else its directory.
+func DiskSources(contractPath string) ProtoSources {
+	dir, err := filepath.Abs(filepath.Dir(contractPath))
+	if err != nil {
+		return ProtoSources{Tree: os.DirFS(filepath.Dir(contractPath))}
+	}
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return ProtoSources{Tree: os.DirFS(d)}
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return ProtoSources{Tree: os.DirFS(dir)}
+		}
+		d = up
 	}
 }

@@ -25,7 +25,12 @@ func loadProtoSet(data []byte, msgs Messages) (*protoSet, error) {
 	if err := proto.Unmarshal(data, &fds); err != nil {
 		return nil, fmt.Errorf("not a serialized google.protobuf.FileDescriptorSet: %w", err)
 	}
-	files, err := protodesc.NewFiles(&fds)
+	return protoSetOf(&fds, msgs)
+}
+
+// protoSetOf finds the codec's messages in a descriptor set.
+func protoSetOf(fds *descriptorpb.FileDescriptorSet, msgs Messages) (*protoSet, error) {
+	files, err := protodesc.NewFiles(fds)
 	if err != nil {
 		return nil, fmt.Errorf("descriptor set: %w (build it with protoc --include_imports --descriptor_set_out)", err)
 	}

@@ -8,12 +8,12 @@ import (
 )
 
 // parseV2 reads and validates a version 2 document and loads the files it refers to.
-func parseV2(root *node, read func(string) ([]byte, error)) (*Contract, []error) {
+func parseV2(root *node, read func(string) ([]byte, error), sources func() ProtoSources) (*Contract, []error) {
 	var c Contract
 	if err := decodeStrict(root, "", &c); err != nil {
 		return nil, []error{err}
 	}
-	v := validator{root: root, read: read}
+	v := validator{root: root, read: read, sources: sources}
 	v.contract(&c)
 	if len(v.problems) > 0 {
 		return nil, v.problems
@@ -25,6 +25,7 @@ func parseV2(root *node, read func(string) ([]byte, error)) (*Contract, []error)
 type validator struct {
 	root     *node
 	read     func(string) ([]byte, error)
+	sources  func() ProtoSources // where a protobuf codec's .proto files are
 	problems []error
 }
 

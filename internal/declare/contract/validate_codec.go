@@ -1,6 +1,10 @@
 package contract
 
-import "slices"
+import (
+	"context"
+	"slices"
+	"strings"
+)
 
 // codec checks one codec: exactly one kind, a batch that fits it, its rules, and that a
 // stream can cut packets.
@@ -146,8 +150,14 @@ func maxOf(bits int) uint64 {
 }
 
 func (v *validator) protobuf(pb *Protobuf, p string) {
-	if pb.DescriptorSet == "" {
-		v.add(p, "a protobuf codec needs a descriptorSet: the path of a serialized FileDescriptorSet, relative to the contract file")
+	switch {
+	case pb.DescriptorSet == "" && len(pb.Files) == 0:
+		v.add(p, "a protobuf codec needs its messages' descriptors: files (the .proto files, from the repository's root, compiled from each build's own tree) or descriptorSet (a serialized FileDescriptorSet, relative to the contract file)")
+	case pb.DescriptorSet != "" && len(pb.Files) > 0:
+		v.add(p, "give files or descriptorSet, not both")
+	}
+	if len(pb.ImportPaths) > 0 && len(pb.Files) == 0 {
+		v.add(p+"/importPaths", "importPaths are where the files' imports are found: give files too")
 	}
 	if len(pb.Message) == 0 {
 		v.add(p, `a protobuf codec needs a message: "pkg.Frame" or {"H>C": "pkg.Reply", "C>H": "pkg.Command"}`)
@@ -160,17 +170,31 @@ func (v *validator) protobuf(pb *Protobuf, p string) {
 	if pb.Naming != nil {
 		v.naming(pb.Naming, p+"/naming", false)
 	}
-	if pb.DescriptorSet == "" || len(pb.Message) == 0 {
+	if (pb.DescriptorSet == "") == (len(pb.Files) == 0) || len(pb.Message) == 0 {
 		return
 	}
-	data, err := v.read(pb.DescriptorSet)
-	if err != nil {
-		v.add(p+"/descriptorSet", "read descriptor set %s: %v (the path is relative to the contract file's directory)", pb.DescriptorSet, err)
-		return
+	var set *protoSet
+	var err error
+	from := "descriptor set " + pb.DescriptorSet
+	if pb.DescriptorSet != "" {
+		data, rerr := v.read(pb.DescriptorSet)
+		if rerr != nil {
+			v.add(p+"/descriptorSet", "read descriptor set %s: %v (the path is relative to the contract file's directory)", pb.DescriptorSet, rerr)
+			return
+		}
+		set, err = loadProtoSet(data, pb.Message)
+	} else {
+		src := v.sources()
+		fds, cerr := CompileProto(context.Background(), src, pb.ImportPaths, pb.Files)
+		if cerr != nil {
+			v.add(p+"/files", "%v", cerr)
+			return
+		}
+		from = "the .proto files " + src.Label + strings.Join(pb.Files, " ")
+		set, err = protoSetOf(fds, pb.Message)
 	}
-	set, err := loadProtoSet(data, pb.Message)
 	if err != nil {
-		v.add(p+"/message", "descriptor set %s: %v", pb.DescriptorSet, err)
+		v.add(p+"/message", "%s: %v", from, err)
 		return
 	}
 	n := pb.Naming

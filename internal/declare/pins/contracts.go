@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/skewtest/skewtest/internal/declare/contract"
 )
 
 // ErrNoContract means a build's contract file cannot be found: its skewtest.yaml names none,
@@ -29,10 +31,28 @@ type ContractFile struct {
 	// Files holds the files beside it (the protobuf descriptor sets it refers to), rooted at
 	// its directory: pass it with contract.WithFiles.
 	Files fs.FS
+	// Sources is the tree of the build the contract describes, where a protobuf codec's
+	// .proto files are compiled from: the working tree, a commit's files, or (through
+	// subject.ContractFile) a tag's files with its versions row's overlays laid over. A
+	// row's contract is read from the row's file, its .proto files from the tag's own tree.
+	Sources contract.ProtoSources
 	// From says where a build's contract came from when not from its own checkout: the
 	// versions row that gave it ("skewtest.yaml:41 (versions row \"<v1.4.150\"): …"); ""
 	// otherwise.
 	From string
+}
+
+// Options are the contract.Parse options that read the files cf refers to: descriptor sets
+// beside it (Files), .proto files from its build's tree (Sources).
+func (cf ContractFile) Options() []contract.Option {
+	var opts []contract.Option
+	if cf.Files != nil {
+		opts = append(opts, contract.WithFiles(cf.Files))
+	}
+	if cf.Sources.Tree != nil {
+		opts = append(opts, contract.WithSources(cf.Sources))
+	}
+	return opts
 }
 
 // Contracts reads the contract files of a subject's builds without a checkout: the working
@@ -81,7 +101,21 @@ func (c *Contracts) Worktree() (ContractFile, error) {
 	if err != nil {
 		return ContractFile{}, fmt.Errorf("%w in the working tree: %w", ErrNoContract, err)
 	}
-	return ContractFile{Name: name, Data: data, Files: os.DirFS(filepath.Dir(name))}, nil
+	return ContractFile{Name: name, Data: data, Files: os.DirFS(filepath.Dir(name)), Sources: c.WorktreeSources()}, nil
+}
+
+// WorktreeSources is the working tree as a tree of .proto sources.
+func (c *Contracts) WorktreeSources() contract.ProtoSources {
+	return contract.ProtoSources{Tree: os.DirFS(c.root)}
+}
+
+// CommitSources is a commit's files as a tree of .proto sources, labelled label.
+func (c *Contracts) CommitSources(label string, commit plumbing.Hash) (contract.ProtoSources, error) {
+	tree, err := c.tree(label, commit)
+	if err != nil {
+		return contract.ProtoSources{}, err
+	}
+	return contract.ProtoSources{Tree: treeFS{tree}, Label: label + ":"}, nil
 }
 
 // Ref reads the contract of a ref: WorktreeLabel for the working tree, else a tag, branch or
@@ -106,6 +140,11 @@ func (c *Contracts) At(ctx context.Context, label string, commit plumbing.Hash) 
 		return ContractFile{}, err
 	}
 	if cf, ok, err := c.fromRow(row); ok || err != nil {
+		if err == nil {
+			// The row's contract describes this commit's build: its .proto files are the
+			// commit's own.
+			cf.Sources, err = c.CommitSources(label, commit)
+		}
 		return cf, err
 	}
 	tree, err := c.tree(label, commit)
@@ -141,7 +180,7 @@ func (c *Contracts) WorktreeFile(rel string) (ContractFile, error) {
 	if err != nil {
 		return ContractFile{}, fmt.Errorf("%w in the working tree: %w", ErrNoContract, err)
 	}
-	return ContractFile{Name: name, Data: data, Files: os.DirFS(filepath.Dir(name))}, nil
+	return ContractFile{Name: name, Data: data, Files: os.DirFS(filepath.Dir(name)), Sources: c.WorktreeSources()}, nil
 }
 
 // CommitFile reads the file at rel (slash-separated, from the repository root) of a commit,
@@ -199,7 +238,7 @@ func readAt(tree *object.Tree, label, rel string) (ContractFile, error) {
 			return ContractFile{}, fmt.Errorf("read %s: %w", name, err)
 		}
 	}
-	return ContractFile{Name: name, Data: []byte(data), Files: files}, nil
+	return ContractFile{Name: name, Data: []byte(data), Files: files, Sources: contract.ProtoSources{Tree: treeFS{tree}, Label: label + ":"}}, nil
 }
 
 // treeFS serves the files of a git tree (the descriptor sets a contract refers to).

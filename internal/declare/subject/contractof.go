@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
+	"strings"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/pins"
@@ -49,8 +52,25 @@ func (s *Subject) ContractFile(ctx context.Context, src builds.Source) (pins.Con
 	return contractFile(ctx, cs, src, d)
 }
 
-// contractFile is ContractFile for a pinned build that d describes.
+// contractFile is ContractFile for a pinned build that d describes. Whatever file the
+// contract comes from, its .proto files are the build's own: the commit's tree with the
+// versions row's overlays laid over it, as the build's checkout is.
 func contractFile(ctx context.Context, cs *pins.Contracts, src builds.Source, d *builds.Description) (pins.ContractFile, error) {
+	cf, err := contractText(ctx, cs, src, d)
+	if err != nil {
+		return cf, err
+	}
+	if cf.Sources, err = cs.CommitSources(src.Label, src.Commit); err != nil {
+		return cf, err
+	}
+	if d.Version != nil && len(d.Version.Overlay) > 0 {
+		cf.Sources.Tree = overlaid{tree: cf.Sources.Tree, worktree: cs.WorktreeSources().Tree, paths: d.Version.Overlay}
+	}
+	return cf, nil
+}
+
+// contractText finds the contract file of a pinned build that d describes.
+func contractText(ctx context.Context, cs *pins.Contracts, src builds.Source, d *builds.Description) (pins.ContractFile, error) {
 	switch {
 	case d.Version != nil && d.Version.Contract != "":
 		return cs.At(ctx, src.Label, src.Commit) // the row's contract
@@ -67,6 +87,22 @@ func contractFile(ctx context.Context, cs *pins.Contracts, src builds.Source, d 
 		err = fmt.Errorf("%w: %s", err, RowFix(src.Label))
 	}
 	return cf, err
+}
+
+// overlaid is a commit's tree with a versions row's overlay paths taken from the working
+// tree, as builds lays them over the checkout.
+type overlaid struct {
+	tree, worktree fs.FS
+	paths          []string
+}
+
+func (o overlaid) Open(name string) (fs.File, error) {
+	for _, p := range o.paths {
+		if p = path.Clean(p); name == p || strings.HasPrefix(name, p+"/") {
+			return o.worktree.Open(name)
+		}
+	}
+	return o.tree.Open(name)
 }
 
 // RowFix says how to give a build whose own contract cannot be read one: a versions row.

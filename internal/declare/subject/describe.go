@@ -47,7 +47,7 @@ func (s *Subject) Describe(ctx context.Context, srcs []builds.Source) ([]*harnes
 		}
 		if err == nil {
 			b.ContractFrom = cf.From
-			b.Contract, err = contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
+			b.Contract, err = contract.Parse(cf.Name, cf.Data, cf.Options()...)
 		}
 		if err != nil {
 			err = fmt.Errorf("%s: contract: %w", src.Label, err)
@@ -81,7 +81,7 @@ func (s *Subject) WorktreeContract(srcs []builds.Source) *harness.Build {
 	if err != nil {
 		return nil
 	}
-	c, err := contract.Parse(cf.Name, cf.Data, contract.WithFiles(cf.Files))
+	c, err := contract.Parse(cf.Name, cf.Data, cf.Options()...)
 	if err != nil {
 		return nil
 	}

@@ -126,7 +126,7 @@ func (v AllowedViolation) String() string {
 // ParseContractFile parses a contract file read by Contracts; an invalid one is a usage
 // error that says file and line.
 func ParseContractFile(cf pins.ContractFile) (*contract.Contract, error) {
-	c, err := contract.Parse(ShortPath(cf.Name), cf.Data, contract.WithFiles(cf.Files))
+	c, err := contract.Parse(ShortPath(cf.Name), cf.Data, cf.Options()...)
 	if err != nil {
 		return nil, usage.Errorf("%w", err)
 	}

@@ -1,0 +1,135 @@
+package contract_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing/fstest"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	"github.com/skewtest/skewtest/internal/declare/contract"
+)
+
+// filesDoc is protobufDoc with its messages compiled from .proto sources.
+func filesDoc(files, importPaths string) string {
+	pb := `"files": ` + files
+	if importPaths != "" {
+		pb += `, "importPaths": ` + importPaths
+	}
+	return strings.Replace(protobufDoc, `"descriptorSet": "proto/wire.binpb"`, pb, 1)
+}
+
+// protoTree is a repository's tree holding testdata/proto/wire.proto at proto/wire.proto.
+func protoTree(extra map[string]string) fstest.MapFS {
+	GinkgoHelper()
+	src, err := os.ReadFile("testdata/proto/wire.proto")
+	Expect(err).NotTo(HaveOccurred())
+	tree := fstest.MapFS{"proto/wire.proto": {Data: src}}
+	for name, text := range extra {
+		tree[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	return tree
+}
+
+var _ = Describe("Protobuf codecs compiled from .proto files", func() {
+	parse := func(doc string, tree fstest.MapFS) (*contract.Contract, error) {
+		return contract.Parse("skewtest-contract.json", []byte(doc), contract.WithSources(contract.ProtoSources{Tree: tree, Label: "v1.0.0:"}))
+	}
+
+	It("decodes as the hand-made descriptor set of the same file does", func() {
+		c, err := parse(filesDoc(`["proto/wire.proto"]`, `["proto"]`), protoTree(nil))
+		Expect(err).NotTo(HaveOccurred())
+		msg := varintFrames(
+			wireMessage("skewtest.wire.Command", `{"id": 1, "connect": {"client": "desktop", "features": ["spans"]}}`),
+			wireMessage("skewtest.wire.Command", `{}`))
+		ch := c.Channel("/wire")
+		ds := feed(ch, "C>H", true, msg)
+		Expect(names(ch, "C>H", ds)).To(Equal([]string{"Connect", "KeepAlive"}))
+		Expect(ds[0].Value).To(Equal(map[string]any{"id": 1.0, "connect": map[string]any{"client": "desktop", "features": []any{"spans"}}}))
+		// Without importPaths the file is named from the tree's root.
+		_, err = parse(filesDoc(`["proto/wire.proto"]`, ""), protoTree(nil))
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("compiles a file's imports from the import paths and protoc's standard imports", func() {
+		tree := fstest.MapFS{
+			"api/proto/frame.proto": {Data: []byte(`syntax = "proto3";
+package demo;
+import "common/stamp.proto";
+import "google/protobuf/timestamp.proto";
+message Frame { oneof body { Stamp stamp = 1; google.protobuf.Timestamp at = 2; } }
+`)},
+			"third/common/stamp.proto": {Data: []byte(`syntax = "proto3";
+package demo;
+message Stamp { int64 n = 1; }
+`)},
+		}
+		fds, err := contract.CompileProto(context.Background(), contract.ProtoSources{Tree: tree}, []string{"api/proto", "third"}, []string{"api/proto/frame.proto"})
+		Expect(err).NotTo(HaveOccurred())
+		var names []string
+		for _, f := range fds.File {
+			names = append(names, f.GetName())
+		}
+		// Imports first, as protoc --include_imports writes them.
+		Expect(names).To(Equal([]string{"common/stamp.proto", "google/protobuf/timestamp.proto", "frame.proto"}))
+		// The set is a FileDescriptorSet protoc could have written: a contract reads it.
+		data, err := proto.Marshal(fds)
+		Expect(err).NotTo(HaveOccurred())
+		var back descriptorpb.FileDescriptorSet
+		Expect(proto.Unmarshal(data, &back)).To(Succeed())
+		Expect(back.File).To(HaveLen(3))
+	})
+
+	It("reads the files from the tree it is given, not from the contract's directory", func() {
+		tree := protoTree(nil)
+		tree["proto/wire.proto"].Data = []byte(strings.Replace(string(tree["proto/wire.proto"].Data), "Ping ping = 4;", "Ping ping = 4;\n    Ping pong = 5;", 1))
+		c, err := parse(filesDoc(`["proto/wire.proto"]`, `["proto"]`), tree)
+		Expect(err).NotTo(HaveOccurred())
+		md := c.Channel("/wire").Binary.Protobuf.Descriptor("C>H")
+		Expect(md.Fields().ByName("pong")).NotTo(BeNil())
+	})
+
+	DescribeTable("refuses what cannot be compiled, with the file and line",
+		func(files, importPaths string, extra map[string]string, want ...string) {
+			tree := protoTree(extra)
+			_, err := parse(filesDoc(files, importPaths), tree)
+			Expect(err).To(HaveOccurred())
+			for _, w := range want {
+				Expect(err.Error()).To(ContainSubstring(w))
+			}
+		},
+		Entry("a syntax error", `["proto/bad.proto"]`, `["proto"]`, map[string]string{"proto/bad.proto": "syntax = \"proto3\";\npackage skewtest.wire;\nmessage Command {\n  uint32 id = ;\n}\n"},
+			"skewtest-contract.json: line 6: /channels/0/binary/protobuf/files: v1.0.0:proto/bad.proto:4:15: syntax error"),
+		Entry("an unknown type", `["proto/bad.proto"]`, `["proto"]`, map[string]string{"proto/bad.proto": "syntax = \"proto3\";\npackage skewtest.wire;\nmessage Command {\n  Nope id = 1;\n}\n"},
+			"v1.0.0:proto/bad.proto:4:3: field skewtest.wire.Command.id: unknown type Nope"),
+		Entry("a missing file", `["proto/gone.proto"]`, `["proto"]`, nil,
+			"/channels/0/binary/protobuf/files: v1.0.0:proto/gone.proto: no such file"),
+		Entry("a missing import", `["proto/imp.proto"]`, `["proto"]`, map[string]string{"proto/imp.proto": "syntax = \"proto3\";\nimport \"gone.proto\";\n"},
+			"v1.0.0:proto/imp.proto:2:8:", "gone.proto"),
+		Entry("a file outside the import paths", `["other/wire.proto"]`, `["proto"]`, map[string]string{"other/wire.proto": "syntax = \"proto3\";\n"},
+			"v1.0.0:other/wire.proto is inside none of the importPaths"),
+		Entry("a path out of the repository", `["../wire.proto"]`, ``, nil,
+			`file "../wire.proto" is not a relative path inside the repository`),
+	)
+
+	It("names the message the files lack", func() {
+		doc := strings.Replace(filesDoc(`["proto/wire.proto"]`, `["proto"]`), `"C>H": "skewtest.wire.Command"`, `"C>H": "skewtest.wire.Order"`, 1)
+		_, err := parse(doc, protoTree(nil))
+		Expect(err).To(MatchError(ContainSubstring(`/channels/0/binary/protobuf/message: the .proto files v1.0.0:proto/wire.proto: message "skewtest.wire.Order" is not in the descriptor set`)))
+	})
+
+	DescribeTable("takes exactly one source of descriptors",
+		func(pb, want string) {
+			doc := strings.Replace(protobufDoc, `"descriptorSet": "proto/wire.binpb"`, pb, 1)
+			_, err := parse(doc, protoTree(nil))
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("both", `"descriptorSet": "proto/wire.binpb", "files": ["proto/wire.proto"]`, "give files or descriptorSet, not both"),
+		Entry("neither", `"importPaths": ["proto"]`, "importPaths are where the files' imports are found: give files too"),
+		Entry("nothing", `"importPaths": []`, "a protobuf codec needs its messages' descriptors: files"),
+	)
+})
