@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // framing diffs how the channel's messages are cut into frames and how frames are named:
@@ -42,10 +44,13 @@ func (c *chanDiff) codec(msgs string, o, n *Codec, p string) {
 	case o.JSON != nil:
 		c.naming(what, o.JSON, n.JSON, p+"/json")
 	case o.Protobuf != nil:
+		seen := map[protoreflect.FullName]bool{}
 		for _, dir := range []string{HostToClient, ClientToHost} {
 			if was, is := o.Protobuf.Message.For(dir), n.Protobuf.Message.For(dir); was != is {
 				c.add(RuleFramingChanged, p+"/protobuf/message", "%s: %s frames were protobuf message %s and are now %s", what, dir, was, is)
+				continue
 			}
+			c.protoFields(what, o.Protobuf.Descriptor(dir), n.Protobuf.Descriptor(dir), p+"/protobuf/message", seen)
 		}
 		c.naming(what, o.Protobuf.Naming, n.Protobuf.Naming, p+"/protobuf/naming")
 	}
@@ -206,4 +211,57 @@ func batchOf(c *Codec) string {
 		return BatchNone
 	}
 	return c.Batch
+}
+
+// protoFields diffs two builds' descriptors of one protobuf message, field by number, at any
+// depth: a field whose type or cardinality changed is read differently by the two builds
+// (their own .proto files or descriptor sets say so; the contract's text may not). Fields
+// added or removed are what protobuf is made for and are left alone.
+func (c *chanDiff) protoFields(what string, o, n protoreflect.MessageDescriptor, p string, seen map[protoreflect.FullName]bool) {
+	if o == nil || n == nil || seen[o.FullName()] {
+		return
+	}
+	seen[o.FullName()] = true
+	for i := range o.Fields().Len() {
+		of := o.Fields().Get(i)
+		nf := n.Fields().ByNumber(of.Number())
+		if nf == nil {
+			continue
+		}
+		if wireShape(of) != wireShape(nf) {
+			was, is := protoType(of), protoType(nf)
+			c.add(RuleTypeChanged, p, "%s: protobuf field %s (number %d) was %s and is now %s: the two builds read it differently",
+				what, of.FullName(), of.Number(), was, is)
+			continue
+		}
+		if of.Message() != nil && nf.Message() != nil {
+			c.protoFields(what, of.Message(), nf.Message(), p, seen)
+		}
+	}
+}
+
+// wireShape is what of a field's type decides how it is read: its kind and cardinality (a
+// message or an enum renamed reads the same).
+func wireShape(f protoreflect.FieldDescriptor) string {
+	if f.IsMap() {
+		return "map " + wireShape(f.MapKey()) + " " + wireShape(f.MapValue())
+	}
+	return fmt.Sprintf("%s %s", f.Cardinality(), f.Kind())
+}
+
+// protoType is a field's type as a .proto file writes it: "repeated int32", "skewtest.Foo".
+func protoType(f protoreflect.FieldDescriptor) string {
+	t := f.Kind().String()
+	switch {
+	case f.IsMap():
+		t = fmt.Sprintf("map<%s, %s>", protoType(f.MapKey()), protoType(f.MapValue()))
+	case f.Message() != nil:
+		t = string(f.Message().FullName())
+	case f.Enum() != nil:
+		t = string(f.Enum().FullName())
+	}
+	if f.IsList() {
+		t = "repeated " + t
+	}
+	return t
 }

@@ -133,3 +133,36 @@ message Stamp { int64 n = 1; }
 		Entry("nothing", `"importPaths": []`, "a protobuf codec needs its messages' descriptors: files"),
 	)
 })
+
+var _ = Describe("Diffing protobuf codecs by each build's own .proto files", func() {
+	at := func(label string, edit func(string) string) *contract.Contract {
+		GinkgoHelper()
+		tree := protoTree(nil)
+		tree["proto/wire.proto"].Data = []byte(edit(string(tree["proto/wire.proto"].Data)))
+		c, err := contract.Parse(label+":skewtest-contract.json", []byte(filesDoc(`["proto/wire.proto"]`, `["proto"]`)),
+			contract.WithSources(contract.ProtoSources{Tree: tree, Label: label + ":"}))
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	same := func(s string) string { return s }
+
+	It("reports a field whose type changed between the builds' files, at any depth", func() {
+		older := at("v1", same)
+		newer := at("v2", func(s string) string { return strings.Replace(s, "string client = 1;", "int64 client = 1;", 1) })
+		vs := contract.Diff(older, newer, contract.DiffOptions{})
+		Expect(rulePointers(vs)).To(Equal([]string{"type-changed@/channels/0/binary/protobuf/message"}))
+		Expect(vs[0].Message).To(ContainSubstring("protobuf field skewtest.wire.Connect.client (number 1) was string and is now int64: the two builds read it differently"))
+	})
+
+	It("leaves a field added, or a message renamed, alone (negative controls)", func() {
+		older := at("v1", same)
+		added := at("v2", func(s string) string { return strings.Replace(s, "string client = 1;", "string client = 1;\n  string token = 9;", 1) })
+		Expect(contract.Diff(older, added, contract.DiffOptions{})).To(BeEmpty())
+		Expect(added.Channel("/wire").Binary.Protobuf.Descriptor("C>H").Fields().ByName("connect").Message().Fields().ByName("token")).NotTo(BeNil())
+		Expect(older.Channel("/wire").Binary.Protobuf.Descriptor("C>H").Fields().ByName("connect").Message().Fields().ByName("token")).To(BeNil())
+		renamed := at("v2", func(s string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(s, "Connect connect", "Hello connect"), "message Connect {", "message Hello {")
+		})
+		Expect(contract.Diff(older, renamed, contract.DiffOptions{})).To(BeEmpty())
+	})
+})

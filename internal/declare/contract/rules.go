@@ -71,7 +71,7 @@ var Rules = []Rule{
 	{RuleFieldRequiredAdded, SideNew, "a new field is required: older senders do not send it"},
 	{RuleFieldMadeRequired, SideNew, "an optional field is required: older senders may leave it out"},
 	{RuleFieldMadeOptional, SideNew, "a required field is optional: newer senders may leave out what older receivers require"},
-	{RuleTypeChanged, SideNew, "a field's type changed, at any depth (fields, items); a type added to or dropped from a field is a change"},
+	{RuleTypeChanged, SideNew, "a field's type changed, at any depth (fields, items); a type added to or dropped from a field is a change; a protobuf message's field (by number, at any depth) of another kind or cardinality in the two builds' descriptors"},
 	{RuleEnumNarrowed, SideNew, "an enum lost a value, or a field without an enum got one"},
 	{RuleFieldLayoutChanged, SideNew, "a binary payload field moved (offset, encoding, mask, shift)"},
 	{RuleCapabilityRemoved, SideOld, "a capability is gone"},
