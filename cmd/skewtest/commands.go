@@ -61,7 +61,7 @@ func visibleCommands() []string {
 func subcommands(name string) []string {
 	switch name {
 	case "contract":
-		return []string{"diff", "check", "verify", "decode", "infer"}
+		return []string{"diff", "check", "verify", "decode", "infer", "descriptor"}
 	case "cache":
 		return []string{"ls", "prune"}
 	case "pins":

@@ -24,6 +24,7 @@ const contractUsage = `Usage:
   skewtest contract verify --repo DIR [--runner local|container] [--cache-dir D] [--timeout D]
   skewtest contract decode [--repo DIR] [--dir H>C|C>H] [--path P] [--json] CONTRACT [FILE|-]
   skewtest contract infer  [-o FILE | --out DIR | --against CONTRACT] DIR…   draft a contract from recorded frames
+  skewtest contract descriptor [-I DIR]… -o FILE.binpb FILE.proto…   compile .proto files into a descriptor set
 
 OLD and NEW are contract files, "worktree", a REF of --repo (its contract as run reads it:
 a versions row's, else the one its skewtest.yaml names, read from git objects) or REF:PATH.
@@ -35,7 +36,7 @@ compatible, 1 violations (verify: differences), 2 bad input, 3 infrastructure er
 func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, contractUsage)
-		return usagef("contract: give diff, check, verify, decode or infer")
+		return usagef("contract: give diff, check, verify, decode, infer or descriptor")
 	}
 	switch args[0] {
 	case "diff":
@@ -48,6 +49,8 @@ func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return cmdContractDecode(ctx, args[1:], stdout, stderr)
 	case "infer":
 		return cmdContractInfer(ctx, args[1:], stdout, stderr)
+	case "descriptor":
+		return cmdContractDescriptor(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, contractUsage)
 		return nil
@@ -56,7 +59,7 @@ func cmdContract(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	fmt.Fprint(stderr, contractUsage)
-	return usagef("contract: unknown command %q (want diff, check, verify, decode or infer)", args[0])
+	return usagef("contract: unknown command %q (want diff, check, verify, decode, infer or descriptor)", args[0])
 }
 
 // allowance allows violations of a rule, for every pair or (Old, New set) for one pair of

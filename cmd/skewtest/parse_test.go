@@ -195,7 +195,7 @@ var _ = Describe("one flag-parsing path for every command", func() {
 		Entry("no suggestion for a far-off name", []string{"frobnicate"}, `unknown command "frobnicate"`),
 		Entry("no suggestion for a short name nothing begins with", []string{"ab"}, `unknown command "ab"`),
 		Entry("no suggestion for a prefix of two (recheck, record)", []string{"rec"}, `unknown command "rec"`),
-		Entry("no suggestion from contract for a far-off name", []string{"contract", "frobnicate"}, `contract: unknown command "frobnicate" (want diff, check, verify, decode or infer)`),
+		Entry("no suggestion from contract for a far-off name", []string{"contract", "frobnicate"}, `contract: unknown command "frobnicate" (want diff, check, verify, decode, infer or descriptor)`),
 	)
 
 	DescribeTable("suggest",
