@@ -156,7 +156,9 @@ var _ = Describe("Diffing protobuf codecs by each build's own .proto files", fun
 
 	It("leaves a field added, or a message renamed, alone (negative controls)", func() {
 		older := at("v1", same)
-		added := at("v2", func(s string) string { return strings.Replace(s, "string client = 1;", "string client = 1;\n  string token = 9;", 1) })
+		added := at("v2", func(s string) string {
+			return strings.Replace(s, "string client = 1;", "string client = 1;\n  string token = 9;", 1)
+		})
 		Expect(contract.Diff(older, added, contract.DiffOptions{})).To(BeEmpty())
 		Expect(added.Channel("/wire").Binary.Protobuf.Descriptor("C>H").Fields().ByName("connect").Message().Fields().ByName("token")).NotTo(BeNil())
 		Expect(older.Channel("/wire").Binary.Protobuf.Descriptor("C>H").Fields().ByName("connect").Message().Fields().ByName("token")).To(BeNil())
