@@ -55,7 +55,11 @@ func (fo FutureOptions) Rewriter(p Pairing) *future.Rewriter {
 	if len(senders) == 0 {
 		return nil
 	}
-	return future.New(future.Config{Seed: fo.Seed, Kind: p.Kind, Senders: senders, Rules: fo.Rules, One: fo.One})
+	version := 0
+	if p.Host.Contract != nil && p.Client.Contract != nil {
+		version = contract.Negotiated(p.Host.Contract.Protocol, p.Client.Contract.Protocol.Client(p.Kind))
+	}
+	return future.New(future.Config{Seed: fo.Seed, Kind: p.Kind, Version: version, Senders: senders, Rules: fo.Rules, One: fo.One})
 }
 
 // RunFuture is the future-peer pass of one pairing: it runs p again with the frames bound for

@@ -31,7 +31,7 @@ import (
 type Tally struct {
 	mu        sync.Mutex
 	items     map[string]*results.CoverageItem
-	contracts []*contract.Contract
+	contracts []spoken
 	// kinds are the client kinds seen on each channel (by name): a frame is owed once per
 	// kind that used its channel.
 	kinds map[string][]string
@@ -124,10 +124,11 @@ func (t *Tally) Novel(in *checks.Input) []results.CoverageItem {
 // exercised returns the parts a pairing exercised, by key, and the steps that reached each;
 // t.mu is held.
 func (t *Tally) exercised(in *checks.Input) (map[string]results.CoverageItem, map[string]map[string]bool) {
+	version := in.Protocol()
 	for _, c := range []*contract.Contract{in.Host, in.Client} {
-		if c != nil && !slices.Contains(t.contracts, c) {
-			t.contracts = append(t.contracts, c)
-			t.universe(c)
+		if at := (spoken{c, version}); c != nil && !slices.Contains(t.contracts, at) {
+			t.contracts = append(t.contracts, at)
+			t.universe(c, version)
 		}
 	}
 	seen := map[string]results.CoverageItem{}
@@ -429,8 +430,16 @@ func (t *Tally) Missing(categories ...string) []results.CoverageItem {
 	return out
 }
 
-// universe adds every part of c to the tally, unseen.
-func (t *Tally) universe(c *contract.Contract) {
+// spoken is a contract at a negotiated protocol version: a part of the universe.
+type spoken struct {
+	c       *contract.Contract
+	version int
+}
+
+// universe adds every part of c that a pairing speaking protocol version (0: none declared)
+// can exercise to the tally, unseen: each frame's fields are its shape's at that version
+// (contract.Frame.At), so a field "until: 4" is owed only by pairings that speak 4 or less.
+func (t *Tally) universe(c *contract.Contract, version int) {
 	for i := range c.Channels {
 		ch := &c.Channels[i]
 		for j := range ch.Frames {
@@ -444,7 +453,7 @@ func (t *Tally) universe(c *contract.Contract) {
 				if len(t.kinds[ch.Name]) == 0 {
 					t.ensure(frameItem(ch.Name, dir, f.Name, ""))
 				}
-				for _, p := range pointers(f.Fields, "") {
+				for _, p := range pointers(f.At(version).Fields, "") {
 					t.ensure(fieldItem(ch.Name, dir, f.Name, p.ptr))
 					for _, v := range p.enum {
 						t.ensure(enumItem(ch.Name, dir, f.Name, p.ptr, v))
@@ -470,8 +479,8 @@ func (t *Tally) addKind(ch, kind string) {
 		return
 	}
 	t.kinds[ch] = append(t.kinds[ch], kind)
-	for _, c := range t.contracts {
-		c := c.ChannelNamed(ch)
+	for _, sp := range t.contracts {
+		c := sp.c.ChannelNamed(ch)
 		if c == nil {
 			continue
 		}

@@ -1,6 +1,8 @@
 package coverage_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -206,5 +208,51 @@ var _ = Describe("Tally", func() {
 		Expect(seen(m)).To(HaveKeyWithValue("frame H>C info (k)", 2))
 		Expect(seen(m)).To(HaveKeyWithValue("frame H>C never (k)", 0))
 		Expect(results.MergeCoverage(nil, nil)).To(BeNil())
+	})
+})
+
+var _ = Describe("Tally with versioned shapes", func() {
+	// versioned is doc at protocol 5, whose info frame had a field until 4 and has one since 5.
+	versioned := func(version int) *contract.Contract {
+		GinkgoHelper()
+		d := strings.Replace(doc, `"protocol":{"version":1,"minCompatible":1}`, fmt.Sprintf(`"protocol":{"version":%d,"minCompatible":4}`, version), 1)
+		d = strings.Replace(d, `"n":{"type":"integer"},`, `"n":{"type":"integer"},"old":{"type":"integer","until":4},"new":{"type":"integer","since":5},`, 1)
+		c, err := contract.Parse("p.json", []byte(d))
+		Expect(err).NotTo(HaveOccurred())
+		return c
+	}
+	fields := func(t *coverage.Tally) []string {
+		var out []string
+		for k := range seen(t.Coverage()) {
+			if strings.HasPrefix(k, "field H>C info ") {
+				out = append(out, strings.TrimPrefix(k, "field H>C info "))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	It("owes a frame's fields as the pairing's negotiated version shapes it", func() {
+		in := pairing()
+		in.Host, in.Client = versioned(5), versioned(5)
+		t := coverage.New()
+		t.Add(in)
+		Expect(fields(t)).To(Equal([]string{"/caps", "/n", "/nested", "/nested/x", "/new"}))
+
+		// A pairing that speaks 4 owes the field that 4 has.
+		in = pairing()
+		in.Host, in.Client = versioned(5), versioned(4)
+		t.Add(in)
+		Expect(fields(t)).To(Equal([]string{"/caps", "/n", "/nested", "/nested/x", "/new", "/old"}))
+	})
+
+	It("owes every field of a contract whose protocol has no version (negative control)", func() {
+		in := pairing()
+		c := versioned(5)
+		c.Protocol = contract.Protocol{}
+		in.Host, in.Client = c, c
+		t := coverage.New()
+		t.Add(in)
+		Expect(fields(t)).To(Equal([]string{"/caps", "/n", "/nested", "/nested/x", "/new", "/old"}))
 	})
 })

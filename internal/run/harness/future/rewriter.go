@@ -16,6 +16,9 @@ type Config struct {
 	Seed int64
 	// Kind is the pairing's client kind.
 	Kind string
+	// Version is the protocol version the pairing's builds negotiated (0: none declared): a
+	// frame's fields are those of its shape at that version (contract.Frame.At).
+	Version int
 	// Senders maps a direction (contract.HostToClient, contract.ClientToHost) to the contract
 	// of the build that sends in it. Only the directions listed are rewritten: those whose
 	// receiver is the build under test.
@@ -59,7 +62,7 @@ func (r *Rewriter) Rewrite(f tap.Frame) ([]byte, string, bool) {
 	n := r.n[k]
 	r.mu.Unlock()
 	rng := Rand(r.cfg.Seed, f.Conn, string(f.Dir), n)
-	fr := Frame{Sender: sender, Path: f.Path, Dir: string(f.Dir), Kind: r.cfg.Kind, Binary: f.Binary, Data: f.Data}
+	fr := Frame{Sender: sender, Path: f.Path, Dir: string(f.Dir), Kind: r.cfg.Kind, Version: r.cfg.Version, Binary: f.Binary, Data: f.Data}
 	if !r.cfg.One {
 		v, ok := All(rng, fr, r.cfg.Rules)
 		return v.Data, v.What, ok

@@ -50,8 +50,11 @@ type Frame struct {
 	Path   string             // the connection's request path
 	Dir    string             // contract.HostToClient or contract.ClientToHost
 	Kind   string             // the client kind of the pairing
-	Binary bool
-	Data   []byte
+	// Version is the protocol version the pairing negotiated (0: none declared): the frame
+	// is decoded, and its fields listed, as its shape at that version (contract.Frame.At).
+	Version int
+	Binary  bool
+	Data    []byte
 }
 
 // Variants returns every future form of f that the rules allow, one per place a rule applies,
@@ -196,12 +199,12 @@ func open(f Frame) (*opened, bool) {
 	if !ok {
 		return nil, false
 	}
-	ps := ch.NewStream(f.Dir).Feed(f.Binary, f.Data)
+	ps := ch.NewStream(f.Dir).At(f.Version).Feed(f.Binary, f.Data)
 	if len(ps) != 1 || ps[0].Err != nil {
 		return nil, false
 	}
 	d := ps[0].Decoded
-	def := ch.Lookup(d, f.Dir, f.Kind)
+	def := ch.Lookup(d, f.Dir, f.Kind).At(f.Version)
 	if def != nil && def.Counted {
 		return nil, false // its size is counted by both peers: grown in transit, it is not a later release's
 	}
