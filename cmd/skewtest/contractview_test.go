@@ -117,3 +117,33 @@ var _ = Describe("one view of a build's contract", func() {
 		Expect(strings.Count(out, "not checked:")).To(Equal(1))
 	})
 })
+
+var _ = Describe("pins --window reads tags' contracts as every command does", func() {
+	It("places old tags by the contract a versions row gives them", func(ctx SpecContext) {
+		s := newLateSubject(overlayRow)
+		code, out := cli(ctx, "pins", "--repo", s.dir, "--window")
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(MatchRegexp(`v0\.1\.0\s.*inside the protocol window`))
+		Expect(out).To(MatchRegexp(`v0\.2\.0\s.*inside the protocol window`))
+
+		// A row's own contract, whose window the working tree's no longer overlaps.
+		s.write("skewtest.yaml", lateConfig("versions:\n  - range: \"<v0.2.0\"\n    overlay: [skewtest]\n    contract: skewtest/old.json\n"+
+			"  - range: \"<v0.3.0\"\n    overlay: [skewtest]\n"))
+		s.write("skewtest/old.json", rpcContract)
+		s.edit("skewtest/contract.json", func(c string) string {
+			return strings.Replace(c, `"protocol": {"version": 1, "minCompatible": 1}`, `"protocol": {"version": 2, "minCompatible": 2}`, 1)
+		})
+		code, out = cli(ctx, "pins", "--repo", s.dir, "--window")
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(MatchRegexp(`v0\.1\.0\s.*outside the protocol window: protocol 1`))
+		Expect(out).To(MatchRegexp(`v0\.2\.0\s.*inside the protocol window`))
+	})
+
+	It("says a tag's window is unknown, naming the row to add, when no contract is given it (negative control)", func(ctx SpecContext) {
+		s := newLateSubject("")
+		code, out := cli(ctx, "pins", "--repo", s.dir, "--window")
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(ContainSubstring("v0.2.0   protocol window unknown: no contract at v0.2.0: "))
+		Expect(out).To(ContainSubstring("add a versions row whose range covers it"))
+	})
+})

@@ -1,9 +1,12 @@
 package pins
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // Ref is a ref pinned by name, with the reason it is pinned ("the real v1.4.173 release
@@ -42,6 +45,11 @@ type Options struct {
 	// Lock, when not nil, is checked: a pinned tag that the lock records at another
 	// commit is refused with ErrMovedTag. It is not part of skewtest.yaml.
 	Lock *Lock `yaml:"-"`
+	// ContractOf, when not nil, reads a tag's contract for the Window rule as every command
+	// reads a build's contract (subject.ContractFile: a versions row's contract or overlay
+	// included; pins cannot import it). Nil reads the contract the tag's own skewtest.yaml
+	// names. It is not part of skewtest.yaml.
+	ContractOf func(ctx context.Context, tag string, commit plumbing.Hash) (ContractFile, error) `yaml:"-"`
 }
 
 // Validate checks the options and fills the defaults. Errors wrap ErrInvalidOptions.

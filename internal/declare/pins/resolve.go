@@ -134,7 +134,7 @@ func selectStable(ctx context.Context, repo *git.Repository, repoDir string, opt
 		}
 	}
 	if opts.Window {
-		if err := window(ctx, repo, repoDir, candidates, reasons, why); err != nil {
+		if err := window(ctx, repo, repoDir, opts.ContractOf, candidates, reasons, why); err != nil {
 			return err
 		}
 	}
@@ -160,7 +160,9 @@ func selectStable(ctx context.Context, repo *git.Repository, repoDir string, opt
 // window adds "inside the protocol window" to the reasons of every candidate whose
 // protocol window overlaps the working tree's, and says why of the others (unless
 // another rule already gave a reason not to pin them that reads better).
-func window(ctx context.Context, repo *git.Repository, repoDir string, candidates []Tag, reasons [][]string, why []string) error {
+// A tag's window comes from contractOf when it is given (Options.ContractOf).
+func window(ctx context.Context, repo *git.Repository, repoDir string, contractOf func(context.Context, string, plumbing.Hash) (ContractFile, error),
+	candidates []Tag, reasons [][]string, why []string) error {
 	dir, err := root(repo, repoDir)
 	if err != nil {
 		return err
@@ -173,11 +175,19 @@ func window(ctx context.Context, repo *git.Repository, repoDir string, candidate
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		c, err := repo.CommitObject(t.Commit)
-		if err != nil {
-			return fmt.Errorf("commit %s of %s: %w", t.Commit, t.Name, err)
+		var p Protocol
+		if contractOf != nil {
+			var cf ContractFile
+			if cf, err = contractOf(ctx, t.Name, t.Commit); err == nil {
+				p, err = parseProtocol(cf.Name, cf.Data)
+			}
+		} else {
+			c, cerr := repo.CommitObject(t.Commit)
+			if cerr != nil {
+				return fmt.Errorf("commit %s of %s: %w", t.Commit, t.Name, cerr)
+			}
+			p, err = commitProtocol(c, t.Name, contract)
 		}
-		p, err := commitProtocol(c, t.Name, contract)
 		// A tag that declares no protocol version speaks the working tree's default for a
 		// peer that omits it, if it has one (protocol.omitted; Protocol.Overlaps).
 		if errors.Is(err, errNoVersion) && wt.Omitted > 0 {

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/skewtest/skewtest/internal/build/builds"
 	"github.com/skewtest/skewtest/internal/declare/journeys"
@@ -121,16 +122,21 @@ func (s *Subject) Journeys(names []string) ([]*journeys.Journey, error) {
 }
 
 // PinRules returns the pin rules in force: the working tree's pins section overridden by
-// flags.
+// flags. The window rule reads each tag's contract through ContractFile, as every command
+// does.
 func (s *Subject) PinRules(flags pins.Options) (pins.Options, error) {
 	cfg, err := s.WorktreeConfig()
 	if err != nil {
 		return pins.Options{}, err
 	}
-	if cfg == nil {
-		return flags, nil
+	opts := flags
+	if cfg != nil {
+		opts = cfg.Pins.Override(flags)
 	}
-	return cfg.Pins.Override(flags), nil
+	opts.ContractOf = func(ctx context.Context, tag string, commit plumbing.Hash) (pins.ContractFile, error) {
+		return s.ContractFile(ctx, builds.AtCommit(tag, commit))
+	}
+	return opts, nil
 }
 
 // SelectPins resolves the pins in force and checks them against the lock file, if there
