@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/skewtest/skewtest/internal/declare/contract"
+	"github.com/skewtest/skewtest/results"
 )
 
 // cmdContractDescriptor compiles .proto files into a serialized FileDescriptorSet, as
@@ -41,6 +42,6 @@ func cmdContractDescriptor(ctx context.Context, args []string, stdout, stderr io
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s: %d files, %d bytes\n", out, len(fds.File), len(data))
+	fmt.Fprintf(stdout, "%s: %s, %d bytes\n", out, results.Plural(len(fds.File), "file"), len(data))
 	return nil
 }

@@ -26,8 +26,9 @@ type VersionRule struct {
 	Toolchain string `yaml:"toolchain"`
 	// Contract, when set, is the wire contract of the pins the row covers, in place of the
 	// one their checkout names (or lacks): a path of the working tree, or REF:PATH, a file of
-	// a ref. The protobuf descriptor sets it refers to are read beside it, from the same
-	// place. See pins.Contracts.
+	// a ref. A protobuf descriptorSet it refers to is read beside it, from the same place;
+	// protobuf .proto files are compiled from the pin's own tree (subject.ContractFile).
+	// See pins.Contracts.
 	Contract string `yaml:"contract"`
 
 	// Line is the row's line in skewtest.yaml, for errors.
