@@ -74,7 +74,7 @@ var _ = Describe("completion in a shell", func() {
 		// Controls: another prefix, and none.
 		Expect(bashCompletes(ctx, dir, "skewtest", "r")).To(ContainElement("run"))
 		Expect(bashCompletes(ctx, dir, "skewtest", "zz")).To(BeEmpty())
-		Expect(bashCompletes(ctx, dir, "skewtest", "contract", "d")).To(Equal([]string{"diff", "decode"}))
+		Expect(bashCompletes(ctx, dir, "skewtest", "contract", "d")).To(Equal([]string{"diff", "decode", "descriptor"}))
 		Expect(bashCompletes(ctx, dir, "skewtest", "build", "--re")).To(Equal([]string{"--repo"}))
 		Expect(bashCompletes(ctx, dir, "skewtest", "run", "--matrix", "")).To(Equal([]string{"default", "full"}))
 	})
