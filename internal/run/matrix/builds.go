@@ -35,7 +35,8 @@ func FromArtifact(a *builds.Artifact, d *harness.Build) (*harness.Build, error) 
 		b.Contract, b.ContractFrom = d.Contract, d.ContractFrom
 	}
 	if b.Contract == nil {
-		c, err := contract.Load(a.ContractPath())
+		// The checkout is the build's tree: a protobuf codec's .proto files are its own.
+		c, err := contract.Load(a.ContractPath(), contract.WithSources(contract.ProtoSources{Tree: os.DirFS(a.SrcDir)}))
 		if err != nil {
 			return nil, fmt.Errorf("%s: contract: %w", a.Label, err)
 		}
