@@ -1,7 +1,10 @@
 package contract_test
 
 import (
+	"os"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/skewtest/skewtest/internal/declare/contract"
 )
@@ -16,6 +19,31 @@ func BenchmarkParse(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkParseProtoFiles is the protobuf worked example with its messages compiled from
+// wire.proto (files) against the same example reading the descriptor set.
+func BenchmarkParseProtoFiles(b *testing.B) {
+	src, err := os.ReadFile("testdata/proto/wire.proto")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tree := contract.ProtoSources{Tree: fstest.MapFS{"proto/wire.proto": {Data: src}}}
+	doc := []byte(strings.Replace(protobufDoc, `"descriptorSet": "proto/wire.binpb"`, `"files": ["proto/wire.proto"], "importPaths": ["proto"]`, 1))
+	b.Run("files", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := contract.Parse("skewtest-contract.json", doc, contract.WithSources(tree)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("descriptorSet", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := contract.Parse("testdata/spec.json", []byte(protobufDoc)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 func BenchmarkFeed(b *testing.B) {
