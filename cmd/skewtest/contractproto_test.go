@@ -97,6 +97,19 @@ var _ = Describe("protobuf contracts compiled from each build's own .proto files
 		Expect(out).To(ContainSubstring("v0.2.0 → worktree: 1 violation\n"))
 	})
 
+	It("compiles a row's contract file against each tag's own .proto files, not the row file's tree", func(ctx SpecContext) {
+		s := newProtoSubject()
+		s.write("skewtest.yaml", lateConfig("versions:\n  - range: \"<v0.3.0\"\n    overlay: [skewtest/driver.sh]\n    contract: skewtest/old.json\n"))
+		s.write("skewtest/old.json", protoContract)
+		// The working tree's file changed a type the tags still have as a string.
+		s.write("proto/wire.proto", wireProto("  int64 client = 1;\n  string token = 2;\n"))
+		code, out := cli(ctx, "contract", "diff", "--repo", s.dir, "v0.1.0", "v0.2.0")
+		Expect(code).To(Equal(exitOK), out)
+		code, out = cli(ctx, "contract", "diff", "--repo", s.dir, "v0.2.0", "worktree")
+		Expect(code).To(Equal(exitFindings), out)
+		Expect(out).To(ContainSubstring("wire.Connect.client (number 1) was string and is now int64"))
+	})
+
 	It("refuses a .proto file that does not compile, or is missing, with its file and line (exit 2)", func(ctx SpecContext) {
 		s := newProtoSubject()
 		s.write("proto/wire.proto", wireProto("  string client = ;\n"))
