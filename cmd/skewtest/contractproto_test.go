@@ -110,6 +110,15 @@ var _ = Describe("protobuf contracts compiled from each build's own .proto files
 		Expect(out).To(ContainSubstring("wire.Connect.client (number 1) was string and is now int64"))
 	})
 
+	It("reads the working tree's .proto files for a tag whose row overlays them, as its build does", func(ctx SpecContext) {
+		s := newProtoSubject()
+		s.write("skewtest.yaml", lateConfig("versions:\n  - range: \"<v0.3.0\"\n    overlay: [skewtest, proto]\n"))
+		s.write("proto/wire.proto", wireProto("  int64 client = 1;\n  string token = 2;\n"))
+		code, out := cli(ctx, "contract", "diff", "--repo", s.dir, "v0.1.0", "worktree")
+		Expect(code).To(Equal(exitOK), out)
+		Expect(out).To(Equal("v0.1.0 → worktree: compatible\n"))
+	})
+
 	It("refuses a .proto file that does not compile, or is missing, with its file and line (exit 2)", func(ctx SpecContext) {
 		s := newProtoSubject()
 		s.write("proto/wire.proto", wireProto("  string client = ;\n"))
