@@ -7,7 +7,9 @@
 // It is a question about decoders, not a verdict on a pairing: a frame a host sends only
 // once a capability is negotiated may be refused by an older decoder that would never be
 // sent it. A refusal here says the decoder cannot read the frame; whether the pairing ever
-// sends it is the run's to say.
+// sends it is the run's to say. A cell whose sending and receiving builds are outside each
+// other's protocol window (by their contracts, as the run's window check reads them) is
+// not judged: such peers meet only to refuse each other, so its refusals are expected.
 package replay
 
 import (
@@ -94,6 +96,12 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if err := os.MkdirAll(filepath.Join(c.ReportDir, reports.DriversDir), 0o755); err != nil {
 		return nil, err
 	}
+	// Each build's contract, as the run reads it, for the protocol window of a cell's two
+	// builds.
+	contracts := map[string]*contract.Contract{}
+	for _, b := range built {
+		contracts[b.Label] = b.Contract
+	}
 	k := &decoders.Asker{LogDir: filepath.Join(c.ReportDir, reports.DriversDir), Parallel: c.Parallel}
 	defer k.Stop(ctx)
 	for _, p := range saved.Pairings {
@@ -108,7 +116,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		for _, b := range built {
 			cells = append(cells, decoders.Cells(decoders.RecordingOf(p, t), b)...)
 		}
-		run.Pairings = append(run.Pairings, replayAll(ctx, k, cells)...)
+		run.Pairings = append(run.Pairings, replayAll(ctx, k, cells, contracts)...)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -124,8 +132,9 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 // replayAll asks the cells of one recording and judges each answer: a decoder-refusal
 // finding per frame its decoder refused, and a field-mismatch finding per field it reads
 // differently from the build that received the frame when it was recorded (when that build
-// is among those replayed into).
-func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []*results.Pairing {
+// is among those replayed into). A cell whose sender and receiver are outside each other's
+// protocol window (contracts, by label) is an expected refusal, not judged.
+func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell, contracts map[string]*contract.Contract) []*results.Pairing {
 	answers := k.Ask(ctx, cells)
 	recorders := map[string]decoders.Answer{}
 	for _, a := range answers {
@@ -146,6 +155,10 @@ func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []
 			p.Status, p.Error = results.StatusError, a.Err.Error()
 			continue
 		}
+		if outsideWindow(contracts[host], contracts[client], a.From.Kind) {
+			p.Status = results.StatusExpectedRefusal
+			continue
+		}
 		p.Findings = a.Refusals()
 		if r, ok := recorders[a.Dir]; ok && r.Into != a.Into {
 			p.Findings = append(p.Findings, a.Mismatches(r)...)
@@ -158,12 +171,25 @@ func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []
 	return out
 }
 
+// outsideWindow reports whether a host and a client of a kind are outside each other's
+// protocol window by their contracts (the run's window check: contract.Protocol.Overlaps).
+// A build whose contract is unknown (the sender is not among the builds replayed into) is
+// outside nothing.
+func outsideWindow(host, client *contract.Contract, kind string) bool {
+	if host == nil || client == nil {
+		return false
+	}
+	return !host.Protocol.Overlaps(client.Protocol.Client(kind))
+}
+
 // summarize writes a line per cell that refused something, and the totals.
 func summarize(w io.Writer, run *results.Run) {
-	refused, cells := 0, len(run.Pairings)
+	refused, cells, outside := 0, len(run.Pairings), 0
 	var lines []string
 	for _, p := range run.Pairings {
 		switch p.Status {
+		case results.StatusExpectedRefusal:
+			outside++
 		case results.StatusFail:
 			refused++
 			lines = append(lines, fmt.Sprintf("%s: %s into %s: %s", p.Replay.From, p.Replay.Direction, p.Label(), results.Plural(len(p.Findings), "frame")+" refused"))
@@ -175,5 +201,9 @@ func summarize(w io.Writer, run *results.Run) {
 	for _, l := range slices.Compact(lines) {
 		fmt.Fprintln(w, l)
 	}
-	fmt.Fprintf(w, "replay: %s, %d with refusals\n", results.Plural(cells, "decoder cell"), refused)
+	fmt.Fprintf(w, "replay: %s, %d with refusals", results.Plural(cells, "decoder cell"), refused)
+	if outside > 0 {
+		fmt.Fprintf(w, "; %d between builds outside each other's protocol window, not judged (such peers refuse each other)", outside)
+	}
+	fmt.Fprintln(w)
 }
