@@ -15,9 +15,11 @@
 //	v0.4.0   protocol 2
 //
 // Every commit has the library (wire.go) and its example, examples/echo (a host and a
-// client on a TCP address). The working tree is v0.4.0, clean. What a user adds on top of skewtest init's skeleton to
-// adopt skewtest (the driver's handler, the contracts, the journey) is under testdata/adopt,
-// read through Adoption.
+// client on a TCP address). The working tree is v0.4.0, clean. The driver a user writes on
+// top of skewtest init's skeleton to adopt skewtest is testdata/adopt/driver/main.go, read
+// through Adoption; the contracts, the journey and the skewtest.yaml rows are the blocks of
+// docs/subject.md's walkthrough ("Late adoption of a library, step by step"), which its
+// spec runs.
 package libhistory
 
 import (
@@ -146,9 +148,8 @@ func Write(dir string) (*History, error) {
 // Hash is the commit of a tag.
 func (h *History) Hash(tag string) plumbing.Hash { return plumbing.NewHash(h.Tags[tag]) }
 
-// Adoption returns the file a user writes on top of skewtest init's skeleton to adopt
-// skewtest on this library: name is its path under testdata/adopt (driver/main.go,
-// contract.json, contracts/v0.3.0.json, journeys/first.txtar).
+// Adoption returns a file a user writes on top of skewtest init's skeleton to adopt
+// skewtest on this library: name is its path under testdata/adopt (driver/main.go).
 func Adoption(name string) (string, error) {
 	b, err := fs.ReadFile(sources, "testdata/adopt/"+name)
 	if err != nil {
