@@ -23,6 +23,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/run/harness/tap"
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
+	"github.com/skewtest/skewtest/results"
 )
 
 // Config is one recording.
@@ -89,7 +90,7 @@ func Run(ctx context.Context, c Config) (*transcript.Transcript, error) {
 	if err := transcript.Write(path, t, gzip.BestSpeed); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(c.Stdout, "tap: %d messages on %d connections recorded in %s\n", len(t.Frames), rec.conns, path)
+	fmt.Fprintf(c.Stdout, "tap: %s on %s recorded in %s\n", results.Plural(len(t.Frames), "message"), results.Plural(rec.conns, "connection"), path)
 	return t, nil
 }
 

@@ -89,7 +89,7 @@ var _ = Describe("A standalone tap", func() {
 		Expect(err).NotTo(HaveOccurred(), "written where skewtest transcript, contract decode and infer read it")
 		Expect(saved.Frames).To(HaveLen(len(t.Frames)))
 		Expect(out.String()).To(ContainSubstring("tap: connection 1 open /rpc"))
-		Expect(out.String()).To(MatchRegexp(`tap: \d+ messages on 1 connections recorded in `))
+		Expect(out.String()).To(MatchRegexp(`tap: \d+ messages on 1 connection recorded in `))
 	})
 
 	It("refuses an upstream that is no WebSocket URL, as a usage error", func(ctx SpecContext) {

@@ -7,7 +7,11 @@
 // It is a question about decoders, not a verdict on a pairing: a frame a host sends only
 // once a capability is negotiated may be refused by an older decoder that would never be
 // sent it. A refusal here says the decoder cannot read the frame; whether the pairing ever
-// sends it is the run's to say.
+// sends it is the run's to say. A cell whose two builds are outside each other's protocol
+// window, by their contracts as the run reads them, is not judged when its journey meets
+// the window on purpose (the saved run has an expected refusal of that journey and client
+// kind): such peers meet only to refuse each other there, as the run's own checks take it,
+// so a decoder of one refusing the other's frames is what the field does.
 package replay
 
 import (
@@ -94,6 +98,17 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 	if err := os.MkdirAll(filepath.Join(c.ReportDir, reports.DriversDir), 0o755); err != nil {
 		return nil, err
 	}
+	// Which builds refuse each other: outside each other's protocol window by their
+	// contracts, on a journey and kind the saved run saw end in an expected refusal.
+	w := window{contracts: map[string]*contract.Contract{}, journeys: map[string]bool{}}
+	for _, b := range built {
+		w.contracts[b.Label] = b.Contract
+	}
+	for _, p := range saved.Pairings {
+		if p.Status == results.StatusExpectedRefusal {
+			w.journeys[p.Journey+"\x00"+p.ClientKind] = true
+		}
+	}
 	k := &decoders.Asker{LogDir: filepath.Join(c.ReportDir, reports.DriversDir), Parallel: c.Parallel}
 	defer k.Stop(ctx)
 	for _, p := range saved.Pairings {
@@ -108,7 +123,7 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 		for _, b := range built {
 			cells = append(cells, decoders.Cells(decoders.RecordingOf(p, t), b)...)
 		}
-		run.Pairings = append(run.Pairings, replayAll(ctx, k, cells)...)
+		run.Pairings = append(run.Pairings, replayAll(ctx, k, cells, w)...)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -124,8 +139,9 @@ func Run(ctx context.Context, c Config) (*results.Run, error) {
 // replayAll asks the cells of one recording and judges each answer: a decoder-refusal
 // finding per frame its decoder refused, and a field-mismatch finding per field it reads
 // differently from the build that received the frame when it was recorded (when that build
-// is among those replayed into).
-func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []*results.Pairing {
+// is among those replayed into). A cell whose builds refuse each other (w) is an expected
+// refusal, not judged.
+func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell, w window) []*results.Pairing {
 	answers := k.Ask(ctx, cells)
 	recorders := map[string]decoders.Answer{}
 	for _, a := range answers {
@@ -146,6 +162,10 @@ func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []
 			p.Status, p.Error = results.StatusError, a.Err.Error()
 			continue
 		}
+		if w.refusing(host, client, a.From.Kind, a.From.Journey) {
+			p.Status = results.StatusExpectedRefusal
+			continue
+		}
 		p.Findings = a.Refusals()
 		if r, ok := recorders[a.Dir]; ok && r.Into != a.Into {
 			p.Findings = append(p.Findings, a.Mismatches(r)...)
@@ -158,12 +178,32 @@ func replayAll(ctx context.Context, k *decoders.Asker, cells []decoders.Cell) []
 	return out
 }
 
+// window tells the cells whose builds refuse each other.
+type window struct {
+	contracts map[string]*contract.Contract // by build label
+	journeys  map[string]bool               // journey and kind that met the window on purpose
+}
+
+// refusing reports whether a host and a client of a kind are outside each other's protocol
+// window by their contracts (contract.Protocol.Overlaps, as the run's window check reads
+// it) on a journey that meets the window on purpose. A build whose contract is unknown (not
+// among those replayed into) is outside nothing.
+func (w window) refusing(host, client, kind, journey string) bool {
+	h, c := w.contracts[host], w.contracts[client]
+	if h == nil || c == nil || !w.journeys[journey+"\x00"+kind] {
+		return false
+	}
+	return !h.Protocol.Overlaps(c.Protocol.Client(kind))
+}
+
 // summarize writes a line per cell that refused something, and the totals.
 func summarize(w io.Writer, run *results.Run) {
-	refused, cells := 0, len(run.Pairings)
+	refused, cells, outside := 0, len(run.Pairings), 0
 	var lines []string
 	for _, p := range run.Pairings {
 		switch p.Status {
+		case results.StatusExpectedRefusal:
+			outside++
 		case results.StatusFail:
 			refused++
 			lines = append(lines, fmt.Sprintf("%s: %s into %s: %s", p.Replay.From, p.Replay.Direction, p.Label(), results.Plural(len(p.Findings), "frame")+" refused"))
@@ -175,5 +215,9 @@ func summarize(w io.Writer, run *results.Run) {
 	for _, l := range slices.Compact(lines) {
 		fmt.Fprintln(w, l)
 	}
-	fmt.Fprintf(w, "replay: %s, %d with refusals\n", results.Plural(cells, "decoder cell"), refused)
+	fmt.Fprintf(w, "replay: %s, %d with refusals", results.Plural(cells, "decoder cell"), refused)
+	if outside > 0 {
+		fmt.Fprintf(w, "; %d between builds outside each other's protocol window, not judged (such peers refuse each other)", outside)
+	}
+	fmt.Fprintln(w)
 }

@@ -14,7 +14,9 @@ import (
 // pairings/ (docs/reference.md, "One run per report directory").
 const (
 	// LockFile, in the report directory, is locked (flock) by the run that owns the
-	// directory and names that run (Claim's owner).
+	// directory and names that run (Claim's owner). It stays when the run ends: it marks
+	// the directory as skewtest's, which the working tree's build leaves out
+	// (builds.ReportDirMarker, the same name).
 	LockFile = ".skewtest-run.lock"
 	// PreviousDir keeps the previous run's report when a run starts in a used directory.
 	PreviousDir = "previous"

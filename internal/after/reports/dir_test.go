@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/skewtest/skewtest/internal/after/reports"
+	"github.com/skewtest/skewtest/internal/build/builds"
 )
 
 var _ = Describe("Claim", func() {
@@ -34,6 +35,15 @@ var _ = Describe("Claim", func() {
 		release, err = reports.Claim(dir, "pid 2: skewtest run B")
 		Expect(err).NotTo(HaveOccurred(), "control: free once released")
 		release()
+	})
+
+	It("leaves its lock in the directory once released: the mark the working tree's build leaves out", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "report")
+		release, err := reports.Claim(dir, "pid 1: skewtest run")
+		Expect(err).NotTo(HaveOccurred())
+		release()
+		Expect(reports.LockFile).To(Equal(builds.ReportDirMarker))
+		Expect(filepath.Join(dir, builds.ReportDirMarker)).To(BeAnExistingFile())
 	})
 
 	It("moves the previous run's reports into previous/, replacing an older one, and leaves other files", func() {

@@ -87,7 +87,7 @@ func transcriptText(w io.Writer, t *transcript.Transcript) error {
 		fmt.Fprintf(w, "%s: %d messages, %d frames read (strings over %d bytes, arrays over %d items and values over %d bytes are cut)\n",
 			label, len(t.Frames), read, l.String, l.Array, l.Value)
 	} else {
-		fmt.Fprintf(w, "%s: %d messages; decoded values missing: this transcript was written by a skewtest that did not keep them (run the pairing again to see them)\n",
+		fmt.Fprintf(w, "%s: %d messages; decoded values missing: this transcript was written without them, by skewtest tap with no --contract or by a skewtest that did not keep them (skewtest contract decode CONTRACT DIR reads it with a contract; a pairing run again keeps them)\n",
 			label, len(t.Frames))
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -91,7 +91,7 @@ var _ = Describe("Transcript", func() {
 		var b bytes.Buffer
 		Expect(reports.Transcript(&b, t, reports.TranscriptOptions{})).To(Succeed())
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-		Expect(lines[0]).To(ContainSubstring("terminal: 8 messages; decoded values missing: this transcript was written by a skewtest that did not keep them"))
+		Expect(lines[0]).To(ContainSubstring("terminal: 8 messages; decoded values missing: this transcript was written without them, by skewtest tap with no --contract or by a skewtest that did not keep them (skewtest contract decode CONTRACT DIR reads it with a contract"))
 		Expect(lines).To(HaveLen(10))
 		row := func(i int) string { return strings.Join(strings.Fields(lines[i]), " ") }
 		Expect(row(2)).To(Equal(`1 H>C ? subscribe 1 16 B -`))

@@ -129,6 +129,31 @@ var _ = Describe("Builder", func() {
 			}
 		})
 
+		It("leaves a report directory inside the tree out, and no other directory", func(ctx SpecContext) {
+			first, err := b.Build(ctx, s.dir, builds.Worktree())
+			Expect(err).NotTo(HaveOccurred())
+			// What a run leaves in its --report-dir: the lock that marks it, and its reports.
+			s.mustWrite("reports/run/"+builds.ReportDirMarker, "pid 1: skewtest run\n", 0o644)
+			s.mustWrite("reports/run/results.json", "{}\n", 0o644)
+			reported, err := b.Build(ctx, s.dir, builds.Worktree())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(reported.Cached).To(BeTrue(), "a report directory is not the product")
+			Expect(filepath.Join(reported.SrcDir, "reports")).NotTo(BeAnExistingFile())
+			s.mustWrite("reports/run/results.json", "{\"again\": true}\n", 0o644)
+			again, err := b.Build(ctx, s.dir, builds.Worktree())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(again.Key).To(Equal(first.Key), "a run into it again")
+
+			// The negative control: the same files in a directory without the marker are the
+			// product's.
+			s.mustWrite("notes/results.json", "{}\n", 0o644)
+			plain, err := b.Build(ctx, s.dir, builds.Worktree())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(plain.Cached).To(BeFalse())
+			Expect(plain.Key).NotTo(Equal(first.Key))
+			Expect(filepath.Join(plain.SrcDir, "notes", "results.json")).To(BeAnExistingFile())
+		})
+
 		It("changes key when a file changes and leaves a cache inside the tree out", func(ctx SpecContext) {
 			b.CacheDir = filepath.Join(s.dir, ".cache") // not ignored: must still be left out
 			first, err := b.Build(ctx, s.dir, builds.Worktree())

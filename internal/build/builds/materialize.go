@@ -96,6 +96,12 @@ type worktreeEntry struct {
 	blob plumbing.Hash     // git's object name of the same bytes
 }
 
+// ReportDirMarker is the file every skewtest report directory holds (reports.LockFile, the
+// lock a run takes on its report directory, which stays once the run ends). The working
+// tree's build leaves out an untracked directory that holds it: a report directory inside
+// the repository is not the product, and a run into it rebuilds nothing.
+const ReportDirMarker = ".skewtest-run.lock"
+
 // scanOptions narrow scanWorktree.
 type scanOptions struct {
 	exclude []string // absolute paths left out (a cache directory inside the worktree)
@@ -112,8 +118,9 @@ type worktreeSnapshot struct {
 }
 
 // scanWorktree lists and hashes the files of the working tree that a build includes: every
-// file on disk except .git, ignored files that are not tracked, and files under
-// opts.exclude (absolute paths, such as a cache directory inside the worktree); only those
+// file on disk except .git, ignored files that are not tracked, untracked report
+// directories (ReportDirMarker), and files under opts.exclude (absolute paths, such as a
+// cache directory inside the worktree); only those
 // under opts.within when it is set (the overlays of a versions row). Files and directories
 // that git tracks are included even when an ignore pattern matches them, like git does.
 //
@@ -183,6 +190,13 @@ func scanWorktree(ctx context.Context, repo *git.Repository, opts scanOptions) (
 		}
 		parts := strings.Split(rel, "/")
 		parentIgnored := ignoredDir[path.Dir(rel)]
+		if d.IsDir() && !trackedDirs[rel] {
+			// A report directory of skewtest's own (a run's --report-dir inside the
+			// repository) is not the product: runs into it rebuild nothing.
+			if _, err := os.Lstat(filepath.Join(p, ReportDirMarker)); err == nil {
+				return filepath.SkipDir
+			}
+		}
 		if d.IsDir() {
 			ignored := parentIgnored || ignore.Match(parts, true)
 			if ignored && !trackedDirs[rel] {

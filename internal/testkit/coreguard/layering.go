@@ -144,6 +144,7 @@ var Architecture = Layout{
 		{Path: "internal/testkit/reportshot", Group: "testkit", Layer: 14},
 		{Path: "internal/testkit/resultstest", Group: "testkit", Layer: 14},
 		{Path: "internal/testkit/shelltest", Group: "testkit", Layer: 14},
+		{Path: "internal/testkit/libhistory", Group: "testkit", Layer: 14},
 		{Path: "docs", Group: "docs", Layer: 14},
 
 		{Path: "internal/cmd/reportshot", Group: "tools", Layer: 15},
