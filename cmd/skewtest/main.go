@@ -124,7 +124,7 @@ func interruptible() (context.Context, func()) {
 		case <-done:
 			return
 		}
-		fmt.Fprintln(os.Stderr, "skewtest: interrupted; stopping drivers (Ctrl-C again to exit now)")
+		fmt.Fprintln(os.Stderr, "skewtest: interrupted; stopping, then writing what was found (Ctrl-C again to exit now)")
 		cancel()
 		for {
 			select {
