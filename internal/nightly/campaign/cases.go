@@ -237,6 +237,14 @@ type caseJourney struct {
 	j    *journeys.Journey
 	c    *fuzz.Case // nil for a corpus journey
 	name string
+	// marked says a corpus journey was drawn with a differential event (its file says so:
+	// fuzz.MarkedDifferential); a generated case says it itself.
+	marked bool
+}
+
+// isDifferential says the case draws a differential event, generated or replayed.
+func (cj caseJourney) isDifferential() bool {
+	return cj.marked || (cj.c != nil && cj.c.Differential())
 }
 
 // plan lists a case's pairings: each skew pair (both directions) with the references.
@@ -550,7 +558,7 @@ func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairin
 // contract allows, not a skew, and is left out, as is every finding of a future-peer pass,
 // whose references do not run. A pairing with nothing left passes.
 func differential(cj caseJourney, r *results.Pairing) {
-	if cj.c == nil || !cj.c.Differential() || r.Status != results.StatusFail {
+	if !cj.isDifferential() || r.Status != results.StatusFail {
 		return
 	}
 	var kept []results.Finding

@@ -137,6 +137,37 @@ func (c *Case) Differential() bool {
 	return false
 }
 
+// differentialEvents lists the case's events marked differential, in order.
+func (c *Case) differentialEvents() []string {
+	var out []string
+	for _, e := range c.Events {
+		if e.Section.Differential {
+			out = append(out, e.Section.Name)
+		}
+	}
+	return out
+}
+
+// differentialMark opens the comment line of a case's journey that names its differential
+// events: the journey carries the marking wherever it goes (the corpus, a shrunk case), so
+// a campaign replaying it judges it as the case was judged.
+const differentialMark = "# differential: "
+
+// MarkedDifferential says a case's journey text (Text) draws a differential event: its
+// header, before the script, has the line Text writes for one.
+func MarkedDifferential(text []byte) bool {
+	for _, l := range strings.Split(string(text), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "-- ") {
+			return false // the header ends at the first section
+		}
+		if strings.HasPrefix(l, differentialMark) && strings.TrimSpace(l[len(differentialMark):]) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Clone copies the case deeply enough that a shrinker may change its events and values.
 func (c *Case) Clone() *Case {
 	d := *c
@@ -164,6 +195,9 @@ func (c *Case) Text() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: case %d of seed %d, generator %s (%s)\n", c.Name, c.Index, c.Seed, c.Gen.Name, c.Gen.File)
 	fmt.Fprintf(&b, "# events: %s\n", strings.Join(c.EventNames(), " "))
+	if d := c.differentialEvents(); len(d) > 0 {
+		fmt.Fprintf(&b, "%s%s\n", differentialMark, strings.Join(d, " "))
+	}
 	for _, h := range c.Gen.Header {
 		b.WriteString(h + "\n")
 	}

@@ -256,6 +256,8 @@ var _ = Describe("drawing cases", func() {
 		for i := 1; i <= 30; i++ {
 			c := draw(g, 1, i, fuzz.Options{})
 			Expect(c.Differential()).To(Equal(c.EventNames()[0] == "quiet"), "case %d", i)
+			// The journey carries the marking (a corpus replay reads it), only where it holds.
+			Expect(fuzz.MarkedDifferential(c.Text())).To(Equal(c.Differential()), "case %d:\n%s", i, c.Text())
 			seen[c.Differential()] = true
 		}
 		Expect(seen).To(HaveLen(2), "both kinds of case drawn")
