@@ -46,14 +46,13 @@ func (cp *campaign) go_(ctx context.Context) error {
 	}
 	// A case's skew pairings wait for its references: a batch of several cases keeps -j
 	// pairings busy while some wait.
-	batch := cp.o.Batch
-	if batch <= 0 {
-		most := 1
-		for _, g := range cp.gens {
-			most = max(most, cp.packOf(g))
-		}
-		batch = max(2, cp.pooled.Parallel) * most
+	most := 1
+	for _, g := range cp.gens {
+		most = max(most, cp.packOf(g))
 	}
+	// Under a budget, the batches ramp up to the full one (batches), so what the first
+	// cases find is reported in the campaign's first minutes.
+	plan := newBatches(cp.o.Batch, max(2, cp.pooled.Parallel)*most, rampStart(cp.pooled.Parallel), !deadline.IsZero())
 	next := 1
 	// held are cases drawn whose pack (same generator, same schedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
@@ -67,7 +66,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			break
 		}
-		n := batch
+		n, flush := plan.take()
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
 		}
@@ -81,7 +80,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		}
 		next += n
 		var run []*fuzz.Case
-		run, held = cp.fullPacks(cases, deadline.IsZero() && next > cp.o.Cases)
+		run, held = cp.fullPacks(cases, flush || (deadline.IsZero() && next > cp.o.Cases))
 		if len(run) == 0 {
 			continue
 		}
