@@ -225,12 +225,18 @@ func (c *Case) Text() []byte {
 		if len(in.Section.Lines) == 0 || in.Section.Lines[0].Step == "" {
 			stepLine(step)
 		}
+		next := 1 // an event's bare step lines: its steps step.2, step.3, …
 		vals := in.Values
 		local := map[string][]byte{}
 		for k, v := range bind {
 			local[k] = v
 		}
 		for _, l := range in.Section.Lines {
+			if l.Step == NextStep {
+				next++
+				stepLine(fmt.Sprintf("%s.%d", step, next))
+				continue
+			}
 			if l.Step != "" {
 				stepLine(l.Step)
 				continue
@@ -345,10 +351,14 @@ func (c *Case) Journey(file string) (*journeys.Journey, error) {
 }
 
 // EventOfStep is the event a case's step belongs to: Text names an event's step
-// e<i>-<event>, and Pack c<k>-e<i>-<event>. Any other step (the setup, the finish, a step a
-// section names itself) belongs to none: "".
+// e<i>-<event>, and Pack c<k>-e<i>-<event>, and the steps an event goes on in (bare step
+// lines) the same with .<n> (an event name holds no dot). Any other step (the setup, the
+// finish, a step a section names itself) belongs to none: "".
 func EventOfStep(step string) string {
 	s := step
+	if base, n, ok := strings.Cut(s, "."); ok && digits(n) {
+		s = base
+	}
 	if rest, ok := strings.CutPrefix(s, "c"); ok {
 		if n, after, ok := strings.Cut(rest, "-"); ok && digits(n) {
 			s = after
