@@ -1,8 +1,13 @@
 package campaign
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/skewtest/skewtest/internal/nightly/fuzz"
+	"github.com/skewtest/skewtest/internal/run/matrix"
 )
 
 var _ = Describe("a campaign's batches", func() {
@@ -34,5 +39,44 @@ var _ = Describe("a campaign's batches", func() {
 		Expect(sizes(newBatches(6, 1024, 16, true), 3)).To(Equal([]batch{{6, false}, {6, false}, {6, false}}))
 		Expect(sizes(newBatches(0, 1024, 16, false), 2)).To(Equal([]batch{{1024, false}, {1024, false}}))
 		Expect(sizes(newBatches(0, 16, 16, true), 2)).To(Equal([]batch{{16, false}, {16, false}}))
+	})
+})
+
+var _ = Describe("the cases of a ramped campaign", func() {
+	It("are the same cases, in the same order, however the slots are cut into batches: the same seed gives the same case list", func() {
+		g, err := fuzz.Parse("g.txtar", []byte(guideGen))
+		Expect(err).NotTo(HaveOccurred())
+		// A guided campaign with schedules, as explore's: the guide keeps what earlier
+		// slots drew, so this holds only if it keeps it slot by slot.
+		campaignOf := func() *campaign {
+			return &campaign{o: &Config{Config: matrix.Config{Seed: 9}, Schedules: true}, gens: []*fuzz.Generator{g},
+				guide: newGuide(newMemory()), drawn: map[string]bool{}}
+		}
+		listOf := func(sizes ...int) []string {
+			cp, next := campaignOf(), 1
+			var out []string
+			for _, n := range sizes {
+				cs, err := cp.drawCases(next, n)
+				Expect(err).NotTo(HaveOccurred())
+				for _, c := range cs {
+					out = append(out, fmt.Sprintf("%s %v %s", c.Name, c.EventNames(), c.Schedule))
+				}
+				next += n
+			}
+			return out
+		}
+		ramped := listOf(2, 4, 8, 16, 30)
+		Expect(ramped).To(HaveLen(60))
+		Expect(listOf(60)).To(Equal(ramped))
+		Expect(listOf(7, 53)).To(Equal(ramped))
+		other := campaignOf()
+		other.o.Seed = 10
+		cs, err := other.drawCases(1, 60)
+		Expect(err).NotTo(HaveOccurred())
+		var list []string
+		for _, c := range cs {
+			list = append(list, fmt.Sprintf("%s %v %s", c.Name, c.EventNames(), c.Schedule))
+		}
+		Expect(list).NotTo(Equal(ramped), "another seed, other cases (negative control)")
 	})
 })

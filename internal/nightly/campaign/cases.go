@@ -70,14 +70,11 @@ func (cp *campaign) go_(ctx context.Context) error {
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
 		}
-		cases := held
-		for k := range n {
-			c, err := cp.draw(next + k)
-			if err != nil {
-				return usage.Errorf("%w", err)
-			}
-			cases = append(cases, c)
+		drawn, err := cp.drawCases(next, n)
+		if err != nil {
+			return err
 		}
+		cases := append(held, drawn...)
 		next += n
 		var run []*fuzz.Case
 		run, held = cp.fullPacks(cases, flush || (deadline.IsZero() && next > cp.o.Cases))
@@ -120,6 +117,20 @@ func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.
 		}
 	}
 	return run, held
+}
+
+// drawCases draws n cases from slot from on, in slot order: what a campaign draws does
+// not depend on how its slots are cut into batches.
+func (cp *campaign) drawCases(from, n int) ([]*fuzz.Case, error) {
+	var cases []*fuzz.Case
+	for k := range n {
+		c, err := cp.draw(from + k)
+		if err != nil {
+			return nil, usage.Errorf("%w", err)
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
 }
 
 // draw draws the campaign's case slot (1-based): case slot, or the guide's pick.
