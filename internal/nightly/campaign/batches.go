@@ -38,6 +38,7 @@ func (b *batches) take() (n int, flush bool) {
 	return n, true
 }
 
-// rampStart is the first batch of a ramp: one case for each pairing the campaign runs at
-// once, at least 2.
-func rampStart(parallel int) int { return max(2, parallel) }
+// rampStart is the first batch of a ramp: one case for every four pairings the campaign
+// runs at once (a case is several pairings: a skew pair both ways, references, future
+// peers), at least 2.
+func rampStart(parallel int) int { return max(2, parallel/4) }
