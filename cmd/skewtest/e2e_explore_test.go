@@ -137,10 +137,10 @@ var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E
 		// The builds first (a budget counts them).
 		code, out, _, _ := explore(ctx, "--cases", "1")
 		Expect(code).To(Equal(0), out)
-		// Six busy loops a core, each in a process group of its own: before a cut pairing
+		// Twelve busy loops a core, each in a process group of its own: before a cut pairing
 		// left nothing behind, the transcripts of the pairings the deadline cut were still
 		// being written 38 to 54 s past a 90 s budget at such a load.
-		for range 6 * runtime.NumCPU() {
+		for range 12 * runtime.NumCPU() {
 			cmd := exec.Command("sh", "-c", "while :; do :; done")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			Expect(cmd.Start()).To(Succeed())
