@@ -2,9 +2,11 @@ package campaign_test
 
 import (
 	"bytes"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,6 +67,18 @@ var _ = Describe("a budget", func() {
 		Expect(run.Interrupted).To(BeFalse())
 		Expect(run.NotRun).To(BeZero())
 		Expect(run.ExitCode()).To(Equal(0), out.String())
+		// Every case that ran passed, so no pairing's transcript is worth keeping: the ones
+		// the deadline cut leave nothing behind either (writing them, megabytes each on a
+		// loaded machine, is what once kept a campaign running nearly a minute past its
+		// deadline).
+		var left []string
+		Expect(filepath.WalkDir(filepath.Join(cfg.ReportDir, "pairings"), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "transcript") {
+				left = append(left, path)
+			}
+			return nil
+		})).To(Succeed())
+		Expect(left).To(BeEmpty(), "the pairings the deadline cut left their transcripts")
 
 		saved, err := results.Load(filepath.Join(cfg.ReportDir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
