@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/skewtest/skewtest/internal/declare/journeys"
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
@@ -103,6 +107,64 @@ var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E
 		Expect(own).NotTo(BeNil(), out)
 		Expect(own.ShrinkRuns+skew.ShrinkRuns).To(BeNumerically(">", 1), "candidates ran until the deadline")
 	}, SpecTimeout(10*time.Minute))
+
+	It("reports what its first cases find within the budget, its batches ramping from a small first one (no --batch)", func(ctx SpecContext) {
+		// The builds first (a budget counts them).
+		code, out, _, _ := explore(ctx, "--cases", "1")
+		Expect(code).To(Equal(0), out)
+		// Packs of 32: a full batch is -j packs of 32 cases, hundreds of cases that on a
+		// loaded machine outlast the budget, so a finding of the first cases would be
+		// reported only at its end.
+		budget := 4 * time.Minute
+		code, out, run, _ := explore(ctx, "--env", `worktree:REMOTETERM_FEATURES={"chunkCutsCodePoints":true}`,
+			"--budget", budget.String(), "--pack", "32", "--shrink-tries", "4")
+		Expect(code).To(Equal(1), out)
+		Expect(run.Campaign.Timeline).NotTo(BeEmpty(), out)
+		first := run.Campaign.Timeline[0]
+		Expect(first.Cases).To(BeNumerically("<=", max(2, harness.DefaultLaneParallel()/4)), "the first batch is a few cases, not -j packs")
+		var skew *results.CampaignFinding
+		for i, f := range run.Campaign.Findings {
+			if f.Kind == results.DataLoss && f.Host == "worktree" && f.Client == "v1.4.190" {
+				skew = &run.Campaign.Findings[i]
+			}
+		}
+		Expect(skew).NotTo(BeNil(), out)
+		Expect(skew.After).To(BeNumerically("<", budget), "recorded before the budget's end")
+		GinkgoWriter.Printf("first batch: %d cases, ended after %s; the skew's first finding after %s (case %s)\n", first.Cases, first.After, skew.After, skew.First)
+	}, SpecTimeout(15*time.Minute))
+
+	It("ends within its budget and grace with every core busy several times over, the whole drawn vocabulary running (megabyte outputs, future peers, every kind, a planted bug)", func(ctx SpecContext) {
+		// The builds first (a budget counts them).
+		code, out, _, _ := explore(ctx, "--cases", "1")
+		Expect(code).To(Equal(0), out)
+		// Twelve busy loops a core, each in a process group of its own: before a cut pairing
+		// left nothing behind, the transcripts of the pairings the deadline cut were still
+		// being written 38 to 54 s past a 90 s budget at such a load.
+		for range 12 * runtime.NumCPU() {
+			cmd := exec.Command("sh", "-c", "while :; do :; done")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			Expect(cmd.Start()).To(Succeed())
+			DeferCleanup(func() {
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				_ = cmd.Wait()
+			})
+		}
+		budget := 90 * time.Second
+		dir := GinkgoT().TempDir()
+		var stdout, stderr bytes.Buffer
+		args := []string{"explore", "--repo", sharedHistory(), "--cache-dir", sharedCache, "--report-dir", dir,
+			"--host", "worktree", "--client", "v1.4.190", "--seed", "1", "--budget", budget.String(),
+			"--env", `worktree:REMOTETERM_FEATURES={"snapshotResumeOffByOne":true}`}
+		start := time.Now()
+		code = exitCode(dispatch(ctx, args, &stdout, &stderr), &stderr)
+		took := time.Since(start)
+		load, _ := os.ReadFile("/proc/loadavg")
+		out = stdout.String() + stderr.String()
+		GinkgoWriter.Printf("budget %s, grace %s, ended after %s, load %s\n%s", budget, campaign.Grace(budget), took.Round(time.Millisecond), load, out)
+		Expect(took).To(BeNumerically("<", budget+campaign.Grace(budget)), out)
+		Expect(code).To(BeElementOf(0, 1), out)
+		Expect(out).NotTo(ContainSubstring("interrupted"))
+	}, SpecTimeout(15*time.Minute))
 
 	It("passes the same campaign on the unpatched working tree, its future peers included", func(ctx SpecContext) {
 		code, out, run, _ := explore(ctx)

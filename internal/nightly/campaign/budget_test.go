@@ -2,9 +2,11 @@ package campaign_test
 
 import (
 	"bytes"
+	"io/fs"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -18,10 +20,10 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
-// saturate keeps every core busy until the spec ends: a busy loop per core, each in a
-// process group of its own, killed at cleanup.
-func saturate() {
-	for range runtime.NumCPU() {
+// saturate keeps every core busy until the spec ends: perCore busy loops per core, each in
+// a process group of its own, killed at cleanup.
+func saturate(perCore int) {
+	for range perCore * runtime.NumCPU() {
 		cmd := exec.Command("sh", "-c", "while :; do :; done")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		Expect(cmd.Start()).To(Succeed())
@@ -45,7 +47,7 @@ var _ = Describe("a budget", func() {
 		_, err := campaign.Run(ctx, cfg)
 		Expect(err).NotTo(HaveOccurred(), out.String())
 
-		saturate()
+		saturate(1)
 		budget := 20 * time.Second
 		corpus := filepath.Join(GinkgoT().TempDir(), "corpus")
 		out.Reset()
@@ -65,6 +67,18 @@ var _ = Describe("a budget", func() {
 		Expect(run.Interrupted).To(BeFalse())
 		Expect(run.NotRun).To(BeZero())
 		Expect(run.ExitCode()).To(Equal(0), out.String())
+		// Every case that ran passed, so no pairing's transcript is worth keeping: the ones
+		// the deadline cut leave nothing behind either (writing them, megabytes each on a
+		// loaded machine, is what once kept a campaign running nearly a minute past its
+		// deadline).
+		var left []string
+		Expect(filepath.WalkDir(filepath.Join(cfg.ReportDir, "pairings"), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "transcript") {
+				left = append(left, path)
+			}
+			return nil
+		})).To(Succeed())
+		Expect(left).To(BeEmpty(), "the pairings the deadline cut left their transcripts")
 
 		saved, err := results.Load(filepath.Join(cfg.ReportDir, reports.ResultsFile))
 		Expect(err).NotTo(HaveOccurred())
@@ -72,5 +86,44 @@ var _ = Describe("a budget", func() {
 		Expect(saved.Campaign.CasesNotRun).To(Equal(run.Campaign.CasesNotRun))
 		files, _ := filepath.Glob(filepath.Join(corpus, campaign.MemoryDir, "*.json"))
 		Expect(files).To(HaveLen(1), "the coverage memory is saved")
+	}, SpecTimeout(15*time.Minute))
+
+	It("is a deadline whatever runs at it: with every core busy several times over, a campaign whose cases fail (the corpus replayed first, packs of megabyte outputs, failing packs split, findings confirmed and shrunk) ends within its budget and grace, every finding kept with a journey file", func(ctx SpecContext) {
+		s := referenceSubject()
+		var out bytes.Buffer
+		corpus := filepath.Join(GinkgoT().TempDir(), "corpus")
+		// The session kind's rpcError names the command, not the request: every probe
+		// fails, so findings are being confirmed and shrunk (100,000 tries allowed) while
+		// the terminal's cases (megabyte outputs) run beside them.
+		cfg := campaign.Config{
+			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"desktop", "session"},
+				Env:      []string{`worktree:REMOTETERM_FEATURES={"rpcErrorWrongRequestId":true}`},
+				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: GinkgoT().TempDir(), Seed: 7, Stdout: &out, Stderr: GinkgoWriter},
+			Cases: 2, Corpus: corpus, ShrinkTries: 100000,
+		}
+		// The builds first, on a quiet machine, leaving a corpus to replay.
+		_, err := campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+
+		saturate(6)
+		budget := 40 * time.Second
+		out.Reset()
+		cfg.ReportDir, cfg.Cases, cfg.Budget = GinkgoT().TempDir(), 0, budget
+		start := time.Now()
+		run, err := campaign.Run(ctx, cfg)
+		took := time.Since(start)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		GinkgoWriter.Printf("budget %s, grace %s, ended after %s, %d cases, %d cut, %d findings\n", budget, campaign.Grace(budget), took.Round(time.Millisecond),
+			run.Campaign.Cases, run.Campaign.CasesNotRun, len(run.Campaign.Findings))
+		Expect(took).To(BeNumerically("<", budget+campaign.Grace(budget)), out.String())
+		Expect(out.String()).To(ContainSubstring("corpus: replaying"))
+		Expect(run.Interrupted).To(BeFalse(), "a budget's end is no interruption")
+		Expect(run.NotRun).To(BeZero())
+		Expect(run.Campaign.Findings).NotTo(BeEmpty(), out.String())
+		for _, f := range run.Campaign.Findings {
+			Expect(f.Shrunk).To(BeAnExistingFile(), "%+v", f)
+		}
+		files, _ := filepath.Glob(filepath.Join(corpus, campaign.MemoryDir, "*.json"))
+		Expect(files).To(HaveLen(2), "the coverage memory is saved")
 	}, SpecTimeout(15*time.Minute))
 })

@@ -261,7 +261,8 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		ReportDir: o.ReportDir,
 		// Passing pairings leave nothing behind (thousands of transcripts are not worth
 		// writing); failing ones stay under pairings/.
-		Pairing:  harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support, DiscardPassing: true},
+		Pairing: harness.Options{Timeout: o.Timeout, Quiet: o.Quiet, Settle: o.Settle, Older: pins.Older, Support: support, DiscardPassing: true,
+			DiscardCut: o.Budget > 0},
 		Repro:    func(p harness.Pairing) string { return o.ReproLine(p) },
 		Parallel: o.Parallel,
 		Coverage: cp.tally,
@@ -299,7 +300,9 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		}
 		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", results.Plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
 	}
+	cutting := cp.cutPool(work)
 	err = cp.go_(work)
+	cutting()
 	if err != nil && cp.cut() {
 		err = nil // cut by the budget's end: what was found is reported below
 	}
@@ -367,6 +370,38 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		return run, fmt.Errorf("interrupted: %w", ctx.Err())
 	}
 	return run, nil
+}
+
+// cutStop is how long the shared driver processes get to stop politely when the budget
+// ends, before they are killed.
+const cutStop = 2 * time.Second
+
+// cutPool stops the pool's shared driver processes as soon as the budget ends (work's
+// deadline; not on an interruption, which stops them as before): the lanes still open
+// then end with their processes at once, instead of each waiting for its polite close
+// behind the others' work on a loaded machine (up to 12 s a side, and as long again to
+// retire a process that did not answer). Nothing runs in the pool after the deadline. The
+// returned func stops watching and waits for the stop, if it began.
+func (cp *campaign) cutPool(work context.Context) (wait func()) {
+	if cp.deadline.IsZero() {
+		return func() {}
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-stop:
+		case <-work.Done():
+			if !cp.cut() {
+				return // interrupted: the pool closes as it does then
+			}
+			fmt.Fprintf(cp.progress, "fuzz: the budget of %s has ended: the pairings still running are cut\n", cp.o.Budget)
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(work), cutStop)
+			defer cancel()
+			cp.pool.Close(ctx)
+		}
+	}()
+	return func() { close(stop); <-done }
 }
 
 // closeTimeout bounds the shared driver processes' polite stop: a minute, and for a

@@ -46,14 +46,13 @@ func (cp *campaign) go_(ctx context.Context) error {
 	}
 	// A case's skew pairings wait for its references: a batch of several cases keeps -j
 	// pairings busy while some wait.
-	batch := cp.o.Batch
-	if batch <= 0 {
-		most := 1
-		for _, g := range cp.gens {
-			most = max(most, cp.packOf(g))
-		}
-		batch = max(2, cp.pooled.Parallel) * most
+	most := 1
+	for _, g := range cp.gens {
+		most = max(most, cp.packOf(g))
 	}
+	// Under a budget, the batches ramp up to the full one (batches), so what the first
+	// cases find is reported in the campaign's first minutes.
+	plan := newBatches(cp.o.Batch, max(2, cp.pooled.Parallel)*most, rampStart(cp.pooled.Parallel), !deadline.IsZero())
 	next := 1
 	// held are cases drawn whose pack (same generator, same schedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
@@ -67,21 +66,18 @@ func (cp *campaign) go_(ctx context.Context) error {
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			break
 		}
-		n := batch
+		n, flush := plan.take()
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
 		}
-		cases := held
-		for k := range n {
-			c, err := cp.draw(next + k)
-			if err != nil {
-				return usage.Errorf("%w", err)
-			}
-			cases = append(cases, c)
+		drawn, err := cp.drawCases(next, n)
+		if err != nil {
+			return err
 		}
+		cases := append(held, drawn...)
 		next += n
 		var run []*fuzz.Case
-		run, held = cp.fullPacks(cases, deadline.IsZero() && next > cp.o.Cases)
+		run, held = cp.fullPacks(cases, flush || (deadline.IsZero() && next > cp.o.Cases))
 		if len(run) == 0 {
 			continue
 		}
@@ -121,6 +117,20 @@ func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.
 		}
 	}
 	return run, held
+}
+
+// drawCases draws n cases from slot from on, in slot order: what a campaign draws does
+// not depend on how its slots are cut into batches.
+func (cp *campaign) drawCases(from, n int) ([]*fuzz.Case, error) {
+	var cases []*fuzz.Case
+	for k := range n {
+		c, err := cp.draw(from + k)
+		if err != nil {
+			return nil, usage.Errorf("%w", err)
+		}
+		cases = append(cases, c)
+	}
+	return cases, nil
 }
 
 // draw draws the campaign's case slot (1-based): case slot, or the guide's pick.
@@ -237,6 +247,14 @@ type caseJourney struct {
 	j    *journeys.Journey
 	c    *fuzz.Case // nil for a corpus journey
 	name string
+	// marked says a corpus journey was drawn with a differential event (its file says so:
+	// fuzz.MarkedDifferential); a generated case says it itself.
+	marked bool
+}
+
+// isDifferential says the case draws a differential event, generated or replayed.
+func (cj caseJourney) isDifferential() bool {
+	return cj.marked || (cj.c != nil && cj.c.Differential())
 }
 
 // plan lists a case's pairings: each skew pair (both directions) with the references.
@@ -550,7 +568,7 @@ func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairin
 // contract allows, not a skew, and is left out, as is every finding of a future-peer pass,
 // whose references do not run. A pairing with nothing left passes.
 func differential(cj caseJourney, r *results.Pairing) {
-	if cj.c == nil || !cj.c.Differential() || r.Status != results.StatusFail {
+	if !cj.isDifferential() || r.Status != results.StatusFail {
 		return
 	}
 	var kept []results.Finding

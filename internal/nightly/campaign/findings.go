@@ -391,18 +391,33 @@ func (cp *campaign) replayCorpus(ctx context.Context) error {
 	fmt.Fprintf(cp.stdout, "corpus: replaying %s from %s\n", results.Plural(len(files), "case"), cp.o.Corpus)
 	var cjs []caseJourney
 	for _, f := range files {
-		abs, _ := filepath.Abs(f)
-		j, err := journeys.Load(abs)
+		cj, err := corpusCase(f)
 		if err != nil {
 			return err
 		}
-		if err := harness.Validate(j); err != nil {
-			return err
-		}
-		j.Name = "corpus-" + j.Name
-		cjs = append(cjs, caseJourney{j: j, name: j.Name})
+		cjs = append(cjs, cj)
 	}
 	// In lanes, as the cases: a night's corpus of a few dozen journeys would otherwise
 	// start two driver processes a pairing (measured: 20 journeys, 566 processes, a minute).
 	return cp.runJourneys(ctx, cjs, true, cp.pooled)
+}
+
+// corpusCase reads one journey of the corpus as a case to replay. A case drawn with a
+// differential event is judged as it was when drawn: its file says so
+// (fuzz.MarkedDifferential).
+func corpusCase(file string) (caseJourney, error) {
+	abs, _ := filepath.Abs(file)
+	j, err := journeys.Load(abs)
+	if err != nil {
+		return caseJourney{}, err
+	}
+	if err := harness.Validate(j); err != nil {
+		return caseJourney{}, err
+	}
+	text, err := os.ReadFile(abs)
+	if err != nil {
+		return caseJourney{}, err
+	}
+	j.Name = "corpus-" + j.Name
+	return caseJourney{j: j, name: j.Name, marked: fuzz.MarkedDifferential(text)}, nil
 }

@@ -166,6 +166,12 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 			for _, f := range feeding(acts, streams) {
 				lines := append(a.lines(ids, false), f.lines(ids, true)...)
 				section("event "+a.event()+"-then-"+f.name+" weight=1", append(lines, sync...))
+				// The same, with the feeding action in a step of its own once the action's
+				// has ended (its replies in, and what the references owe): its output
+				// comes after everything the action caused (a snapshot the action asked
+				// for), not while that is still on its way.
+				lines = append(append(a.lines(ids, false), "step"), f.lines(ids, true)...)
+				section("event "+a.event()+"-settled-then-"+f.name+" weight=1", append(lines, sync...))
 			}
 		}
 		// Faults: the tap stops reading one direction while the sender writes, then lets

@@ -64,7 +64,8 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 			"held-HC-type", "held-CH-type", "held-HC-emit", "held-CH-emit",
 			"delayed-HC-type", "delayed-CH-type", "delayed-HC-emit", "delayed-CH-emit",
 			"fragmented-HC-type", "fragmented-CH-type", "fragmented-HC-emit", "fragmented-CH-emit",
-			"client-resize-then-type", "client-resize-then-emit", "host-beep-then-type", "host-beep-then-emit"))
+			"client-resize-then-type", "client-resize-then-emit", "host-beep-then-type", "host-beep-then-emit",
+			"client-resize-settled-then-type", "client-resize-settled-then-emit", "host-beep-settled-then-type", "host-beep-settled-then-emit"))
 		Expect(g.Kinds).To(Equal("desktop,mobile"))
 		Expect(g.Header).To(Equal([]string{"kind desktop,mobile", "timeout 10s"}))
 		Expect(g.Frames).To(Equal("ignore C>H Ack\n"))
@@ -88,12 +89,16 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 		text := string(explore.Text(base, []explore.Driver{host, desktop, mobile}, streams, 0))
 		sync := "client type terminal=t7 text={fresh explore- as=mk1}\nawait host input text={tail mk1 64}\n" +
 			"host emit terminal=t7 text={fresh explore- as=mk2}\nawait client screen text={tail mk2 64}\n"
-		Expect(strings.Count(text, sync)).To(Equal(12+4+4+4), text)
+		Expect(strings.Count(text, sync)).To(Equal(12+4+4+4+4), text)
 		// An action that feeds no stream is followed, in an event of its own, by a feeding
 		// action at its edges before the markers: the first output after it is the smallest
 		// or the largest, not a marker.
 		Expect(text).To(ContainSubstring("-- event client-resize-then-emit weight=1 --\n[kind:desktop] client resize terminal=t7 cols={int 20..200}\n" +
 			"host emit terminal=t7 text={edge 0..1048576 48}\n" + sync))
+		// And in a step of its own once the action's step has ended: its output comes after
+		// all the action caused, on every such case.
+		Expect(text).To(ContainSubstring("-- event client-resize-settled-then-emit weight=1 --\n[kind:desktop] client resize terminal=t7 cols={int 20..200}\n" +
+			"step\nhost emit terminal=t7 text={edge 0..1048576 48}\n" + sync))
 		Expect(text).To(ContainSubstring("-- event delayed-CH-emit weight=1 --\ntap delay C>H {one 2ms 20ms 100ms} jitter={one 0s 10ms 50ms}\n" +
 			"host emit terminal=t7 text={utf8 0..4096}\n" + sync + "tap delay C>H 0s\n"))
 		Expect(text).To(ContainSubstring("tap hold H>C\nhost emit terminal=t7 text={edge 0..1048576 48}\ntap release H>C\n" + sync))

@@ -137,6 +137,37 @@ func (c *Case) Differential() bool {
 	return false
 }
 
+// differentialEvents lists the case's events marked differential, in order.
+func (c *Case) differentialEvents() []string {
+	var out []string
+	for _, e := range c.Events {
+		if e.Section.Differential {
+			out = append(out, e.Section.Name)
+		}
+	}
+	return out
+}
+
+// differentialMark opens the comment line of a case's journey that names its differential
+// events: the journey carries the marking wherever it goes (the corpus, a shrunk case), so
+// a campaign replaying it judges it as the case was judged.
+const differentialMark = "# differential: "
+
+// MarkedDifferential says a case's journey text (Text) draws a differential event: its
+// header, before the script, has the line Text writes for one.
+func MarkedDifferential(text []byte) bool {
+	for _, l := range strings.Split(string(text), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "-- ") {
+			return false // the header ends at the first section
+		}
+		if strings.HasPrefix(l, differentialMark) && strings.TrimSpace(l[len(differentialMark):]) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // Clone copies the case deeply enough that a shrinker may change its events and values.
 func (c *Case) Clone() *Case {
 	d := *c
@@ -164,6 +195,9 @@ func (c *Case) Text() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: case %d of seed %d, generator %s (%s)\n", c.Name, c.Index, c.Seed, c.Gen.Name, c.Gen.File)
 	fmt.Fprintf(&b, "# events: %s\n", strings.Join(c.EventNames(), " "))
+	if d := c.differentialEvents(); len(d) > 0 {
+		fmt.Fprintf(&b, "%s%s\n", differentialMark, strings.Join(d, " "))
+	}
 	for _, h := range c.Gen.Header {
 		b.WriteString(h + "\n")
 	}
@@ -191,12 +225,18 @@ func (c *Case) Text() []byte {
 		if len(in.Section.Lines) == 0 || in.Section.Lines[0].Step == "" {
 			stepLine(step)
 		}
+		next := 1 // an event's bare step lines: its steps step.2, step.3, …
 		vals := in.Values
 		local := map[string][]byte{}
 		for k, v := range bind {
 			local[k] = v
 		}
 		for _, l := range in.Section.Lines {
+			if l.Step == NextStep {
+				next++
+				stepLine(fmt.Sprintf("%s.%d", step, next))
+				continue
+			}
 			if l.Step != "" {
 				stepLine(l.Step)
 				continue
@@ -311,10 +351,14 @@ func (c *Case) Journey(file string) (*journeys.Journey, error) {
 }
 
 // EventOfStep is the event a case's step belongs to: Text names an event's step
-// e<i>-<event>, and Pack c<k>-e<i>-<event>. Any other step (the setup, the finish, a step a
-// section names itself) belongs to none: "".
+// e<i>-<event>, and Pack c<k>-e<i>-<event>, and the steps an event goes on in (bare step
+// lines) the same with .<n> (an event name holds no dot). Any other step (the setup, the
+// finish, a step a section names itself) belongs to none: "".
 func EventOfStep(step string) string {
 	s := step
+	if base, n, ok := strings.Cut(s, "."); ok && digits(n) {
+		s = base
+	}
 	if rest, ok := strings.CutPrefix(s, "c"); ok {
 		if n, after, ok := strings.Cut(rest, "-"); ok && digits(n) {
 			s = after

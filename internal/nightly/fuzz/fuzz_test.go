@@ -3,6 +3,8 @@ package fuzz_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,7 +80,7 @@ var _ = Describe("generator files", func() {
 		Entry("bad weight", "kind d\n-- event e weight=0 --\nclient x\n", "gen.txtar:2: event option \"weight=0\""),
 		Entry("event twice", "kind d\n-- event e --\nclient x\n-- event e --\nclient y\n", "gen.txtar:4: event \"e\" already defined at line 2"),
 		Entry("unknown section", "kind d\n-- events --\nclient x\n", "gen.txtar:2: unknown section \"events\""),
-		Entry("a step line in an event", "kind d\n-- event e --\nstep s\n", "gen.txtar:3: an event is one step"),
+		Entry("a step line in an event", "kind d\n-- event e --\nstep s\n", "gen.txtar:3: an event's steps are named after it"),
 		Entry("bad range", "kind d\n-- event e --\nclient x n={int 9..1}\n", "gen.txtar:3: {int 9..1}: 9..1: the first bound is larger"),
 		Entry("not a number", "kind d\n-- event e --\nclient x n={ascii a..b}\n", "gen.txtar:3: {ascii a..b}"),
 		Entry("unbound tail", "kind d\n-- event e --\nclient x t={tail out 4}\n", "gen.txtar:3: {tail out …}: no value bound as=out"),
@@ -256,6 +258,8 @@ var _ = Describe("drawing cases", func() {
 		for i := 1; i <= 30; i++ {
 			c := draw(g, 1, i, fuzz.Options{})
 			Expect(c.Differential()).To(Equal(c.EventNames()[0] == "quiet"), "case %d", i)
+			// The journey carries the marking (a corpus replay reads it), only where it holds.
+			Expect(fuzz.MarkedDifferential(c.Text())).To(Equal(c.Differential()), "case %d:\n%s", i, c.Text())
 			seen[c.Differential()] = true
 		}
 		Expect(seen).To(HaveLen(2), "both kinds of case drawn")
@@ -312,6 +316,57 @@ var _ = Describe("packing", func() {
 			Expect(fuzz.EventOfStep(step)).To(BeEmpty(), step)
 		}
 		Expect(fuzz.EventOfStep("c12-e3-host-emit-output-edge")).To(Equal("host-emit-output-edge"))
+	})
+})
+
+var _ = Describe("an event in steps of its own", func() {
+	const twoSteps = "kind d\nevents 2..2\n-- setup --\nclient open\n-- event resize-then-emit --\nclient resize cols={int 20..200}\nstep\nhost emit text={ascii 1..3}\nawait client shown\n-- event plain --\nhost emit text={ascii 1..3}\n"
+
+	It("goes on in a step of its own at a bare step line, once the step before has ended, named after the event's", func() {
+		g := mustParse(twoSteps)
+		Expect(g.Events[0].Lines[1].Step).To(Equal(fuzz.NextStep))
+		seen := false
+		for i := 1; i <= 20; i++ {
+			c := draw(g, 1, i, fuzz.Options{})
+			j, err := c.Journey("c.txtar")
+			Expect(err).NotTo(HaveOccurred(), "%s", c.Text())
+			steps := 0
+			for k, e := range c.EventNames() {
+				name := fmt.Sprintf("e%d-%s", k+1, e)
+				Expect(j.StepNames()).To(ContainElement(name))
+				if e != "resize-then-emit" {
+					Expect(j.StepNames()).NotTo(ContainElement(name+".2"), "an event without a bare step line is one step (negative control)")
+					steps++
+					continue
+				}
+				seen = true
+				steps += 2
+				// The action alone in the event's step; the feeding action and its await in the next.
+				at := slices.Index(j.StepNames(), name)
+				Expect(j.StepNames()[at+1]).To(Equal(name + ".2"))
+				Expect(j.Steps[at].Commands).To(HaveLen(1))
+				Expect(j.Steps[at].Commands[0].Positional()[0]).To(Equal("resize"))
+				Expect(j.Steps[at+1].Commands).To(HaveLen(2))
+				Expect(j.Steps[at+1].Commands[0].Positional()[0]).To(Equal("emit"))
+				// Both steps are the event's, for coverage, alone or packed.
+				Expect(fuzz.EventOfStep(name + ".2")).To(Equal("resize-then-emit"))
+				Expect(fuzz.EventOfStep("c3-" + name + ".2")).To(Equal("resize-then-emit"))
+			}
+			Expect(j.StepNames()).To(HaveLen(1 + steps))
+		}
+		Expect(seen).To(BeTrue())
+		p := fuzz.Pack("pack", []*fuzz.Case{draw(g, 1, 1, fuzz.Options{}), draw(g, 1, 2, fuzz.Options{}), draw(g, 1, 3, fuzz.Options{})})
+		_, err := p.Journey("pack.txtar")
+		Expect(err).NotTo(HaveOccurred(), "packed, every step name is still unique:\n%s", p.Text())
+	})
+
+	It("refuses a bare step line in setup or as an event's first line, and a named one in an event", func() {
+		_, err := fuzz.Parse("gen.txtar", []byte("kind d\n-- setup --\nstep\nclient open\n-- event e --\nclient x\n"))
+		Expect(err).To(MatchError(ContainSubstring("gen.txtar:3: step needs a name in setup and finish")))
+		_, err = fuzz.Parse("gen.txtar", []byte("kind d\n-- event e --\nstep\nclient x\n"))
+		Expect(err).To(MatchError(ContainSubstring("gen.txtar:3: a bare step line goes on with the event in a step of its own: it needs a line before it")))
+		_, err = fuzz.Parse("gen.txtar", []byte("kind d\n-- event e --\nclient x\nstep two\nclient y\n"))
+		Expect(err).To(MatchError(ContainSubstring("gen.txtar:4: an event's steps are named after it")))
 	})
 })
 

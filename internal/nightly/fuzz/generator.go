@@ -76,9 +76,15 @@ type Section struct {
 type Line struct {
 	N     int
 	Words []Word
-	// Step is set for a "step NAME" line (setup and finish only).
+	// Step is set for a "step NAME" line (setup and finish only), and is NextStep for an
+	// event's bare "step" line.
 	Step string
 }
+
+// NextStep is the Step of an event's bare "step" line: the event goes on in a step of its
+// own once the one before has ended (its replies in, and what the references owe, as any
+// step), named after the event's step with its number (e2-resize.2).
+const NextStep = "+"
 
 // Word is one blank-separated word: literal text and generator calls, with an optional
 // key (key=value words).
@@ -293,9 +299,19 @@ func (g *Generator) parseSection(name string, weight, marker int, data []byte, f
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
+		if t == "step" {
+			if steps {
+				return nil, g.errorf(n, "step needs a name in setup and finish: step NAME")
+			}
+			if len(s.Lines) == 0 {
+				return nil, g.errorf(n, "a bare step line goes on with the event in a step of its own: it needs a line before it")
+			}
+			s.Lines = append(s.Lines, &Line{N: n, Step: NextStep})
+			continue
+		}
 		if rest, ok := strings.CutPrefix(t, "step "); ok {
 			if !steps {
-				return nil, g.errorf(n, "an event is one step of its case: step lines go in setup and finish only")
+				return nil, g.errorf(n, "an event's steps are named after it: a bare step line starts its next one; step NAME goes in setup and finish only")
 			}
 			if !validName(strings.TrimSpace(rest)) {
 				return nil, g.errorf(n, "step name %q: use letters, digits, '-' and '_'", strings.TrimSpace(rest))

@@ -622,6 +622,29 @@ var _ = Describe("Run", func() {
 		Expect(p.Error).To(ContainSubstring("context canceled"))
 	}, NodeTimeout(60*time.Second))
 
+	It("leaves nothing of a pairing its context's deadline cut, with DiscardCut; keeps its transcript without (negative control)", func(ctx SpecContext) {
+		// A barrier that is never reached: only the deadline ends this journey.
+		j.Steps[1].Commands = append(j.Steps[1].Commands, journeys.Command{Verb: "await",
+			Args: []journeys.Arg{{Value: "client"}, {Value: "never"}}})
+		for _, discard := range []bool{true, false} {
+			// The deadline passes while the pairing runs (starting, or waiting at the barrier).
+			dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			dir := filepath.Join(GinkgoT().TempDir(), "pairing")
+			p := run(dctx, build("a", "ok", false), build("b", "ok", false),
+				harness.Options{Dir: dir, StopGrace: 300 * time.Millisecond, Timeout: time.Minute, DiscardCut: discard})
+			cancel()
+			Expect(p.Status).To(Equal(results.StatusError))
+			Expect(p.Error).To(ContainSubstring("context deadline exceeded"))
+			if discard {
+				Expect(p.Transcript).To(BeEmpty())
+				Expect(dir).NotTo(BeAnExistingFile(), "nothing written")
+			} else {
+				Expect(p.Transcript).NotTo(BeEmpty())
+				Expect(filepath.Join(dir, p.Transcript)).To(BeAnExistingFile())
+			}
+		}
+	}, NodeTimeout(90*time.Second))
+
 	It("turns a panic into this pairing's error, with the stack in its directory, and stops its drivers", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
 		p := run(ctx, build("a", "ok", false), build("b", "ok", false), harness.Options{Dir: dir,

@@ -118,6 +118,12 @@ type Options struct {
 	// refusal): no transcript, no logs, no directory; its result and in-memory transcript
 	// are still returned. A fuzz campaign runs thousands of pairings and keeps the failures.
 	DiscardPassing bool
+	// DiscardCut leaves nothing of a pairing whose context's deadline passed while it ran
+	// (an interruption keeps it as before): no transcript, no logs, no directory; its
+	// result, an error, is still returned. A budgeted campaign counts such a pairing as not
+	// run, and writing its transcript (megabytes of frames, encoded on a loaded machine)
+	// kept a campaign past its deadline.
+	DiscardCut bool
 	// Pool, when set, runs the pairing in lanes of its shared driver processes where the
 	// builds' drivers serve lanes (see Pool); nil: processes of the pairing's own.
 	Pool *Pool
@@ -240,6 +246,12 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 		ClientOlder: opts.Older != nil && opts.Older(p.Client.Label, p.Host.Label)}
 	if rec.names != nil {
 		checks.KeepNamed(in, rec.names(t)) // the journey named the frames as they arrived
+	}
+	if opts.DiscardCut && errors.Is(ctx.Err(), context.DeadlineExceeded) && !errors.As(err, new(*usage.Error)) {
+		res.Status, res.Logs = results.StatusError, nil
+		res.Error = "interrupted: the run was stopped before this pairing ended (" + errors.Join(err, ctx.Err()).Error() + ")"
+		_ = os.RemoveAll(opts.Dir)
+		return res, t
 	}
 	if err != nil || ctx.Err() != nil {
 		// The infrastructure, the harness or a journey the vocabulary does not cover
