@@ -227,8 +227,12 @@ func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptio
 func (cp *campaign) report() {
 	d := time.Since(cp.started)
 	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
-	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
-		results.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+	future := ""
+	if cp.c.Packs > 0 {
+		future = fmt.Sprintf(", future-peer pass on %d of %s", cp.c.FuturePacks, results.Plural(cp.c.Packs, "pack"))
+	}
+	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s%s\n", cp.c.Cases+cp.c.CorpusCases, rate,
+		results.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second), future)
 	cp.reported.Store(time.Now().UnixNano())
 }
 
@@ -344,6 +348,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			return usage.Errorf("generator %s, pack of cases %s…: %w", c.Gen.File, pk[0].name, err)
 		}
 		packed[i] = caseJourney{j: j, c: c, name: c.Name}
+		cp.samplePack(j.Name)
 		ps := cp.plan(j)
 		plan = append(plan, ps...)
 		want[i] = len(ps)

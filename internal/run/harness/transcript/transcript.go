@@ -190,6 +190,15 @@ func (o Observation) Memoized() Observation {
 	return o
 }
 
+// WithValue returns o memoized (Memoized) with v as its data's value: what its data, valid
+// JSON, decodes to, decoded already (the driver's line and its data are parsed in one
+// pass).
+func (o Observation) WithValue(v any) Observation {
+	o.memo = &decodedData{v: v, ok: true}
+	o.memo.once.Do(func() {})
+	return o
+}
+
 // Value is the observation's data decoded as JSON (as encoding/json decodes into any);
 // ok is false when it is not JSON. Callers must not modify what it returns.
 func (o Observation) Value() (v any, ok bool) {
