@@ -55,7 +55,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		batch = max(2, cp.pooled.Parallel) * most
 	}
 	next := 1
-	// held are cases drawn whose pack (same generator, same schedule) is not full yet: they
+	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
 	// batch's cases spread over (a pairing per pack, not per case). The last batch of a
 	// count runs them all; a budget's end leaves them undrawn.
@@ -95,7 +95,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 }
 
 // fullPacks splits drawn cases, in their order, into those that fill packs (of one
-// generator and one schedule) and those held for the next batch; last (or a pack of 1)
+// generator and one settle line) and those held for the next batch; last (or a pack of 1)
 // runs them all.
 func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.Case) {
 	if last || cp.o.Pack == 1 {
@@ -107,11 +107,11 @@ func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.
 	}
 	count := map[packKey]int{}
 	for _, c := range cases {
-		count[packKey{c.Gen, c.Schedule}]++
+		count[packKey{c.Gen, fuzz.PackSchedule(c)}]++
 	}
 	taken := map[packKey]int{}
 	for _, c := range cases {
-		k := packKey{c.Gen, c.Schedule}
+		k := packKey{c.Gen, fuzz.PackSchedule(c)}
 		size := cp.packOf(c.Gen)
 		if taken[k] < count[k]/size*size {
 			taken[k]++
@@ -310,14 +310,15 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 // a verdict, a finding and a shrink are always a single case's.
 func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var packs [][]caseJourney
-	// A pack's cases share a generator and a schedule (the pack's journey has one).
+	// A pack's cases share a generator and a settle line (the pack's journey has one; each
+	// case keeps its own delays: fuzz.Pack).
 	type packKey struct {
 		g *fuzz.Generator
 		s fuzz.Schedule
 	}
 	byGen := map[packKey]int{}
 	for _, cj := range cjs {
-		k := packKey{cj.c.Gen, cj.c.Schedule}
+		k := packKey{cj.c.Gen, fuzz.PackSchedule(cj.c)}
 		i, ok := byGen[k]
 		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
 			byGen[k] = len(packs)
