@@ -53,7 +53,7 @@ func Pack(name string, cases []*Case) *Case {
 	first := cases[0]
 	p := &Case{Gen: first.Gen, Seed: first.Seed, Index: first.Index, Name: name, Setup: first.Setup, Finish: first.Finish,
 		Schedule: first.Schedule}
-	mixed := slices.ContainsFunc(cases, func(c *Case) bool { return c.Schedule.Lag != first.Schedule.Lag })
+	mixed := slices.ContainsFunc(cases, func(c *Case) bool { return c.Schedule.Lag != first.Schedule.Lag && len(c.Events) > 0 })
 	if mixed {
 		p.Schedule.Lag = [2]Lag{}
 	}
@@ -71,8 +71,14 @@ func Pack(name string, cases []*Case) *Case {
 }
 
 // PackSchedule is what cases must share to share a pack: their schedule's settle line
-// (Pack gives each case its own delays).
-func PackSchedule(c *Case) Schedule { return Schedule{Settle: c.Schedule.Settle} }
+// (Pack gives each case its own delays from its first event), or the whole schedule for a
+// case without events (a journey run whole), whose delays have no event to start at.
+func PackSchedule(c *Case) Schedule {
+	if len(c.Events) == 0 {
+		return c.Schedule
+	}
+	return Schedule{Settle: c.Schedule.Settle}
+}
 
 // Options shape the cases a campaign draws.
 type Options struct {

@@ -64,6 +64,9 @@ var _ = Describe("schedules", func() {
 		c.Schedule = fuzz.Schedule{Lag: [2]fuzz.Lag{{D: 1e6}, {}}}
 		Expect(string(c.Text())).To(ContainSubstring("-- script --\nstep open\ntap delay C>H 1ms\nclient open\nstep close\nclient close\n"))
 		Expect(fuzz.Pack("p", []*fuzz.Case{c, c}).Schedule).To(Equal(c.Schedule))
+		// Without events, a case's delays have nowhere to start but the first step: only
+		// cases delayed alike share its pack.
+		Expect(fuzz.PackSchedule(c)).To(Equal(c.Schedule))
 	})
 
 	It("lets cases that settle alike and delay differently share a pack, each case's delays from its first event", func() {
