@@ -116,10 +116,12 @@ func (s *server) read() error {
 
 // route hands one action line to whoever answers it, and reports whether it was stop.
 func (s *server) route(line []byte) (stop bool) {
-	var r request
-	if err := json.Unmarshal(line, &r); err != nil {
-		s.d.Errorf("action line %q: %v", truncate(line, 200), err)
-		return false
+	r, ok := fastRequest(line)
+	if !ok {
+		if err := json.Unmarshal(line, &r); err != nil {
+			s.d.Errorf("action line %q: %v", truncate(line, 200), err)
+			return false
+		}
 	}
 	lanes := s.d.open != nil
 	switch {

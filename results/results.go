@@ -222,9 +222,13 @@ type Campaign struct {
 	// DriverProcesses counts the driver processes started for the campaign's cases: shared
 	// ones serving lanes, and a pair per pairing where a driver does not serve lanes or a
 	// case runs on its own (confirming, shrinking, replaying the corpus).
-	DriverProcesses int           `json:"driverProcesses"`
-	Duration        time.Duration `json:"durationNs"`
-	CasesPerMin     float64       `json:"casesPerMin"`
+	DriverProcesses int `json:"driverProcesses"`
+	// Packs counts the packed journeys run in lanes when the future-peer pass is on, and
+	// FuturePacks those of them the pass ran on (a seeded sample: docs/explore.md).
+	Packs       int           `json:"packs,omitempty"`
+	FuturePacks int           `json:"futurePacks,omitempty"`
+	Duration    time.Duration `json:"durationNs"`
+	CasesPerMin float64       `json:"casesPerMin"`
 	// Generators and Events count the cases per generator and the drawn events per
 	// "generator/event".
 	Generators map[string]int    `json:"generators"`

@@ -140,37 +140,53 @@ func cpuTime() time.Duration {
 }
 
 // BenchmarkExplore measures `skewtest explore` on a passing pairing of the reference
-// subject (working tree × v1.4.190, both ways, every client kind the drivers describe
-// actions for, future peers on, journeys drawn from the vocabulary alone): 256 cases with
-// warm builds. It reports cases per minute (cases/min), and CPU milliseconds per case
-// (cpu-ms/case: skewtest's and every driver's, steadier than the rate on a shared machine).
-// Its cases draw schedules, so a batch's packs (one schedule each) fill only across batches:
-// 256 cases leave part-filled packs at the end that a nightly campaign would not.
+// subject (working tree × v1.4.190, both ways, future peers on) with warm builds: 256
+// cases drawn from the vocabulary alone, every client kind the drivers describe actions for
+// (generator=all, `--drawn-only`), and 1,024 session-only cases (generator=session,
+// `--generator session`: the product's session generator, whose driver describes no
+// actions to draw, so no terminal and no megabyte payloads: what the harness itself costs
+// a case). It reports cases per minute (cases/min), and CPU
+// milliseconds per case (cpu-ms/case: skewtest's and every driver's, steadier than the rate
+// on a shared machine). Its cases draw schedules, so a batch's packs (one schedule each)
+// fill only across batches: a short campaign leaves part-filled packs at the end that a
+// nightly campaign would not.
 func BenchmarkExplore(b *testing.B) {
 	repo := referenceRepo(b)
 	cache := b.TempDir()
-	args := []string{"explore", "--repo", repo, "--cache-dir", cache, "--host", "worktree", "--client", "v1.4.190",
-		"--drawn-only", "--cases", "256", "--seed", "1"}
-	explore := func(dir string) {
+	base := []string{"explore", "--repo", repo, "--cache-dir", cache, "--host", "worktree", "--client", "v1.4.190",
+		"--seed", "1"}
+	explore := func(args []string, dir string) {
 		if code := exitCode(dispatch(context.Background(), append(args, "--report-dir", dir), io.Discard, io.Discard), io.Discard); code != 0 {
 			b.Fatalf("skewtest explore exited %d", code)
 		}
 	}
-	explore(b.TempDir()) // the builds, outside the timer
-	var cases, minutes float64
-	cpu := cpuTime()
-	for b.Loop() {
-		dir := b.TempDir()
-		explore(dir)
-		run, err := results.Load(filepath.Join(dir, "results.json"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		cases += float64(run.Campaign.Cases)
-		minutes += run.Campaign.Duration.Minutes()
+	explore(append(base[:len(base):len(base)], "--cases", "1"), b.TempDir()) // the builds, outside the timer
+	for _, bc := range []struct {
+		name  string
+		cases int
+		extra []string
+	}{
+		{"generator=all", 256, []string{"--drawn-only"}},
+		{"generator=session", 1024, []string{"--generator", "session"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			args := append(append(base[:len(base):len(base)], "--cases", strconv.Itoa(bc.cases)), bc.extra...)
+			var cases, minutes float64
+			cpu := cpuTime()
+			for b.Loop() {
+				dir := b.TempDir()
+				explore(args, dir)
+				run, err := results.Load(filepath.Join(dir, "results.json"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				cases += float64(run.Campaign.Cases)
+				minutes += run.Campaign.Duration.Minutes()
+			}
+			b.ReportMetric(cases/minutes, "cases/min")
+			b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/cases, "cpu-ms/case")
+		})
 	}
-	b.ReportMetric(cases/minutes, "cases/min")
-	b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/cases, "cpu-ms/case")
 }
 
 // referenceRepo writes the reference subject's history to a temporary directory.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,6 +60,8 @@ type campaign struct {
 	// ended counts the pairings ended, and reported when the last progress line was
 	// printed (unix nanoseconds): a batch that takes long is told of while it runs.
 	ended, reported atomic.Int64
+	// noFuture holds the names of pack journeys the future-peer pass leaves out (samplePack).
+	noFuture sync.Map
 }
 
 // heartbeat is how long a campaign stays silent at most while a batch runs.
@@ -272,7 +275,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 		cp.opts.Progress, cp.opts.Verbose = stderr, true
 	}
 	if o.FuturePeers {
-		cp.opts.Future = &harness.FutureOptions{Seed: o.Seed}
+		cp.opts.Future = &harness.FutureOptions{Seed: o.Seed, Only: cp.futureOnly}
 		cp.opts.FutureRepro = func(p harness.Pairing) string { return o.ReproLine(p, "--future-peers") }
 	}
 	// The campaign's cases run in lanes of driver processes it keeps from start to end (one

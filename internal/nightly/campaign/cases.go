@@ -54,7 +54,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 	// cases find is reported in the campaign's first minutes.
 	plan := newBatches(cp.o.Batch, max(2, cp.pooled.Parallel)*most, rampStart(cp.pooled.Parallel), !deadline.IsZero())
 	next := 1
-	// held are cases drawn whose pack (same generator, same schedule) is not full yet: they
+	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
 	// batch's cases spread over (a pairing per pack, not per case). The last batch of a
 	// count runs them all; a budget's end leaves them undrawn.
@@ -91,7 +91,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 }
 
 // fullPacks splits drawn cases, in their order, into those that fill packs (of one
-// generator and one schedule) and those held for the next batch; last (or a pack of 1)
+// generator and one settle line) and those held for the next batch; last (or a pack of 1)
 // runs them all.
 func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.Case) {
 	if last || cp.o.Pack == 1 {
@@ -103,11 +103,11 @@ func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.
 	}
 	count := map[packKey]int{}
 	for _, c := range cases {
-		count[packKey{c.Gen, c.Schedule}]++
+		count[packKey{c.Gen, fuzz.PackSchedule(c)}]++
 	}
 	taken := map[packKey]int{}
 	for _, c := range cases {
-		k := packKey{c.Gen, c.Schedule}
+		k := packKey{c.Gen, fuzz.PackSchedule(c)}
 		size := cp.packOf(c.Gen)
 		if taken[k] < count[k]/size*size {
 			taken[k]++
@@ -237,8 +237,12 @@ func (cp *campaign) countProcesses(batch *results.Run, opts harness.ExecuteOptio
 func (cp *campaign) report() {
 	d := time.Since(cp.started)
 	rate := float64(cp.c.Cases+cp.c.CorpusCases) / max(d.Minutes(), 1e-9)
-	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s\n", cp.c.Cases+cp.c.CorpusCases, rate,
-		results.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second))
+	future := ""
+	if cp.c.Packs > 0 {
+		future = fmt.Sprintf(", future-peer pass on %d of %s", cp.c.FuturePacks, results.Plural(cp.c.Packs, "pack"))
+	}
+	fmt.Fprintf(cp.progress, "fuzz: %d cases, %.0f cases/min, %s, %s%s\n", cp.c.Cases+cp.c.CorpusCases, rate,
+		results.Plural(len(cp.c.Findings), "unique finding"), d.Round(time.Second), future)
 	cp.reported.Store(time.Now().UnixNano())
 }
 
@@ -324,14 +328,15 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 // a verdict, a finding and a shrink are always a single case's.
 func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var packs [][]caseJourney
-	// A pack's cases share a generator and a schedule (the pack's journey has one).
+	// A pack's cases share a generator and a settle line (the pack's journey has one; each
+	// case keeps its own delays: fuzz.Pack).
 	type packKey struct {
 		g *fuzz.Generator
 		s fuzz.Schedule
 	}
 	byGen := map[packKey]int{}
 	for _, cj := range cjs {
-		k := packKey{cj.c.Gen, cj.c.Schedule}
+		k := packKey{cj.c.Gen, fuzz.PackSchedule(cj.c)}
 		i, ok := byGen[k]
 		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
 			byGen[k] = len(packs)
@@ -362,6 +367,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			return usage.Errorf("generator %s, pack of cases %s…: %w", c.Gen.File, pk[0].name, err)
 		}
 		packed[i] = caseJourney{j: j, c: c, name: c.Name}
+		cp.samplePack(j.Name)
 		ps := cp.plan(j)
 		plan = append(plan, ps...)
 		want[i] = len(ps)

@@ -66,7 +66,16 @@ type Config struct {
 	// finding only a perturbed schedule shows is a race, replayed RaceReplays times for its
 	// rate (explore's).
 	Schedules bool
+	// FutureEvery, with FuturePeers, runs the future-peer pass on one pack of cases in
+	// FutureEvery, picked by the seed and the pack's first case (the same seed picks the same
+	// packs), and on every case run alone; 0: DefaultFutureEvery; 1: every pack.
+	FutureEvery int
 }
+
+// DefaultFutureEvery is how many packs share one future-peer pass by default: the pass runs
+// each pairing of the working tree again, which cost a quarter of a campaign's CPU on every
+// pack. A nightly campaign's thousands of packs still give it hundreds.
+const DefaultFutureEvery = 4
 
 // RaceReplays is how many times a race's case is run with its schedule to say how often
 // it reproduces.
@@ -77,6 +86,8 @@ func (o *Config) defaults() error {
 	switch {
 	case o.Pack < 0:
 		return usage.Errorf("Pack %d: give how many cases share a journey, 1 or more", o.Pack)
+	case o.FutureEvery < 0:
+		return usage.Errorf("FutureEvery %d: give one pack in how many gets the future-peer pass, 1 or more", o.FutureEvery)
 	case o.Budget < 0:
 		return usage.Errorf("Budget must be positive")
 	case o.Cases > 0 && o.Budget > 0:

@@ -46,6 +46,9 @@ type Base struct {
 	// Setup and Finish are script lines, as written; Frames is the frames section.
 	Setup, Finish []string
 	Frames        string
+	// Pack is the base generator's pack line (0: none): its drawn cases are the same kind's
+	// actions, as cheap as its own, and share journeys as many at a time.
+	Pack int
 }
 
 // BaseOfGenerator is a product's generator's header, setup, finish and frames.
@@ -54,7 +57,7 @@ func BaseOfGenerator(g *fuzz.Generator) (Base, error) {
 	if err != nil {
 		return Base{}, fmt.Errorf("generator %s: %w", g.File, err)
 	}
-	b := Base{Name: g.Name, Kinds: g.Kinds, Header: g.Header, Frames: g.Frames}
+	b := Base{Name: g.Name, Kinds: g.Kinds, Header: g.Header, Frames: g.Frames, Pack: g.Pack}
 	for _, f := range txtar.Parse(data).Files {
 		switch strings.TrimSpace(f.Name) {
 		case "setup":
@@ -141,6 +144,9 @@ func Text(b Base, drivers []Driver, streams []contract.StreamSpec, quiet time.Du
 		fmt.Fprintln(&w, h)
 	}
 	fmt.Fprintln(&w, "events 1..6")
+	if b.Pack > 0 {
+		fmt.Fprintf(&w, "pack %d\n", b.Pack)
+	}
 	section := func(name string, lines []string) {
 		fmt.Fprintf(&w, "\n-- %s --\n", name)
 		for _, l := range lines {

@@ -71,6 +71,11 @@ var _ = Describe("drafting generators from the described vocabulary", func() {
 		Expect(g.Frames).To(Equal("ignore C>H Ack\n"))
 		Expect(g.Setup.Lines).To(HaveLen(2))
 		Expect(g.Finish.Lines).To(HaveLen(1))
+		Expect(g.Pack).To(BeZero(), "no pack line: the campaign's default")
+
+		packed := base
+		packed.Pack = 64
+		Expect(parse(explore.Text(packed, []explore.Driver{host, desktop, mobile}, streams, 0)).Pack).To(Equal(64), "the base's pack line")
 	})
 
 	It("writes ids from the setup, bounds and limits as generators, edges as boundaries", func() {
@@ -179,13 +184,13 @@ var _ = Describe("bases", func() {
 	It("takes a generator's header, setup, finish and frames", func() {
 		dir := GinkgoT().TempDir()
 		path := filepath.Join(dir, "term.txtar")
-		Expect(os.WriteFile(path, []byte("kind desktop\ntimeout 9s\nevents 1..3\n-- setup --\nclient open terminal=t1\n-- event e --\nhost emit terminal=t1 text={ascii 1..3}\n-- finish --\nclient close terminal=t1\n-- frames --\nignore C>H Ack\n"), 0o644)).To(Succeed())
+		Expect(os.WriteFile(path, []byte("kind desktop\ntimeout 9s\nevents 1..3\npack 16\n-- setup --\nclient open terminal=t1\n-- event e --\nhost emit terminal=t1 text={ascii 1..3}\n-- finish --\nclient close terminal=t1\n-- frames --\nignore C>H Ack\n"), 0o644)).To(Succeed())
 		g, err := fuzz.Load(path)
 		Expect(err).NotTo(HaveOccurred())
 		b, err := explore.BaseOfGenerator(g)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(b).To(Equal(explore.Base{Name: "term", Kinds: "desktop", Header: []string{"kind desktop", "timeout 9s"},
-			Setup: []string{"client open terminal=t1"}, Finish: []string{"client close terminal=t1"}, Frames: "ignore C>H Ack\n"}))
+			Setup: []string{"client open terminal=t1"}, Finish: []string{"client close terminal=t1"}, Frames: "ignore C>H Ack\n", Pack: 16}))
 	})
 })
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/skewtest/skewtest/internal/declare/journeys"
@@ -32,6 +33,10 @@ type Instance struct {
 	Values  []*Value
 	// Step names the event's step when set (Pack sets it); else e<position>-<event>.
 	Step string
+	// Lag, when Lagged, is the tap's delay per direction from this event on: in a pack of
+	// cases whose schedules delay differently (Pack), each case's events carry its own.
+	Lag    [2]Lag
+	Lagged bool
 }
 
 // Pack makes one case of several cases of one generator: the setup once, every case's
@@ -39,18 +44,40 @@ type Instance struct {
 // once, so many cases share one pairing's driver processes and connection. A packed case
 // that passes means each of its cases passes (each event is self-contained: it ends at its
 // own barrier); one that fails says nothing about which case, so its cases are run alone.
+//
+// Cases whose schedules settle alike but delay differently share a pack too: the pack's
+// schedule is their settle line, and each case's delays apply from its first event to the
+// next case's (tap delay lines at the start of its first step), the shared setup running
+// undelayed. Its cases run alone are timed as drawn.
 func Pack(name string, cases []*Case) *Case {
 	first := cases[0]
 	p := &Case{Gen: first.Gen, Seed: first.Seed, Index: first.Index, Name: name, Setup: first.Setup, Finish: first.Finish,
 		Schedule: first.Schedule}
+	mixed := slices.ContainsFunc(cases, func(c *Case) bool { return c.Schedule.Lag != first.Schedule.Lag && len(c.Events) > 0 })
+	if mixed {
+		p.Schedule.Lag = [2]Lag{}
+	}
 	for k, c := range cases {
 		for i, e := range c.Events {
 			ee := *e
 			ee.Step = fmt.Sprintf("c%d-e%d-%s", k+1, i+1, e.Section.Name)
+			if mixed {
+				ee.Lag, ee.Lagged = c.Schedule.Lag, true
+			}
 			p.Events = append(p.Events, &ee)
 		}
 	}
 	return p
+}
+
+// PackSchedule is what cases must share to share a pack: their schedule's settle line
+// (Pack gives each case its own delays from its first event), or the whole schedule for a
+// case without events (a journey run whole), whose delays have no event to start at.
+func PackSchedule(c *Case) Schedule {
+	if len(c.Events) == 0 {
+		return c.Schedule
+	}
+	return Schedule{Settle: c.Schedule.Settle}
 }
 
 // Options shape the cases a campaign draws.
@@ -175,7 +202,7 @@ func (c *Case) Clone() *Case {
 		if in == nil {
 			return nil
 		}
-		o := &Instance{Section: in.Section, Step: in.Step}
+		o := &Instance{Section: in.Section, Step: in.Step, Lag: in.Lag, Lagged: in.Lagged}
 		for _, v := range in.Values {
 			vv := *v
 			o.Values = append(o.Values, &vv)
@@ -207,8 +234,11 @@ func (c *Case) Text() []byte {
 	b.WriteString("\n-- script --\n")
 	bind := map[string][]byte{}
 	fresh := 0
-	// The schedule's tap lines open the first step, before anything crosses.
+	// The schedule's tap lines open the first step, before anything crosses; a packed
+	// case's own delays (Instance.Lag) open its first event's step.
 	timed := false
+	lag := c.Schedule.Lag
+	var pending []string
 	stepLine := func(name string) {
 		fmt.Fprintf(&b, "step %s\n", name)
 		if !timed {
@@ -217,6 +247,10 @@ func (c *Case) Text() []byte {
 				b.WriteString(l + "\n")
 			}
 		}
+		for _, l := range pending {
+			b.WriteString(l + "\n")
+		}
+		pending = nil
 	}
 	write := func(in *Instance, step string) {
 		if in == nil {
@@ -256,6 +290,10 @@ func (c *Case) Text() []byte {
 		step := e.Step
 		if step == "" {
 			step = fmt.Sprintf("e%d-%s", i+1, e.Section.Name)
+		}
+		if e.Lagged && e.Lag != lag {
+			pending = lagLines(lag, e.Lag)
+			lag = e.Lag
 		}
 		write(e, step)
 	}

@@ -107,6 +107,23 @@ func (s Schedule) header() []string {
 	return out
 }
 
+// lagLines are the tap lines that change the delays in effect from was to is: a direction
+// that is no longer delayed gets tap delay DIR 0.
+func lagLines(was, is [2]Lag) []string {
+	var out []string
+	for i, l := range is {
+		if l == was[i] {
+			continue
+		}
+		line := fmt.Sprintf("tap delay %s %s", directions[i], l.D)
+		if l.Jitter > 0 {
+			line += " jitter=" + l.Jitter.String()
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // tapLines are the schedule's commands at the start of the case's first step.
 func (s Schedule) tapLines() []string {
 	var out []string

@@ -64,6 +64,40 @@ var _ = Describe("schedules", func() {
 		c.Schedule = fuzz.Schedule{Lag: [2]fuzz.Lag{{D: 1e6}, {}}}
 		Expect(string(c.Text())).To(ContainSubstring("-- script --\nstep open\ntap delay C>H 1ms\nclient open\nstep close\nclient close\n"))
 		Expect(fuzz.Pack("p", []*fuzz.Case{c, c}).Schedule).To(Equal(c.Schedule))
+		// Without events, a case's delays have nowhere to start but the first step: only
+		// cases delayed alike share its pack.
+		Expect(fuzz.PackSchedule(c)).To(Equal(c.Schedule))
+	})
+
+	It("lets cases that settle alike and delay differently share a pack, each case's delays from its first event", func() {
+		g := mustParse(gen)
+		a, b, c := draw(g, 7, 1, fuzz.Options{}), draw(g, 7, 2, fuzz.Options{}), draw(g, 7, 3, fuzz.Options{})
+		a.Schedule = fuzz.Schedule{Settle: fuzz.SettleNone, Lag: [2]fuzz.Lag{{}, {D: 25e6, Jitter: 25e6}}}
+		b.Schedule = fuzz.Schedule{Settle: fuzz.SettleNone, Lag: [2]fuzz.Lag{{D: 1e6}, {}}}
+		c.Schedule = fuzz.Schedule{Settle: fuzz.SettleNone}
+		for _, x := range []*fuzz.Case{a, b, c} {
+			Expect(fuzz.PackSchedule(x)).To(Equal(fuzz.Schedule{Settle: fuzz.SettleNone}))
+		}
+		p := fuzz.Pack("p", []*fuzz.Case{a, b, c})
+		Expect(p.Schedule).To(Equal(fuzz.Schedule{Settle: fuzz.SettleNone}))
+		text := string(p.Text())
+		Expect(text).To(ContainSubstring("settle none\n"))
+		Expect(text).To(ContainSubstring("step c1-e1-" + a.Events[0].Section.Name + "\ntap delay H>C 25ms jitter=25ms\n"))
+		Expect(text).To(ContainSubstring("step c2-e1-" + b.Events[0].Section.Name + "\ntap delay C>H 1ms\ntap delay H>C 0s\n"))
+		Expect(text).To(ContainSubstring("step c3-e1-" + c.Events[0].Section.Name + "\ntap delay C>H 0s\n"))
+		Expect(strings.Count(text, "tap delay")).To(Equal(4), "only where the delays change")
+		Expect(text).NotTo(ContainSubstring("step setup\ntap"), "the shared setup runs undelayed")
+		j, err := p.Journey("p.txtar")
+		Expect(err).NotTo(HaveOccurred(), text)
+		Expect(j.Unsettled).To(BeTrue())
+		// A shrinker's copy keeps each event's delays.
+		Expect(string(p.Clone().Text())).To(Equal(text))
+
+		// Control: cases delayed alike pack as before, the delays once in the first step.
+		b.Schedule, c.Schedule = a.Schedule, a.Schedule
+		same := string(fuzz.Pack("p", []*fuzz.Case{a, b, c}).Text())
+		Expect(same).To(ContainSubstring("-- script --\nstep setup\ntap delay H>C 25ms jitter=25ms\n"))
+		Expect(strings.Count(same, "tap delay")).To(Equal(1))
 	})
 
 	It("refuses events 0..0 with event sections, and no event sections without it", func() {

@@ -39,7 +39,7 @@ type ExecuteOptions struct {
 	// whose attempts disagree is flaky.
 	Retries int
 	// Future, when set, runs the future-peer pass (RunFuture) of every pairing that involves
-	// the build under test, right after the pairing itself; those results are recorded
+	// the build under test (and that its Only picks, if set), right after the pairing itself; those results are recorded
 	// after every pairing of the plan, marked Future.
 	Future *FutureOptions
 	// FutureRepro returns the command that reruns one pairing's future-peer pass.
@@ -314,7 +314,7 @@ func (x *execution) pairing(ctx context.Context, i int, p Pairing, granted <-cha
 	if t != nil && !p.Helper {
 		x.tally.Add(&checks.Input{Transcript: t, Journey: p.Journey, Host: p.Host.Contract, Client: p.Client.Contract})
 	}
-	if !p.Helper && x.opts.Future != nil && x.opts.Future.Involves(p) && ctx.Err() == nil {
+	if !p.Helper && x.opts.Future != nil && x.opts.Future.Runs(p) && ctx.Err() == nil {
 		x.future(ctx, i, p, po, res, t)
 	}
 	if p.Helper {

@@ -26,6 +26,14 @@ type FutureOptions struct {
 	// One gives each frame one variant, picked by the seed, instead of every variant at once
 	// (future.Config.One): a campaign that wants each rule on its own.
 	One bool
+	// Only, when set, picks the pairings that get the pass among those it Involves (a
+	// campaign's seeded sample of packs); nil: every one.
+	Only func(p Pairing) bool
+}
+
+// Runs reports whether the pass runs on p: it Involves p, and Only, if set, picks it.
+func (fo FutureOptions) Runs(p Pairing) bool {
+	return fo.Involves(p) && (fo.Only == nil || fo.Only(p))
 }
 
 func (fo FutureOptions) under() string {

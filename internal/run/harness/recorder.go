@@ -125,8 +125,13 @@ func (r *recorder) onMessage(role transcript.Role) func(driver.Message) {
 				if len(data) == 0 {
 					data = json.RawMessage("null")
 				}
-				t.Observations = append(t.Observations, transcript.Observation{Role: role, What: m.What, Data: data, At: m.At,
-					Step: step, Teardown: r.teardown}.Memoized())
+				o := transcript.Observation{Role: role, What: m.What, Data: data, At: m.At, Step: step, Teardown: r.teardown}
+				if m.Decoded && len(m.Data) > 0 {
+					o = o.WithValue(m.Value) // decoded with its line
+				} else {
+					o = o.Memoized()
+				}
+				t.Observations = append(t.Observations, o)
 			case "hello":
 				setHello(t, role, m)
 			case "invalid":

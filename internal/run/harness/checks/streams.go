@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
@@ -88,12 +89,35 @@ func forEachValue(t *transcript.Transcript, e contract.Endpoint, from int, f fun
 		}
 		return
 	}
+	key := keyOf(e)
 	for i := from; i < len(t.Observations); i++ {
 		if o := t.Observations[i]; o.Role == role && e.Carries(o.What, false) {
-			v, ok := o.Value()
-			f(i+1, itemsOf(v, ok, o.Step, e))
+			f(i+1, observedItems(o, e, key))
 		}
 	}
+}
+
+// itemsKey names what itemsOf reads of an observation for an endpoint: the items of one
+// observation are derived once per endpoint (transcript.Observation.Derive).
+type itemsKey struct {
+	pointer, encoding, id, each, from, where string
+}
+
+func keyOf(e contract.Endpoint) itemsKey {
+	k := itemsKey{pointer: e.ValuePointer(), encoding: e.Encoding, id: e.ID, each: e.Each, from: e.From}
+	if len(e.Where) > 0 {
+		k.where = fmt.Sprintf("%#v", e.Where) // maps print with their keys sorted, and types
+	}
+	return k
+}
+
+// observedItems is itemsOf an observation for endpoint e (named by key), derived once per
+// observation and endpoint: callers must not modify the items or their values.
+func observedItems(o transcript.Observation, e contract.Endpoint, key itemsKey) []Item {
+	return o.Derive(key, func() any {
+		v, ok := o.Value()
+		return itemsOf(v, ok, o.Step, e)
+	}).([]Item)
 }
 
 // lastWhole is the position of the last observation (or successful action) of endpoint e
@@ -113,9 +137,10 @@ func lastWhole(t *transcript.Transcript, e contract.Endpoint) int {
 		}
 		return 0
 	}
+	key := keyOf(e)
 	for i := len(t.Observations) - 1; i >= 0; i-- {
 		if o := t.Observations[i]; o.Role == role && e.Carries(o.What, false) {
-			if v, ok := o.Value(); whole(itemsOf(v, ok, o.Step, e)) {
+			if whole(observedItems(o, e, key)) {
 				return i
 			}
 		}

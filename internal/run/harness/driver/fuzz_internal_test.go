@@ -1,9 +1,14 @@
 package driver
 
 import (
+	"bytes"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // FuzzDecodeLine feeds driver stdout lines to decodeLine: it never fails and never panics;
@@ -19,6 +24,8 @@ func FuzzDecodeLine(f *testing.F) {
 		`{"type":"observe","what":"screen","data":{"text":"aGk="}}`,
 		`{not json`, `{"type":"invalid"}`, `{"type":""}`, `{"id":1e400}`, `[1,2]`, "", "   ",
 		`{"type":"result","id":"3"}`, `{"type":"hello","actions":"subscribe"}`,
+		`{"type":"observe", "data" :  {"a": [1, "x", 2.50], "a": null} , "what":"w"}`, `{"type":"observe","data":null}`,
+		`{"data":"\u00e9\ud800","type":"observe","data":"second"}`, "{\"type\":\"observe\",\"data\":\"\xff\"}",
 	} {
 		f.Add([]byte(s))
 	}
@@ -41,6 +48,26 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 		if m.Error != nil {
 			_ = m.Error.Error()
+		}
+		if m.Type == TypeInvalid {
+			return
+		}
+		// The data, parsed once with the line, is what a second parse gave: its text as the
+		// line has it, and that text decoded.
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if err := jsonv1.Unmarshal(bytes.TrimSpace(line), &raw); err != nil {
+			t.Fatalf("%q decoded as a message, not as its data: %v", line, err)
+		}
+		if !bytes.Equal(m.Data, raw.Data) || m.Decoded != (raw.Data != nil) {
+			t.Fatalf("data %q (decoded %v), parsed alone %q", m.Data, m.Decoded, raw.Data)
+		}
+		if m.Decoded {
+			var v any
+			if err := jsonv1.Unmarshal(m.Data, &v); err != nil || !reflect.DeepEqual(v, m.Value) {
+				t.Fatalf("data %q has the value %#v, decoded alone %#v (%v)", m.Data, m.Value, v, err)
+			}
 		}
 	})
 }

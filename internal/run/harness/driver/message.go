@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/skewtest/skewtest/driverkit"
@@ -56,6 +58,46 @@ type Message struct {
 	// first line; "" for the others (a terminal's observations run to megabytes).
 	Line string    `json:"-"`
 	At   time.Time `json:"-"` // when the line was read
+	// Value is Data decoded as encoding/json decodes into any, in the same pass as the line
+	// (a terminal's observation is parsed once, not once for the line and again for its
+	// value); Decoded says it was (a line with data).
+	Value   any  `json:"-"`
+	Decoded bool `json:"-"`
+}
+
+// wireMessage is a line as decodeLine reads it: the message, with its data read by
+// wireData (a field of this struct shadows the embedded Message's field of the same name).
+type wireMessage struct {
+	Message
+	Data wireData `json:"data"`
+}
+
+// wireData is a line's data: decoded into any as the line is read, and kept raw as well,
+// cut from the line by the decoder's offsets rather than scanned a second time.
+type wireData struct {
+	line []byte // the whole text being decoded, which the decoder's offsets count in
+	raw  json.RawMessage
+	v    any
+	set  bool
+}
+
+// UnmarshalJSONFrom reads the data's value once: decoded into any (with the caller's
+// options: encoding/json's semantics), and its text cut from the line between the offsets
+// before and after it.
+func (d *wireData) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	start := dec.InputOffset()
+	var v any
+	if err := jsonv2.UnmarshalDecode(dec, &v); err != nil {
+		return err
+	}
+	end := dec.InputOffset()
+	if start < 0 || end > int64(len(d.line)) || start > end {
+		return fmt.Errorf("data at offsets %d..%d of a %d-byte line", start, end, len(d.line))
+	}
+	// Between the name's end and the value: whitespace and the colon.
+	d.raw = bytes.Clone(bytes.TrimLeft(d.line[start:end], " \t\r\n:"))
+	d.v, d.set = v, true
+	return nil
 }
 
 // Param is one described parameter of an action (hello's params): the key a journey
@@ -107,9 +149,13 @@ func decodeLine(line []byte, at time.Time, keep bool) Message {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return invalid(string(line), at, "not a JSON object")
 	}
-	var m Message
-	if err := jsonv1.Unmarshal(trimmed, &m); err != nil {
+	w := wireMessage{Data: wireData{line: trimmed}}
+	if err := jsonv1.Unmarshal(trimmed, &w); err != nil {
 		return invalid(string(line), at, "malformed message: "+err.Error())
+	}
+	m := w.Message
+	if w.Data.set {
+		m.Data, m.Value, m.Decoded = w.Data.raw, w.Data.v, true
 	}
 	if m.Type == "" {
 		return invalid(string(line), at, "message without a type")

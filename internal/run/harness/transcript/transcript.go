@@ -180,6 +180,37 @@ type decodedData struct {
 	once sync.Once
 	v    any
 	ok   bool
+	// derived is what Derive computed from the observation, by key.
+	mu      sync.Mutex
+	derived map[any]any
+}
+
+// Derive returns what f derives from the observation, named by key (comparable): for a
+// memoized observation computed once per key, whichever copy asks (a stream's values read by
+// the barrier as the journey goes, then by the checks, are decoded from base64 once); on
+// every call for one not memoized. f must depend on nothing but the observation and what key
+// names, and callers must not modify what it returns.
+func (o Observation) Derive(key any, f func() any) any {
+	if o.memo == nil {
+		return f()
+	}
+	o.memo.mu.Lock()
+	v, ok := o.memo.derived[key]
+	o.memo.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = f()
+	o.memo.mu.Lock()
+	defer o.memo.mu.Unlock()
+	if had, ok := o.memo.derived[key]; ok {
+		return had // another copy derived it meanwhile: keep one answer
+	}
+	if o.memo.derived == nil {
+		o.memo.derived = map[any]any{}
+	}
+	o.memo.derived[key] = v
+	return v
 }
 
 // Memoized returns o such that Value decodes its data once, however many checks, barriers
@@ -187,6 +218,15 @@ type decodedData struct {
 // transcript on every change, and a check reads each observation several times.
 func (o Observation) Memoized() Observation {
 	o.memo = &decodedData{}
+	return o
+}
+
+// WithValue returns o memoized (Memoized) with v as its data's value: what its data, valid
+// JSON, decodes to, decoded already (the driver's line and its data are parsed in one
+// pass).
+func (o Observation) WithValue(v any) Observation {
+	o.memo = &decodedData{v: v, ok: true}
+	o.memo.once.Do(func() {})
 	return o
 }
 
