@@ -328,6 +328,12 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	// interruption's): what the campaign found so far goes in the reports, not only on
 	// stderr. A campaign whose budget ended was not interrupted.
 	run.Interrupted = ctx.Err() != nil
+	if !run.Interrupted {
+		// An interrupted campaign leaves the pairings it stopped as they were, to look at.
+		if _, err := sweep(o.ReportDir, run); err != nil {
+			return nil, fmt.Errorf("remove the pairings nothing found in: %w", err)
+		}
+	}
 	if werr := reports.Write(o.ReportDir, run); werr != nil {
 		return nil, fmt.Errorf("write reports: %w", werr)
 	}
