@@ -77,6 +77,13 @@ type Config struct {
 // pack. A nightly campaign's thousands of packs still give it hundreds.
 const DefaultFutureEvery = 4
 
+// ShrinkShare is the share of a budget one finding's shrink may take: at most the budget
+// divided by it (never past the budget's end), so that a finding drawn in the first
+// minutes does not spend the night being minimised while no other case runs. A shrink
+// that reaches its share stops at the smallest failing case so far, as at the budget's
+// end. A campaign without a budget shrinks to the end (ShrinkTries bounds it).
+const ShrinkShare = 8
+
 // RaceReplays is how many times a race's case is run with its schedule to say how often
 // it reproduces.
 const RaceReplays = 10

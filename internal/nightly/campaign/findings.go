@@ -316,16 +316,22 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 		}
 		return false, nil
 	}
-	// Shrinking stops at the budget's end (ctx's deadline) with the smallest failing case
-	// so far.
-	small, runs, err := fuzz.Shrink(ctx, c, fails, cp.o.ShrinkTries)
+	// Shrinking stops at the budget's end (ctx's deadline), or at the end of its share of
+	// the budget, with the smallest failing case so far.
+	sctx, stop := cp.shrinkWindow(ctx)
+	small, runs, err := fuzz.Shrink(sctx, c, fails, cp.o.ShrinkTries)
+	shared := sctx.Err() != nil && ctx.Err() == nil
+	stop()
 	runs++
 	late := cp.cut()
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && !shared {
 		return "", nil, runs, "", err
 	}
-	if late {
+	switch {
+	case late:
 		fmt.Fprintf(cp.progress, "fuzz: past the budget: shrinking %s stopped at %s\n", c.Name, eventList(small.EventNames()))
+	case shared:
+		fmt.Fprintf(cp.progress, "fuzz: shrinking %s took its share of the budget (1/%d): stopped at %s\n", c.Name, ShrinkShare, eventList(small.EventNames()))
 	}
 	small.Name = safeName(fmt.Sprintf("%s-%s-%s-%s-%s-min", c.Name, kind, p.Host.Label, p.Kind, p.Client.Label))
 	if err := writeCase(cp.corpus, small); err != nil {
@@ -346,6 +352,15 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	}
 	cp.run.Pairings = append(cp.run.Pairings, r)
 	return file, small.EventNames(), runs, r.Repro, nil
+}
+
+// shrinkWindow is the context one finding's shrink runs under: ctx, ended also at the
+// finding's share of a budget (ShrinkShare) from now; ctx alone without a budget.
+func (cp *campaign) shrinkWindow(ctx context.Context) (context.Context, context.CancelFunc) {
+	if cp.deadline.IsZero() || cp.o.Budget <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, cp.o.Budget/ShrinkShare)
 }
 
 // runOne runs journey j on the builds of pairing p, with the references it is checked
