@@ -17,6 +17,7 @@ import (
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/internal/testkit/testcache"
+	"github.com/skewtest/skewtest/internal/testkit/testlabels"
 	"github.com/skewtest/skewtest/results"
 )
 
@@ -97,4 +98,44 @@ var _ = Describe("campaign.Run", func() {
 		Expect(err).To(MatchError("Pack -1: give how many cases share a journey, 1 or more"))
 		Expect(err.Error()).NotTo(ContainSubstring("--"))
 	})
+})
+
+var _ = Describe("a finding on several pairings of one case", func() {
+	It("is shrunk once: the other pairings run the shrunk journey and take it when it shows there too", Label(testlabels.Slow), func(ctx SpecContext) {
+		s := referenceSubject()
+		var out, progress bytes.Buffer
+		// The working tree's host names the command in rpcError, not the request: a probe
+		// fails on every pairing with that host, the working tree's own and the skew one.
+		cfg := campaign.Config{
+			Config: matrix.Config{Subject: s, Host: "worktree", Client: "v1.4.190", Kinds: []string{"session"},
+				Env:      []string{`worktree:REMOTETERM_FEATURES={"rpcErrorWrongRequestId":true}`},
+				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: GinkgoT().TempDir(), Seed: 7, Stdout: &out, Stderr: &progress},
+			Cases: 2, Pack: 1,
+		}
+		run, err := campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		byCase := map[string][]results.CampaignFinding{}
+		for _, f := range run.Campaign.Findings {
+			if !f.Flaky && !f.Unshrunk && !f.Race {
+				byCase[f.First+"|"+string(f.Kind)] = append(byCase[f.First+"|"+string(f.Kind)], f)
+			}
+		}
+		reused := 0
+		for _, fs := range byCase {
+			if len(fs) < 2 {
+				continue
+			}
+			// The first is shrunk (more than its one confirming run); the others take its
+			// journey after one run each.
+			Expect(fs[0].ShrinkRuns).To(BeNumerically(">", 1), "%+v", fs)
+			for _, f := range fs[1:] {
+				Expect(f.ShrinkRuns).To(Equal(1), "%+v", fs)
+				Expect(f.Shrunk).To(Equal(fs[0].Shrunk))
+				Expect(f.Repro).To(ContainSubstring(f.Shrunk))
+				reused++
+			}
+		}
+		Expect(reused).To(BeNumerically(">", 0), "no case showed a finding on two pairings:\n%s\n%s", out.String(), progress.String())
+		Expect(progress.String()).To(ContainSubstring("shows with the journey it was shrunk to on"))
+	}, SpecTimeout(15*time.Minute))
 })

@@ -161,6 +161,12 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 				results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name, u.Shrunk)
 			continue
 		}
+		if reused, err := cp.reuseShrunk(ctx, i, cj, p); err != nil || reused {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		file, events, runs, repro, err := cp.shrink(ctx, cj.c, p, u.Kind)
 		if err != nil {
 			return err
@@ -352,6 +358,44 @@ func (cp *campaign) shrink(ctx context.Context, c *fuzz.Case, p harness.Pairing,
 	}
 	cp.run.Pairings = append(cp.run.Pairings, r)
 	return file, small.EventNames(), runs, r.Repro, nil
+}
+
+// reuseShrunk tries, for finding i of case cj on pairing p, the journey the same case was
+// already shrunk to for the same kind on another pairing: a case whose finding shows on
+// several pairings (both client kinds, both skew directions) is the same bug more often
+// than not, and one run of the shrunk journey costs far less than shrinking again. When
+// that run shows the kind, finding i takes the shrunk journey (ShrinkRuns 1) and true is
+// returned; else the case is shrunk on p as usual.
+func (cp *campaign) reuseShrunk(ctx context.Context, i int, cj caseJourney, p harness.Pairing) (bool, error) {
+	u := cp.c.Findings[i]
+	k := slices.IndexFunc(cp.c.Findings, func(f results.CampaignFinding) bool {
+		return f.First == cj.name && f.Kind == u.Kind && f.Shrunk != "" && f.ShrinkRuns > 0 && !f.Flaky && !f.Unshrunk && !f.Race
+	})
+	if k < 0 || k == i {
+		return false, nil
+	}
+	prev := cp.c.Findings[k]
+	j, err := journeys.Load(prev.Shrunk)
+	if err != nil {
+		return false, fmt.Errorf("read back %s: %w", prev.Shrunk, err)
+	}
+	r, err := cp.runOne(ctx, p, j, true)
+	if ctx.Err() != nil {
+		return false, nil // cut: shrink keeps the case as drawn
+	}
+	if r == nil || err != nil {
+		return false, err
+	}
+	if !slices.Contains(kindsOf(r), u.Kind) {
+		return false, nil
+	}
+	cp.run.Pairings = append(cp.run.Pairings, r)
+	f := &cp.c.Findings[i]
+	f.Shrunk, f.ShrunkEvents, f.ShrinkRuns, f.Repro = prev.Shrunk, prev.ShrunkEvents, 1, r.Repro
+	fmt.Fprintf(cp.progress, "fuzz: %s on %s (case %s) shows with the journey it was shrunk to on %s: %s\n", u.Kind,
+		results.PairingLabel(p.Host.Label, p.Kind, p.Client.Label, "fuzz"), cj.name,
+		results.PairingLabel(prev.Host, prev.ClientKind, prev.Client, "fuzz"), prev.Shrunk)
+	return true, nil
 }
 
 // shrinkWindow is the context one finding's shrink runs under: ctx, ended also at the
