@@ -137,7 +137,7 @@ func (c *Cmd) Start() error {
 		childEnds = []*os.File{statusW, lifeR}
 		e.Path = self
 		e.Args = append([]string{guardianArg0, c.Path}, c.Args...)
-		e.Env = append(withoutGuardian(env), envGuardian+"="+string(c.mode))
+		e.Env = guardianEnv(env, c.mode)
 		e.ExtraFiles = childEnds
 		e.SysProcAttr = guardianAttr(c.mode)
 	}

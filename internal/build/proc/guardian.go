@@ -139,13 +139,50 @@ func guard(m mode) int {
 	}
 }
 
-// withoutGuardian is env without the guardian's variable.
+// withoutGuardian is env without the guardian's variables, HOST_PROC as the command was given
+// it (see guardianEnv).
 func withoutGuardian(env []string) []string {
 	out := make([]string, 0, len(env))
+	var hostProc string
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, envGuardian+"=") {
+		switch {
+		case strings.HasPrefix(kv, envGuardian+"="), strings.HasPrefix(kv, envHostProc+"="):
+		case strings.HasPrefix(kv, envHostProcWas+"="):
+			hostProc = strings.TrimPrefix(kv, envHostProcWas+"=")
+		default:
 			out = append(out, kv)
 		}
 	}
+	if hostProc != "" {
+		out = append(out, envHostProc+"="+strings.TrimPrefix(hostProc, "="))
+	}
 	return out
+}
+
+// envHostProc is where gopsutil, which testcontainers-go's bootstrap package calls in its
+// init, looks for /proc; envHostProcWas carries the command's own value past the guardian
+// ("=" and the value; absent when the command had none).
+const (
+	envHostProc    = "HOST_PROC"
+	envHostProcWas = "SKEWTEST_PROC_HOST_PROC"
+)
+
+// guardianEnv is the environment a guardian starts with: the command's env, the guardian's
+// mode, and HOST_PROC pointing nowhere. A guardian is this program started again, so every
+// package's init runs before Main; testcontainers-go's bootstrap init lists every process
+// of the machine to name its session, which cost a guardian 10 to 70 ms on a busy machine
+// (two guardians start for every pairing). With no /proc to list it gives up at once; the
+// guardian never uses what it computes. The command gets its HOST_PROC back (withoutGuardian).
+func guardianEnv(env []string, m mode) []string {
+	out := make([]string, 0, len(env)+3)
+	for _, kv := range env {
+		switch {
+		case strings.HasPrefix(kv, envGuardian+"="), strings.HasPrefix(kv, envHostProcWas+"="):
+		case strings.HasPrefix(kv, envHostProc+"="):
+			out = append(out, envHostProcWas+"="+strings.TrimPrefix(kv, envHostProc))
+		default:
+			out = append(out, kv)
+		}
+	}
+	return append(out, envGuardian+"="+string(m), envHostProc+"=/nonexistent/skewtest-guardian")
 }

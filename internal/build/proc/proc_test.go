@@ -73,6 +73,22 @@ var _ = Describe("Cmd", func() {
 		Expect(out.String()).NotTo(ContainSubstring("SKEWTEST_PROC_GUARDIAN"), "the guardian's own variable")
 	}, NodeTimeout(20*time.Second))
 
+	It("starts its guardian with no /proc for gopsutil to list, and gives the command its HOST_PROC back", func(ctx SpecContext) {
+		run := func(env ...string) string {
+			c := proc.CommandContext(ctx, "sh", "-c", `echo "command ${HOST_PROC-unset} ${SKEWTEST_PROC_HOST_PROC-unset}"; tr '\0' '\n' < /proc/$PPID/environ | grep '^HOST_PROC=' || echo "guardian unset"`)
+			c.Env = append(os.Environ(), env...)
+			var out bytes.Buffer
+			c.Stdout = &out
+			Expect(c.Run()).To(Succeed())
+			return out.String()
+		}
+		// The guardian's init (testcontainers-go lists every process to name a session)
+		// finds no /proc at HOST_PROC and gives up at once.
+		Expect(run()).To(Equal("command unset unset\nHOST_PROC=/nonexistent/skewtest-guardian\n"))
+		Expect(run("HOST_PROC=/host/proc")).To(Equal("command /host/proc unset\nHOST_PROC=/nonexistent/skewtest-guardian\n"))
+		Expect(run("HOST_PROC=")).To(HavePrefix("command  unset\n"))
+	}, NodeTimeout(20*time.Second))
+
 	It("leaves no process of the command once Wait returns", func(ctx SpecContext) {
 		marker := proctest.Marker()
 		c := proc.CommandContext(ctx, "sh", "-c", exitsEveryWay)

@@ -291,6 +291,33 @@ var _ = Describe("Run", func() {
 		Expect(pairing("ok", "").Status).To(Equal(results.StatusPass))
 	}, NodeTimeout(60*time.Second))
 
+	It("stops waiting for an owed answer once a frame of the step was refused, and waits the barrier timeout without one", func(ctx SpecContext) {
+		// Every Subscribe is owed an answer (answered once) that no fake host in these modes
+		// sends; in mode no-input-op the host also refuses the step's Input.
+		jj, err := journeys.Parse("owed.txtar", []byte("kind desktop\n-- script --\nstep open\nclient subscribe\nclient input text=\"hi\\r\"\n"+
+			"step bye\nclient unsubscribe\nawait frame C>H Unsubscribe\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(jj)).To(Succeed())
+		open := func(mode string, timeout time.Duration) *results.Pairing {
+			host, client := build("a", mode, false), build("b", "ok", false)
+			host.Contract, client.Contract = answeringContract("once"), answeringContract("once")
+			p, _ := harness.Run(ctx, harness.Pairing{Host: host, Client: client, Kind: "desktop", Journey: jj},
+				harness.Options{Dir: GinkgoT().TempDir(), Timeout: timeout})
+			Expect(p.Steps).NotTo(BeEmpty())
+			return p
+		}
+		// The refusal fails the pairing and explains the missing answer: step open gives up on
+		// it once nothing happened for an eighth of the quiet period, not after the 10 minutes
+		// (the spec's own timeout would end it first).
+		refused := open("no-input-op", 10*time.Minute)
+		Expect(kinds(refused)).To(ContainElements(results.DecoderRefusal, results.InvariantViolation))
+		Expect(refused.Steps[0].Duration).To(BeNumerically("<", 10*time.Minute))
+		// Control: with no refusal the answer is waited for up to the barrier timeout.
+		answered := open("ok", 3*time.Second)
+		Expect(kinds(answered)).To(ConsistOf(results.InvariantViolation))
+		Expect(answered.Steps[0].Duration).To(BeNumerically(">=", 3*time.Second))
+	}, NodeTimeout(60*time.Second))
+
 	It("ends each step but the last at once under settle none: what a step caused may cross in the next", func(ctx SpecContext) {
 		// The fake host in mode slow-reply answers Subscribe 2.5s late (subscribeDone), and the
 		// contract says every Subscribe is answered once: a step that settles waits for it.
@@ -477,13 +504,31 @@ var _ = Describe("Run", func() {
 	}, NodeTimeout(60*time.Second))
 
 	It("gives up a barrier early when both drivers and the wire went quiet (a fast stall)", func(ctx SpecContext) {
+		jj, err := journeys.Parse("quiet.txtar", []byte("kind desktop\n-- script --\nstep subscribe\nclient subscribe\nawait client rendered-snapshot\n"+
+			"step output\nhost emit-output text=\"out\\r\\n\"\nawait client no-such-thing\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(harness.Validate(jj)).To(Succeed())
+		p, _ := harness.Run(ctx, harness.Pairing{Host: build("a", "ok", false), Client: build("b", "ok", false), Kind: "desktop", Journey: jj},
+			harness.Options{Dir: GinkgoT().TempDir(), Timeout: time.Minute, Quiet: 300 * time.Millisecond})
+		Expect(kinds(p)).To(ConsistOf(results.Stall, results.IncompleteJourney))
+		f := p.Findings[slicesIndex(kinds(p), results.Stall)]
+		Expect(f.Step).To(Equal("output"))
+		Expect(f.Message).To(Equal(`await client no-such-thing not reached: both drivers and the wire were quiet for 300ms (given up before the 1m0s timeout)`))
+		Expect(f.Detail).To(ContainSubstring("H>C Output (step output)"), "the same evidence as a timed-out stall")
+	}, NodeTimeout(60*time.Second))
+
+	It("gives up a barrier sooner once a frame of its step was refused: the pairing fails on the refusal whatever comes", func(ctx SpecContext) {
+		// The host's decoder lacks the Input opcode: the awaited input never arrives, and
+		// the refusal says why. An eighth of the quiet period is waited, not all of it.
 		p := run(ctx, build("a", "no-input-op", false), build("b", "ok", false),
-			harness.Options{Timeout: time.Minute, Quiet: 300 * time.Millisecond})
+			harness.Options{Timeout: time.Minute, Quiet: 4 * time.Second})
+		Expect(p.Status).To(Equal(results.StatusFail))
 		Expect(kinds(p)).To(ContainElements(results.Stall, results.DecoderRefusal))
 		f := p.Findings[slicesIndex(kinds(p), results.Stall)]
 		Expect(f.Step).To(Equal("input"))
-		Expect(f.Message).To(ContainSubstring(`await host input text="hi\r" not reached: both drivers and the wire were quiet for 300ms (given up before the 1m0s timeout)`))
+		Expect(f.Message).To(ContainSubstring(`await host input text="hi\r" not reached: both drivers and the wire were quiet for 500ms after a frame of the step was refused (given up before the 1m0s timeout)`))
 		Expect(f.Detail).To(ContainSubstring("C>H Input (step input)"), "the same evidence as a timed-out stall")
+		// The control: the same barrier with no refusal waits the whole quiet period (above).
 	}, NodeTimeout(60*time.Second))
 
 	It("reports what arrives while the journey expects nothing, and nothing when nothing does", func(ctx SpecContext) {

@@ -157,9 +157,9 @@ func (j *journey) collect() error {
 // request's step whenever they come).
 func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 	period := j.settlePeriod()
-	var bound, long, quiet, still *time.Timer
+	var bound, long, quiet, still, explained *time.Timer
 	defer func() {
-		for _, t := range []*time.Timer{bound, long, quiet, still} {
+		for _, t := range []*time.Timer{bound, long, quiet, still, explained} {
 			if t != nil {
 				t.Stop()
 			}
@@ -178,10 +178,16 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 		// way at the end would read as lost.
 		return nil
 	}
+	refused := false // a frame of the step was refused: see below
 	for {
 		settled, left, lagging := false, time.Duration(0), false
 		var pending []checks.Request
 		changed := j.rec.view(func(t *transcript.Transcript) {
+			defer func() {
+				if !settled && !refused {
+					refused = j.refusedInStep(t)
+				}
+			}()
 			in := &checks.Input{Transcript: t, Journey: j.p.Journey, Host: j.p.Host.Contract, Client: j.p.Client.Contract,
 				Streams: &j.streams, Channels: j.channels} // the data-loss check below continues the journey's folds
 			named := j.named(t)
@@ -247,6 +253,21 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			}
 			stillC = still.C
 		}
+		// A frame of the step was refused: the pairing fails on it whatever comes next, and
+		// it explains what the step lacks (the reply or frame the refused one would have
+		// caused), so the step gives up on it once nothing has happened for the shorter
+		// quiet a refusal leaves a barrier, not at the bound or the barrier timeout.
+		var explainedC <-chan time.Time
+		if refused && j.quiet() > 0 {
+			active, _ := j.rec.activity()
+			wait := max(0, refusedQuiet(j.quiet())-time.Since(active))
+			if explained == nil {
+				explained = time.NewTimer(wait)
+			} else {
+				explained.Reset(wait)
+			}
+			explainedC = explained.C
+		}
 		var hushed <-chan time.Time
 		if left > 0 {
 			if quiet == nil {
@@ -256,12 +277,7 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 			}
 			hushed = quiet.C
 		}
-		select {
-		case <-changed:
-		case <-hushed:
-		case <-stillC:
-			return nil
-		case <-boundC:
+		giveUp := func() error {
 			if answerOwed {
 				if j.gaveUp == nil {
 					j.gaveUp = map[int]bool{}
@@ -273,6 +289,18 @@ func (j *journey) settleStep(ctx context.Context, s journeys.Step) error {
 				}
 			}
 			return nil
+		}
+		select {
+		case <-changed:
+		case <-hushed:
+		case <-stillC:
+			return nil
+		case <-explainedC:
+			if active, _ := j.rec.activity(); time.Since(active) >= refusedQuiet(j.quiet()) {
+				return giveUp()
+			}
+		case <-boundC:
+			return giveUp()
 		case <-j.host.Exited():
 			return nil // the next step's first wait, or the teardown, reports it
 		case <-j.client.Exited():
@@ -756,9 +784,10 @@ func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond f
 		hush = time.NewTimer(quiet)
 		defer hush.Stop()
 	}
+	refused := false // a frame of this step was refused: the barrier waits RefusedQuiet
 	stall := func(quiet time.Duration, offline bool) error {
 		j.rec.update(func(t *transcript.Transcript, _ string) {
-			t.Stall = &transcript.Stall{Step: s.Name, Barrier: desc, Timeout: timeout, Quiet: quiet, Offline: offline}
+			t.Stall = &transcript.Stall{Step: s.Name, Barrier: desc, Timeout: timeout, Quiet: quiet, Offline: offline, Refused: refused}
 			if near != nil {
 				t.Stall.NearMiss = near(t)
 			}
@@ -767,7 +796,14 @@ func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond f
 	}
 	for {
 		var ok bool
-		changed := j.rec.view(func(t *transcript.Transcript) { ok = cond(t) })
+		changed := j.rec.view(func(t *transcript.Transcript) {
+			if ok = cond(t); !ok && hush != nil && !refused && j.refusedInStep(t) {
+				// The pairing fails on the refusal whatever comes next, and it explains a
+				// value that does not arrive: a much shorter quiet gives the barrier up.
+				refused, quiet = true, refusedQuiet(quiet)
+				hush.Reset(quiet)
+			}
+		})
 		if ok {
 			j.settle()
 			return nil
@@ -795,6 +831,38 @@ func (j *journey) wait(ctx context.Context, s journeys.Step, desc string, cond f
 			return ctx.Err()
 		}
 	}
+}
+
+// refusedQuiet is how long nothing may happen during a barrier, once a frame of the step was
+// refused, before the barrier is given up as a stall: an eighth of quiet. The pairing fails
+// on the refusal whatever happens next (a decoder-refusal finding), and the refusal explains
+// a value that does not come, so waiting the whole quiet period would change no verdict;
+// a product that recovers (a resync after the refusal) still has the eighth, renewed by
+// every frame, observation and connection event, to do so.
+func refusedQuiet(quiet time.Duration) time.Duration { return quiet / 8 }
+
+// refusedInStep reports whether a frame of the current step was refused: its receiver's
+// driver reported it refused (a refused observation), or the tap read a frame outside the
+// receiver's contract (both are decoder-refusal findings: see checks.DecoderRefusal). With
+// driver decoding, where naming every frame again costs a round of decoding, only the
+// drivers' reports count. A future-peer pass has none.
+func (j *journey) refusedInStep(t *transcript.Transcript) bool {
+	if j.opts.Rewriter != nil {
+		// A future-peer pass: a refusal of what the rewrite added may be tolerated
+		// (checks.Intolerance), so it explains nothing and fails nothing.
+		return false
+	}
+	for _, o := range t.Observations[min(j.mark.observations, len(t.Observations)):] {
+		if o.What == "refused" {
+			return true
+		}
+	}
+	if usesDriverDecoding(j.p.Host.Contract, j.p.Client.Contract) {
+		return false
+	}
+	named := j.named(t)
+	since, _ := slices.BinarySearchFunc(named, j.mark.frames+1, func(n checks.Named, index int) int { return n.Index - index })
+	return slices.ContainsFunc(named[since:], func(n checks.Named) bool { return !n.Known && !n.Teardown })
 }
 
 // quiet is how long nothing may happen during a barrier before it is given up as a stall

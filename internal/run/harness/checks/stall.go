@@ -38,11 +38,15 @@ func Stall(in *Input) []results.Finding {
 		detail = "near miss:\n  " + strings.Join(s.NearMiss, "\n  ") + "\n" + detail
 	}
 	msg := fmt.Sprintf("%s not reached within %s", s.Barrier, s.Timeout)
+	after := ""
+	if s.Refused {
+		after = " after a frame of the step was refused"
+	}
 	switch {
 	case s.Quiet > 0 && s.Offline:
-		msg = fmt.Sprintf("%s not reached: no connection was open and nothing happened for %s (given up before the %s timeout)", s.Barrier, s.Quiet, s.Timeout)
+		msg = fmt.Sprintf("%s not reached: no connection was open and nothing happened for %s%s (given up before the %s timeout)", s.Barrier, s.Quiet, after, s.Timeout)
 	case s.Quiet > 0:
-		msg = fmt.Sprintf("%s not reached: both drivers and the wire were quiet for %s (given up before the %s timeout)", s.Barrier, s.Quiet, s.Timeout)
+		msg = fmt.Sprintf("%s not reached: both drivers and the wire were quiet for %s%s (given up before the %s timeout)", s.Barrier, s.Quiet, after, s.Timeout)
 	}
 	return []results.Finding{{
 		Kind:    results.Stall,

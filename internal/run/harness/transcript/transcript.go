@@ -280,6 +280,9 @@ type Stall struct {
 	Quiet time.Duration `json:"quietNs,omitempty"`
 	// Offline says no connection between client and host was open when it was given up.
 	Offline bool `json:"offline,omitempty"`
+	// Refused says a frame of the step had been refused when it was given up: Quiet was
+	// then the shorter quiet a refusal leaves a barrier (the pairing fails on the refusal).
+	Refused bool `json:"refused,omitempty"`
 	// NearMiss is what came close to meeting the barrier, a line each: frames of the awaited
 	// name whose fields failed its where (with the values they carried), fewer than its
 	// count, in another step or the other direction; observations whose fields differ.
