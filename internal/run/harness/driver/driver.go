@@ -95,6 +95,8 @@ func Start(ctx context.Context, spec Spec, onMessage func(Message)) (*Driver, er
 		return nil, fmt.Errorf("start %s: stdout pipe: %w", spec.Name, err)
 	}
 	files = append(files, outW)
+	growPipe(inW)
+	growPipe(outR)
 
 	cmd := proc.CommandContext(ctx, spec.program(), spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
