@@ -8,16 +8,18 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // fastLine decodes a line in the form drivers write observations and results in, an object
-// of the keys type, what, id, ok, lane and data (each at most once) whose strings have no
-// escapes (a terminal's base64 bytes, text in UTF-8), finding each string's end
-// with word-at-a-time scans rather than the JSON decoder's byte-at-a-time one: most of the
-// bytes skewtest reads from drivers are such strings, megabytes a line. It gives what
-// decodeLine's decoder gives, or ok false for any other line (another key, an escape, a
-// control character or invalid UTF-8 in a string, a number that is not a small integer where an int goes, a null, malformed
-// JSON), which the decoder then reads. The data's text is one copy of the line's bytes, and
+// of the keys type, what, id, ok, lane and data (each at most once), finding each string's
+// end with word-at-a-time scans rather than the JSON decoder's byte-at-a-time one: most of
+// the bytes skewtest reads from drivers are strings without escapes (a terminal's base64
+// bytes), megabytes a line; a string with escapes is handed to the decoder alone. It gives
+// what decodeLine's decoder gives, or ok false for any other line (another key, a key twice,
+// a number that is not a small integer where an int goes, a null, malformed JSON), which the
+// decoder then reads whole. The data's text is one copy of the line's bytes, and
 // the strings of its value point into that copy (which nothing modifies).
 func fastLine(line []byte) (m Message, ok bool) {
 	p := fastParser{b: line}
@@ -103,13 +105,60 @@ func (p *fastParser) consume(c byte) bool {
 	return false
 }
 
-// plainString reads a string of printable ASCII without escapes, copied.
+// plainString reads a string, copied.
 func (p *fastParser) plainString() (string, bool) {
+	return p.str(false)
+}
+
+// str reads a string: one without escapes as it is (pointing into p.b when alias is set,
+// else copied); one with escapes, or with invalid UTF-8, decoded by the decoder itself (a
+// product's text: a directory's name, a title; short).
+func (p *fastParser) str(alias bool) (string, bool) {
+	p.space()
+	at := p.i
 	start, end, ok := p.plainSpan()
+	switch {
+	case ok && end == start:
+		return "", true
+	case ok && alias:
+		return unsafe.String(&p.b[start], end-start), true
+	case ok:
+		return string(p.b[start:end]), true
+	}
+	p.i = at
+	end, ok = p.quotedEnd()
 	if !ok {
 		return "", false
 	}
-	return string(p.b[start:end]), true
+	var v string
+	if jsonv1.Unmarshal(p.b[at:end], &v) != nil {
+		return "", false
+	}
+	p.i = end
+	return v, true
+}
+
+// quotedEnd finds the end of the string at p.i (just past its closing quote), stepping over
+// escapes; false at a control character or no end.
+func (p *fastParser) quotedEnd() (int, bool) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return 0, false
+	}
+	j := p.i + 1
+	for j <= len(p.b) {
+		j += plainPrefix(p.b[j:])
+		switch {
+		case j >= len(p.b) || p.b[j] < 0x20:
+			return 0, false
+		case p.b[j] == '"':
+			return j + 1, true
+		case p.b[j] == '\\':
+			j += 2
+		default: // 0x7f and above
+			j++
+		}
+	}
+	return 0, false // an escape at the end
 }
 
 // plainSpan reads a string without escapes or control characters, of valid UTF-8 (which
@@ -246,7 +295,7 @@ func (p *fastParser) value(depth int) (any, bool) {
 			if !first && !p.lastWasComma {
 				return nil, false
 			}
-			ks, ke, ok := p.plainSpan()
+			k, ok := p.str(false)
 			if !ok || !p.consume(':') {
 				return nil, false
 			}
@@ -254,7 +303,6 @@ func (p *fastParser) value(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			k := string(p.b[ks:ke])
 			if _, dup := obj[k]; dup {
 				return nil, false
 			}
@@ -279,14 +327,7 @@ func (p *fastParser) value(depth int) (any, bool) {
 			p.lastWasComma = p.consume(',')
 		}
 	case c == '"':
-		start, end, ok := p.plainSpan()
-		if !ok {
-			return nil, false
-		}
-		if end == start {
-			return "", true
-		}
-		return unsafe.String(&p.b[start], end-start), true
+		return p.str(true)
 	case c == 't' || c == 'f':
 		return p.boolean()
 	case c == '-' || (c >= '0' && c <= '9'):

@@ -84,7 +84,8 @@ func FuzzFastLine(f *testing.F) {
 		`{"Type":"observe"}`, `{"type":"observe","id":1.0}`, `{"type":"observe","id":-1}`, `{"type":"observe","data":1e400}`,
 		`{"type":"observe",}`, `{"type":"observe","data":[1,]}`, `{"type":"observe","data":{"a":1,}}`, `{"type":"observe"} x`,
 		`{"type":"observe","data":"é"}`, `{"type":"observe","data":{"cwd":"😀$t/1éP€文T","n":[null]}}`, "{\"type\":\"observe\",\"data\":\"0123456789\xc3\"}",
-		"{\"type\":\"observe\",\"data\":\"\xff\"}", "{\"type\":\"observe\",\"what\":\"\xe2\x82\xac\"}", "{\"type\":\"observe\",\"data\":\"\x7f\"}", `{"type":"","data":{}}`,
+		"{\"type\":\"observe\",\"data\":\"\xff\"}", `{"type":"observe","data":{"cwd":"T[€\\IWf\u00e9\ud800\n","k\"":"\/"}}`, `{"\u0074ype":"observe","what":"a\tb"}`,
+		`{"type":"observe","data":"abc\`, `{"type":"observe","data":"\x"}`, "{\"type\":\"observe\",\"what\":\"\xe2\x82\xac\"}", "{\"type\":\"observe\",\"data\":\"\x7f\"}", `{"type":"","data":{}}`,
 		`{"type":"observe","data":-}`, `{"type":"observe","data":01}`, `{"type":"observe","data":tru}`,
 		`{"type":"observe","data":"0123456789abcdef0123456789abcdef\\"}`, `{"type":"observe","data":"0123456789abcdef01234567"`,
 	} {
