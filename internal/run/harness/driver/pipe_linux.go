@@ -6,12 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pipeSize is the capacity asked for the driver's stdin and stdout pipes: a terminal's
-// observations and inputs run to megabytes a line, and through Linux's default 64 KiB pipe
-// each such line is a few dozen writes that block and reads that wake the reader, for the
-// driver and for skewtest alike. 1 MiB is Linux's default pipe-max-size.
-const pipeSize = 1 << 20
-
 // growPipe asks for a pipeSize capacity for the pipe f is an end of. It is best effort: a
 // user over the kernel's pipe-user-pages-soft keeps the default size, which only costs time.
 // It goes through SyscallConn, not Fd, which would make f blocking (and its deadlines moot).
