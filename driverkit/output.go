@@ -14,8 +14,11 @@ const (
 	// writer waits for it: a producer faster than stdout is held back, not buffered
 	// without bound.
 	maxPending = 4 << 20
-	// keepBuffer is the largest buffer kept for reuse once written or encoded.
-	keepBuffer = 1 << 20
+	// keepBuffer is the largest buffer kept for reuse once written or encoded. A terminal's
+	// snapshot observations run to a few megabytes a line: a buffer dropped after each is
+	// a fresh allocation for the next, grown by doubling (each growth a copy) on pages the
+	// kernel must fault in and zero, which cost the drivers more than the encoding.
+	keepBuffer = 8 << 20
 )
 
 // output writes the driver's lines to stdout, each whole and in the order they are put.

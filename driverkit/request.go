@@ -2,7 +2,6 @@ package driverkit
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 )
 
@@ -49,7 +48,7 @@ func fastRequest(line []byte) (r request, ok bool) {
 		return request{}, false
 	}
 	args = bytes.Trim(args, " \t\r\n")
-	if !json.Valid(args) {
+	if !validJSON(args) {
 		return request{}, false // the slow path says what is wrong
 	}
 	r.Args = bytes.Clone(args)

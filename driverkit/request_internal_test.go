@@ -45,3 +45,53 @@ func FuzzFastRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidJSON: validJSON says what json.Valid says, for any bytes. Seeds: values of every
+// kind, long strings of the forms action arguments carry, and broken ones.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"terminal":"t1","bytes":"` + string(bytes.Repeat([]byte("QUFB"), 100)) + `"}`, `{}`, `[]`, `null`, `true`, `false`,
+		` { "a" : [ 1 , -2.5e+3 , 0 , "x" , { } , [ ] , null ] } `, `"😀$t/1éP€文T"`, `"a\"b"`, `"\u00e9"`,
+		`{"a":1,}`, `[1,]`, `{"a"}`, `{"a":}`, `{,}`, `01`, `-`, `1.`, `1e`, `.5`, `tru`, `nul`, `"abc`, `{"a":1}}`, `1 2`,
+		"\"\x7f\"", "\"\x1f\"", "\"\xff\"", "\"0123456789\xc3\"", "", " ", `[[[[[[[[[[]]]]]]]]]]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v, json.Valid %v", b, got, want)
+		}
+		// The quick reader alone never takes what json.Valid refuses.
+		v := validator{b: b}
+		if v.value(0) {
+			v.space()
+			if v.i == len(b) && !json.Valid(b) {
+				t.Fatalf("the quick reader takes %q, json.Valid refuses it", b)
+			}
+		}
+	})
+}
+
+// FuzzPlainPrefix checks the word-at-a-time scan against a byte-at-a-time one. Seeds: every
+// byte value in every position of a word and a half of plain bytes.
+func FuzzPlainPrefix(f *testing.F) {
+	for pos := range 12 {
+		for c := range 256 {
+			b := []byte("AAAAAAAAAAAA")
+			b[pos] = byte(c)
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := len(b)
+		for i, c := range b {
+			if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				want = i
+				break
+			}
+		}
+		if got := plainPrefix(b); got != want {
+			t.Fatalf("plainPrefix(%q) = %d, want %d", b, got, want)
+		}
+	})
+}

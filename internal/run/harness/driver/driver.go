@@ -95,6 +95,8 @@ func Start(ctx context.Context, spec Spec, onMessage func(Message)) (*Driver, er
 		return nil, fmt.Errorf("start %s: stdout pipe: %w", spec.Name, err)
 	}
 	files = append(files, outW)
+	growPipe(inW)
+	growPipe(outR)
 
 	cmd := proc.CommandContext(ctx, spec.program(), spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
@@ -356,6 +358,13 @@ func (d *Driver) closeStdin() {
 func (d *Driver) closeStdout() {
 	d.outOnce.Do(func() { d.stdout.Close() })
 }
+
+// pipeSize is the capacity asked for the driver's stdin and stdout pipes: a terminal's
+// observations and inputs run to megabytes a line, and through Linux's default 64 KiB pipe
+// each such line is a few dozen writes that block and reads that wake the reader, for the
+// driver and for skewtest alike. 1 MiB is Linux's default pipe-max-size; elsewhere pipes keep
+// their size (growPipe).
+const pipeSize = 1 << 20
 
 // readBuffer is the driver reader's buffer: a line that fits is decoded where it was read
 // (terminal observations run to a few hundred KB), a longer one is gathered first.

@@ -71,3 +71,65 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastLine feeds lines to fastLine: a line it takes is one the decoder takes too, into
+// the same message (type, id, ok, what, lane, data's text and value). Seeds: the forms
+// drivers write, and lines it must leave to the decoder.
+func FuzzFastLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"observe","lane":3,"what":"rendered-output","data":{"terminal":"t1","screen":"aGk=","screenFrom":12,"ok":true,"n":[1,-2.5e3,{}],"x":[]}}`,
+		`{"type":"result","id":3,"ok":true,"data":{}}`, `{"type":"result","id":3,"ok":false}`,
+		` { "type" : "observe" , "what" : "w" , "data" : [ 1 , "a" ] } `, `{"type":"observe","what":"w","data":"a\"b"}`,
+		`{"type":"observe","data":null}`, `{"type":"observe","data":{"a":1,"a":2}}`, `{"type":"observe","type":"result"}`,
+		`{"Type":"observe"}`, `{"type":"observe","id":1.0}`, `{"type":"observe","id":-1}`, `{"type":"observe","data":1e400}`,
+		`{"type":"observe",}`, `{"type":"observe","data":[1,]}`, `{"type":"observe","data":{"a":1,}}`, `{"type":"observe"} x`,
+		`{"type":"observe","data":"é"}`, `{"type":"observe","data":{"cwd":"😀$t/1éP€文T","n":[null]}}`, "{\"type\":\"observe\",\"data\":\"0123456789\xc3\"}",
+		"{\"type\":\"observe\",\"data\":\"\xff\"}", `{"type":"observe","data":{"cwd":"T[€\\IWf\u00e9\ud800\n","k\"":"\/"}}`, `{"\u0074ype":"observe","what":"a\tb"}`,
+		`{"type":"observe","data":"abc\`, `{"type":"observe","data":"\x"}`, "{\"type\":\"observe\",\"what\":\"\xe2\x82\xac\"}", "{\"type\":\"observe\",\"data\":\"\x7f\"}", `{"type":"","data":{}}`,
+		`{"type":"observe","data":-}`, `{"type":"observe","data":01}`, `{"type":"observe","data":tru}`,
+		`{"type":"observe","data":"0123456789abcdef0123456789abcdef\\"}`, `{"type":"observe","data":"0123456789abcdef01234567"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m, ok := fastLine(line)
+		if !ok {
+			return
+		}
+		w := wireMessage{Data: wireData{line: line}}
+		if err := jsonv1.Unmarshal(line, &w); err != nil {
+			t.Fatalf("fastLine took %q, the decoder refuses it: %v", line, err)
+		}
+		want := w.Message
+		if w.Data.set {
+			want.Data, want.Value, want.Decoded = w.Data.raw, w.Data.v, true
+		}
+		if !reflect.DeepEqual(m, want) {
+			t.Fatalf("fastLine read %q as\n%#v\nthe decoder as\n%#v", line, m, want)
+		}
+	})
+}
+
+// FuzzPlainPrefix checks the word-at-a-time scan against a byte-at-a-time one. Seeds: every
+// byte value in every position of a word and a half of plain bytes.
+func FuzzPlainPrefix(f *testing.F) {
+	for pos := range 12 {
+		for c := range 256 {
+			b := []byte("AAAAAAAAAAAA")
+			b[pos] = byte(c)
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := len(b)
+		for i, c := range b {
+			if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+				want = i
+				break
+			}
+		}
+		if got := plainPrefix(b); got != want {
+			t.Fatalf("plainPrefix(%q) = %d, want %d", b, got, want)
+		}
+	})
+}
