@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -357,6 +358,27 @@ func cutPacks(n, parallel int, cut bool) int {
 	return max(1, (n+parallel-1)/parallel)
 }
 
+// latestFirst orders packs (their indexes) by how late their schedules make their traffic
+// (fuzz.Case.Lateness, summed over their cases), the latest first, else as drawn: a pack's
+// pairings run its events one after another, each waiting out its delays, so the longest
+// packs start first and the short ones fill the slots at the batch's end, rather than a
+// long pack starting last and the batch waiting for it (and for its skew pairings, which
+// wait for its references). The order follows from the cases alone.
+func latestFirst(packs [][]caseJourney) []int {
+	late := make([]time.Duration, len(packs))
+	order := make([]int, len(packs))
+	for i, pk := range packs {
+		order[i] = i
+		for _, cj := range pk {
+			if cj.c != nil {
+				late[i] += cj.c.Lateness()
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(late[b], late[a]) })
+	return order
+}
+
 // runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
 // driver processes and connection serve many cases. Every case of a packed journey that
 // passes on every pairing passes; the cases of one that does not are run again alone, so
@@ -384,7 +406,8 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var owner []int
 	want := make([]int, len(packs)) // each pack's pairings
 	packed := make([]caseJourney, len(packs))
-	for i, pk := range packs {
+	for _, i := range latestFirst(packs) {
+		pk := packs[i]
 		var cases []*fuzz.Case
 		for _, cj := range pk {
 			cases = append(cases, cj.c)
