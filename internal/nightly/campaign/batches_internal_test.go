@@ -87,10 +87,14 @@ var _ = Describe("a batch's packs in lanes", func() {
 		// 1,024 session cases at -j 64 (two cores): packs of 16, 64 of them, not 16 of 64.
 		Expect(cutPacks(1024, 64, true)).To(Equal(16))
 		Expect(cutPacks(1000, 64, true)).To(Equal(16), "rounded up: no pack more than the slots")
-		Expect(cutPacks(16, 64, true)).To(Equal(1), "a small batch (the ramp's first): a case per pack")
+		Expect(cutPacks(16, 64, true)).To(Equal(DefaultPack), "a small batch (the ramp's first): never below DefaultPack")
+		Expect(cutPacks(4096, 64, true)).To(Equal(64))
 		cp := &campaign{o: &Config{}, packCap: cutPacks(1024, 64, true)}
 		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(16))
 		Expect(cp.packOf(&fuzz.Generator{Pack: 4})).To(Equal(4), "a generator's pack line is the most a pack holds")
+		cp.packCap = cutPacks(128, 64, true)
+		Expect(cp.packOf(&fuzz.Generator{Pack: 8})).To(Equal(8), "a generator of heavy cases keeps its pack of 8")
+		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(8))
 		Expect(cp.packOf(&fuzz.Generator{})).To(Equal(DefaultPack))
 	})
 

@@ -146,16 +146,16 @@ var _ = Describe("a campaign in lanes", func() {
 		var out bytes.Buffer
 		// The working tree with itself: a pairing per pack.
 		cfg := campaign.Config{
-			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"session"}, Parallel: 8,
+			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"session"}, Parallel: 4,
 				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: GinkgoT().TempDir(), Seed: 3, Stdout: &out, Stderr: GinkgoWriter},
-			Cases: 32, Generators: []string{"session"}, ParallelGiven: true,
+			Cases: 64, Generators: []string{"session"}, ParallelGiven: true,
 		}
 		run, err := campaign.Run(ctx, cfg)
 		Expect(err).NotTo(HaveOccurred(), out.String())
-		Expect(out.String()).To(ContainSubstring("8 pairings at once"))
-		// The generator packs 64; a batch of 32 cases at -j 8 runs 8 packs of 4.
-		Expect(run.Campaign.Cases).To(Equal(32), out.String())
-		Expect(run.Campaign.Pairings).To(Equal(8), out.String())
+		Expect(out.String()).To(ContainSubstring("4 pairings at once"))
+		// The generator packs 64; a batch of 64 cases at -j 4 runs 4 packs of 16.
+		Expect(run.Campaign.Cases).To(Equal(64), out.String())
+		Expect(run.Campaign.Pairings).To(Equal(4), out.String())
 		Expect(run.ExitCode()).To(Equal(0), out.String())
 		cut := caseStatuses(run)
 
@@ -163,7 +163,7 @@ var _ = Describe("a campaign in lanes", func() {
 		cfg.ReportDir, cfg.Pack = GinkgoT().TempDir(), 64
 		run, err = campaign.Run(ctx, cfg)
 		Expect(err).NotTo(HaveOccurred(), out.String())
-		Expect(run.Campaign.Pairings).To(Equal(1), "--pack 64: one pack of the 32 cases\n%s", out.String())
+		Expect(run.Campaign.Pairings).To(Equal(1), "--pack 64: one pack of the 64 cases\n%s", out.String())
 		Expect(caseStatuses(run)).To(Equal(cut), "the same seed, the same cases and verdicts however they are packed")
 	}, SpecTimeout(15*time.Minute))
 })

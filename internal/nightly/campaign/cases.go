@@ -346,7 +346,9 @@ func fullBatch(parallel, most int, lanes bool) int {
 
 // cutPacks is how many cases a pack of a batch of n cases holds at most (0: as many as the
 // generator's pack line says): in lanes (cut; not when --pack is given), the batch's cases
-// spread over a pack for every pairing run at once. A pack's skew pairings wait for its
+// spread over a pack for every pairing run at once, but never fewer than DefaultPack (a
+// pack pays its generator's setup once: a generator of heavy cases, whose pack line is
+// small, keeps it, and gains nothing from more pairings at once). A pack's skew pairings wait for its
 // references, so a batch lasts at least two of its longest pack's pairings; with fewer packs
 // than slots, the slots idle while the last, long packs run (1,024 session cases made 16 packs
 // of 64 for 16 slots: a third of two cores busy, the wall time two such packs). The cut follows
@@ -355,7 +357,7 @@ func cutPacks(n, parallel int, cut bool) int {
 	if !cut || parallel <= 0 {
 		return 0
 	}
-	return max(1, (n+parallel-1)/parallel)
+	return max(DefaultPack, (n+parallel-1)/parallel)
 }
 
 // latestFirst orders packs (their indexes) by how late their schedules make their traffic
