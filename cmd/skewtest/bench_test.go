@@ -86,7 +86,8 @@ func BenchmarkPlanCold(b *testing.B) {
 // kind the generator drives, references) and on a failing one (v1.4.190 host × v1.4.120
 // desktop client, where most terminal cases fail and are run again case by case; shrinking is
 // bounded to one candidate so the figure is the rate of cases, not of shrinking). Each
-// iteration is a PR-mode campaign with seed 1, each generator's own pack and the default -j.
+// iteration is a PR-mode campaign with seed 1, each generator's own pack (in lanes, cut to
+// spread the batch over -j packs) and the default -j.
 func BenchmarkFuzz(b *testing.B) {
 	repo := referenceRepo(b)
 	cache := b.TempDir()

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -78,5 +79,60 @@ var _ = Describe("the cases of a ramped campaign", func() {
 			list = append(list, fmt.Sprintf("%s %v %s", c.Name, c.EventNames(), c.Schedule))
 		}
 		Expect(list).NotTo(Equal(ramped), "another seed, other cases (negative control)")
+	})
+})
+
+var _ = Describe("a batch's packs in lanes", func() {
+	It("spread the batch's cases over a pack for every pairing run at once, never above the generator's pack", func() {
+		// 1,024 session cases at -j 64 (two cores): packs of 16, 64 of them, not 16 of 64.
+		Expect(cutPacks(1024, 64, true)).To(Equal(16))
+		Expect(cutPacks(1000, 64, true)).To(Equal(16), "rounded up: no pack more than the slots")
+		Expect(cutPacks(16, 64, true)).To(Equal(DefaultPack), "a small batch (the ramp's first): never below DefaultPack")
+		Expect(cutPacks(4096, 64, true)).To(Equal(64))
+		cp := &campaign{o: &Config{}, packCap: cutPacks(1024, 64, true)}
+		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(16))
+		Expect(cp.packOf(&fuzz.Generator{Pack: 4})).To(Equal(4), "a generator's pack line is the most a pack holds")
+		cp.packCap = cutPacks(128, 64, true)
+		Expect(cp.packOf(&fuzz.Generator{Pack: 8})).To(Equal(8), "a generator of heavy cases keeps its pack of 8")
+		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(8))
+		Expect(cp.packOf(&fuzz.Generator{})).To(Equal(DefaultPack))
+	})
+
+	It("keep a full batch's cases in flight: -j/LaneShare packs of the largest pack in lanes, -j of them without", func() {
+		Expect(fullBatch(64, 64, true)).To(Equal(1024))
+		Expect(fullBatch(4, 64, false)).To(Equal(256))
+		Expect(fullBatch(4, 8, true)).To(Equal(16), "at least two packs")
+	})
+
+	It("are not cut without lanes, nor when --pack is given (negative controls)", func() {
+		Expect(cutPacks(1024, 64, false)).To(Equal(0))
+		cp := &campaign{o: &Config{Pack: 64}, packCap: cutPacks(1024, 64, false)}
+		Expect(cp.packOf(&fuzz.Generator{Pack: 8})).To(Equal(64))
+		cp = &campaign{o: &Config{}}
+		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(64), "no cut: the generator's pack line")
+	})
+})
+
+var _ = Describe("a batch's plan", func() {
+	It("starts the packs whose schedules make their traffic latest first, the others as drawn", func() {
+		g, err := fuzz.Parse("g.txtar", []byte(guideGen))
+		Expect(err).NotTo(HaveOccurred())
+		caseWith := func(i int, lag fuzz.Lag) caseJourney {
+			c, err := fuzz.Draw([]*fuzz.Generator{g}, 9, i, fuzz.Options{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(c.Events).NotTo(BeEmpty())
+			c.Schedule.Lag = [2]fuzz.Lag{lag}
+			return caseJourney{c: c, name: c.Name}
+		}
+		none, late := fuzz.Lag{}, fuzz.Lag{D: 25 * time.Millisecond, Jitter: 25 * time.Millisecond}
+		packs := [][]caseJourney{
+			{caseWith(1, none), caseWith(2, none)},
+			{caseWith(3, fuzz.Lag{D: time.Millisecond})},
+			{caseWith(4, none)},
+			{caseWith(5, late), caseWith(6, none)},
+		}
+		Expect(latestFirst(packs)).To(Equal([]int{3, 1, 0, 2}))
+		Expect(latestFirst(packs[:1])).To(Equal([]int{0}))
+		Expect(latestFirst([][]caseJourney{packs[0], packs[2]})).To(Equal([]int{0, 1}), "no delays: as drawn (negative control)")
 	})
 })

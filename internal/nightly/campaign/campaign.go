@@ -62,6 +62,10 @@ type campaign struct {
 	ended, reported atomic.Int64
 	// noFuture holds the names of pack journeys the future-peer pass leaves out (samplePack).
 	noFuture sync.Map
+	// lanes says the campaign's cases run in lanes of shared driver processes; packCap, when
+	// not 0, is how many cases a pack of the batch under way holds at most (cutPacks).
+	lanes   bool
+	packCap int
 }
 
 // heartbeat is how long a campaign stays silent at most while a batch runs.
@@ -298,6 +302,7 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	go cp.beat(beatCtx, heartbeat)
 
 	if cp.pool.Warm(cp.warmPlan()) {
+		cp.lanes = true
 		if !o.ParallelGiven {
 			cp.pooled.Parallel = harness.DefaultLaneParallel()
 		}

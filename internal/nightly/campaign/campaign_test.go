@@ -139,3 +139,40 @@ var _ = Describe("a finding on several pairings of one case", func() {
 		Expect(progress.String()).To(ContainSubstring("shows with the journey it was shrunk to on"))
 	}, SpecTimeout(15*time.Minute))
 })
+
+var _ = Describe("a campaign in lanes", func() {
+	It("cuts each batch's packs to spread its cases over a pack for every pairing run at once, with the same verdicts; --pack is kept (negative control)", func(ctx SpecContext) {
+		s := referenceSubject()
+		var out bytes.Buffer
+		// The working tree with itself: a pairing per pack.
+		cfg := campaign.Config{
+			Config: matrix.Config{Subject: s, Host: "worktree", Client: "worktree", Kinds: []string{"session"}, Parallel: 4,
+				CacheDir: testcache.Dir(GinkgoT().TempDir), ReportDir: GinkgoT().TempDir(), Seed: 3, Stdout: &out, Stderr: GinkgoWriter},
+			Cases: 64, Generators: []string{"session"}, ParallelGiven: true,
+		}
+		run, err := campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		Expect(out.String()).To(ContainSubstring("4 pairings at once"))
+		// The generator packs 64; a batch of 64 cases at -j 4 runs 4 packs of 16.
+		Expect(run.Campaign.Cases).To(Equal(64), out.String())
+		Expect(run.Campaign.Pairings).To(Equal(4), out.String())
+		Expect(run.ExitCode()).To(Equal(0), out.String())
+		cut := caseStatuses(run)
+
+		out.Reset()
+		cfg.ReportDir, cfg.Pack = GinkgoT().TempDir(), 64
+		run, err = campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		Expect(run.Campaign.Pairings).To(Equal(1), "--pack 64: one pack of the 64 cases\n%s", out.String())
+		Expect(caseStatuses(run)).To(Equal(cut), "the same seed, the same cases and verdicts however they are packed")
+	}, SpecTimeout(15*time.Minute))
+})
+
+// caseStatuses is each case's verdict, by name.
+func caseStatuses(run *results.Run) map[string]results.Status {
+	out := map[string]results.Status{}
+	for _, c := range run.Campaign.CaseList {
+		out[c.Name] = c.Status
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -52,7 +53,8 @@ func (cp *campaign) go_(ctx context.Context) error {
 	}
 	// Under a budget, the batches ramp up to the full one (batches), so what the first
 	// cases find is reported in the campaign's first minutes.
-	plan := newBatches(cp.o.Batch, max(2, cp.pooled.Parallel)*most, rampStart(cp.pooled.Parallel), !deadline.IsZero())
+	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.lanes), rampStart(cp.pooled.Parallel), !deadline.IsZero())
+	defer func() { cp.packCap = 0 }()
 	next := 1
 	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
@@ -70,6 +72,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
 		}
+		cp.packCap = cutPacks(n, cp.pooled.Parallel, cp.lanes && cp.o.Pack == 0)
 		drawn, err := cp.drawCases(next, n)
 		if err != nil {
 			return err
@@ -311,15 +314,71 @@ func withJourneys(cjs []caseJourney) error {
 }
 
 // packOf is how many cases of generator g share a journey: --pack, else the generator's pack
-// line, else DefaultPack.
+// line, else DefaultPack; at most what the batch under way cuts its packs to (packCap).
 func (cp *campaign) packOf(g *fuzz.Generator) int {
+	n := DefaultPack
 	switch {
 	case cp.o.Pack > 0:
-		return cp.o.Pack
+		n = cp.o.Pack
 	case g.Pack > 0:
-		return g.Pack
+		n = g.Pack
 	}
-	return DefaultPack
+	if cp.packCap > 0 {
+		n = min(n, cp.packCap)
+	}
+	return n
+}
+
+// LaneShare is how many times more pairings a campaign runs at once in lanes than the packs
+// of its largest pack a full batch holds: harness.DefaultLaneParallel runs four times the
+// pairings it ran at eight per core, and a batch's packs are cut four times shorter to fill
+// them (cutPacks), so a full batch holds as many cases as before.
+const LaneShare = 4
+
+// fullBatch is how many cases a full batch draws: a pack of the largest pack (most) for
+// every pairing run at once (parallel), or, in lanes, for every LaneShare of them.
+func fullBatch(parallel, most int, lanes bool) int {
+	if lanes {
+		parallel /= LaneShare
+	}
+	return max(2, parallel) * most
+}
+
+// cutPacks is how many cases a pack of a batch of n cases holds at most (0: as many as the
+// generator's pack line says): in lanes (cut; not when --pack is given), the batch's cases
+// spread over a pack for every pairing run at once, but never fewer than DefaultPack (a
+// pack pays its generator's setup once: a generator of heavy cases, whose pack line is
+// small, keeps it, and gains nothing from more pairings at once). A pack's skew pairings wait for its
+// references, so a batch lasts at least two of its longest pack's pairings; with fewer packs
+// than slots, the slots idle while the last, long packs run (1,024 session cases made 16 packs
+// of 64 for 16 slots: a third of two cores busy, the wall time two such packs). The cut follows
+// from the configuration alone (the batch's size and -j), never from timing.
+func cutPacks(n, parallel int, cut bool) int {
+	if !cut || parallel <= 0 {
+		return 0
+	}
+	return max(DefaultPack, (n+parallel-1)/parallel)
+}
+
+// latestFirst orders packs (their indexes) by how late their schedules make their traffic
+// (fuzz.Case.Lateness, summed over their cases), the latest first, else as drawn: a pack's
+// pairings run its events one after another, each waiting out its delays, so the longest
+// packs start first and the short ones fill the slots at the batch's end, rather than a
+// long pack starting last and the batch waiting for it (and for its skew pairings, which
+// wait for its references). The order follows from the cases alone.
+func latestFirst(packs [][]caseJourney) []int {
+	late := make([]time.Duration, len(packs))
+	order := make([]int, len(packs))
+	for i, pk := range packs {
+		order[i] = i
+		for _, cj := range pk {
+			if cj.c != nil {
+				late[i] += cj.c.Lateness()
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(late[b], late[a]) })
+	return order
 }
 
 // runPacked runs the batch's cases packed (fuzz.Pack) several to a journey, so a pairing's
@@ -349,7 +408,8 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var owner []int
 	want := make([]int, len(packs)) // each pack's pairings
 	packed := make([]caseJourney, len(packs))
-	for i, pk := range packs {
+	for _, i := range latestFirst(packs) {
+		pk := packs[i]
 		var cases []*fuzz.Case
 		for _, cj := range pk {
 			cases = append(cases, cj.c)

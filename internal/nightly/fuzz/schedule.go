@@ -139,3 +139,21 @@ func (s Schedule) tapLines() []string {
 	}
 	return out
 }
+
+// Lateness is how late the case's schedule makes its traffic, at the delays' means (D plus
+// half the jitter, both directions), counted once for each of its events (an event is a
+// step or a few, each waiting for what it caused to come through the tap): a measure to
+// order cases by, not a prediction of their time. A case drawn without delays is 0.
+func (c *Case) Lateness() time.Duration {
+	var d time.Duration
+	for _, e := range c.Events {
+		lag := c.Schedule.Lag
+		if e.Lagged {
+			lag = e.Lag
+		}
+		for _, l := range lag {
+			d += l.D + l.Jitter/2
+		}
+	}
+	return d
+}

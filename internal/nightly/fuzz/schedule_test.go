@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -105,5 +106,21 @@ var _ = Describe("schedules", func() {
 		Expect(err).To(MatchError(ContainSubstring("events 0..0 draws no event")))
 		_, err = fuzz.Parse("g.txtar", []byte("kind desktop\n-- setup --\nclient open\n"))
 		Expect(err).To(MatchError(ContainSubstring("or events 0..0")))
+	})
+})
+
+var _ = Describe("a case's lateness", func() {
+	It("counts each event at its delays' means, both directions, and a packed case each case's own delays", func() {
+		g := mustParse(gen)
+		c := draw(g, 7, 1, fuzz.Options{})
+		Expect(c.Lateness()).To(BeZero(), "no schedule, no delay (negative control)")
+		c.Schedule.Lag = [2]fuzz.Lag{{D: 5 * time.Millisecond, Jitter: 5 * time.Millisecond}, {D: time.Millisecond}}
+		Expect(c.Lateness()).To(Equal(time.Duration(len(c.Events)) * 8500 * time.Microsecond))
+		late, early := draw(g, 7, 2, fuzz.Options{}), draw(g, 7, 3, fuzz.Options{})
+		late.Schedule.Lag = [2]fuzz.Lag{{}, {D: 25 * time.Millisecond, Jitter: 25 * time.Millisecond}}
+		early.Schedule.Lag = [2]fuzz.Lag{{D: time.Millisecond}}
+		p := fuzz.Pack("p", []*fuzz.Case{late, early})
+		Expect(p.Lateness()).To(Equal(late.Lateness() + early.Lateness()))
+		Expect(p.Lateness()).To(BeNumerically(">", 0))
 	})
 })
