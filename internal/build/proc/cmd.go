@@ -53,6 +53,11 @@ type Cmd struct {
 	release     chan struct{} // closed by Wait: the starting goroutine may leave its thread
 	starterDone chan struct{}
 	exited      chan struct{} // closed by Wait once the process is reaped
+	cmdExited   chan struct{} // closed once the command itself has exited (Exited)
+	cmdOnce     sync.Once
+	statusDone  chan struct{} // closed when readStatus has the command's status or EOF (nil: none)
+	st          error         // the command's status, from the guardian, once statusDone
+	stOK        bool          // the guardian said it
 	watchDone   chan struct{} // closed when the context watcher ends (nil: none)
 	interrupted atomic.Bool   // the context watcher signalled the command
 
@@ -175,6 +180,11 @@ func (c *Cmd) Start() error {
 		}
 	}
 	c.exited = make(chan struct{})
+	c.cmdExited = make(chan struct{})
+	if c.mode != modeDirect {
+		c.statusDone = make(chan struct{})
+		go c.readStatus()
+	}
 	if c.ctx != nil && c.ctx.Done() != nil {
 		c.watchDone = make(chan struct{})
 		go c.watch()
@@ -220,6 +230,15 @@ func (c *Cmd) watch() {
 	case <-c.exited:
 	}
 }
+
+// Exited is closed once the command itself has exited, which can be well before Wait
+// returns: a guardian still kills and reaps whatever the command left, and the kernel tears
+// down its namespaces (seconds, on a saturated machine), before Wait returns. Judge how
+// promptly a command exited by Exited; count on its processes being gone only after Wait.
+// Exited is nil before a successful Start.
+func (c *Cmd) Exited() <-chan struct{} { return c.cmdExited }
+
+func (c *Cmd) markExited() { c.cmdOnce.Do(func() { close(c.cmdExited) }) }
 
 // PID is the id of the process this one started: the guardian, or the command itself
 // when there is none. Use Signal and Kill rather than signalling it.
@@ -337,6 +356,7 @@ func (c *Cmd) wait() error {
 		// Wait for the exit without reaping: while the leader is a zombie its pid, and so
 		// its group's id, cannot be reused, and what is left of the group can be killed.
 		if peeked = awaitExit(pid); peeked {
+			c.markExited()
 			c.mu.Lock()
 			killGroup(pid)
 			c.reaped = true
@@ -352,9 +372,15 @@ func (c *Cmd) wait() error {
 	c.mu.Unlock()
 	close(c.release)
 	<-c.starterDone
+	if c.cmdExited != nil { // nil when the guardian did not start the command
+		defer c.markExited()
+	}
 	if c.mode != modeDirect {
 		c.closeLifeline()
-		st, ok := c.readStatus()
+		if c.statusDone != nil {
+			<-c.statusDone // the guardian is gone: its status pipe is at EOF
+		}
+		st, ok := c.st, c.stOK
 		c.statusF.Close()
 		var ee *exec.ExitError
 		switch {
@@ -376,10 +402,22 @@ func (c *Cmd) wait() error {
 	return err
 }
 
-// readStatus reads the guardian's last line, "exit N" or "signal N".
-func (c *Cmd) readStatus() (error, bool) {
-	rest, _ := io.ReadAll(c.status)
-	line := strings.TrimSpace(string(rest))
+// readStatus reads the guardian's line after "started", "exit N" or "signal N", which it
+// writes as soon as it reaped the command, into st and stOK; Exited is closed then.
+func (c *Cmd) readStatus() {
+	defer close(c.statusDone)
+	line, err := c.status.ReadString('\n')
+	if err != nil {
+		return // the guardian ended without saying (killed); Wait closes Exited
+	}
+	c.st, c.stOK = parseStatus(strings.TrimSpace(line))
+	if c.stOK {
+		c.markExited()
+	}
+}
+
+// parseStatus parses a guardian's status line, "exit N" or "signal N".
+func parseStatus(line string) (error, bool) {
 	word, n, _ := strings.Cut(line, " ")
 	v, err := strconv.Atoi(n)
 	if err != nil {

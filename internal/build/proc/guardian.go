@@ -19,6 +19,11 @@ const (
 	envGuardian = "SKEWTEST_PROC_GUARDIAN"
 	// guardianArg0 is a guardian's argv[0]; it and envGuardian together make a guardian.
 	guardianArg0 = "skewtest-guardian"
+	// EnvHoldTeardown, for tests, names a FIFO: a guardian that said the command's status
+	// reads it to the end (until a writer opens and closes it) before it kills what the
+	// command left, standing in for a teardown that is slow on a saturated machine. The
+	// command does not get it.
+	EnvHoldTeardown = "SKEWTEST_PROC_HOLD_TEARDOWN"
 	// EnvGuard chooses how commands are guarded: "" or "auto" (the strongest that works
 	// here), "pidns", "subreaper" (Linux), "group", or "off" (no guardian).
 	EnvGuard = "SKEWTEST_GUARD"
@@ -26,7 +31,7 @@ const (
 
 // The guardian's inherited descriptors besides stdio.
 const (
-	statusFD   = 3 // guardian → parent: "started PID" or "error ERRNO TEXT", then "exit N" or "signal N"
+	statusFD   = 3 // guardian → parent: "started PID" or "error ERRNO TEXT", then "exit N" or "signal N" as soon as the command is reaped
 	lifelineFD = 4 // parent → guardian: never written; EOF means the parent died or called Kill
 )
 
@@ -63,7 +68,8 @@ func forwarded(sig syscall.Signal) bool {
 
 // guard is the guardian: it starts the command (os.Args[1], with argv os.Args[2:]) in its
 // own process group, forwards signals to that group, and when the command exits, or the
-// lifeline closes, kills every process left and exits with the command's status.
+// lifeline closes, says the command's status, kills every process left and exits with
+// that status.
 func guard(m mode) int {
 	status := os.NewFile(statusFD, "status")
 	life := os.NewFile(lifelineFD, "lifeline")
@@ -124,19 +130,24 @@ func guard(m mode) int {
 		reaped = true
 		mu.Unlock()
 	})
+	// Say the command's status before tearing down: killing and reaping what it left (a
+	// subreaper lists /proc), and the exit of a namespace's init, can take seconds on a
+	// saturated machine, and the parent judges the command by when it exited (Cmd.Exited).
+	code := ws.ExitStatus()
+	if ws.Signaled() {
+		say("signal %d", int(ws.Signal()))
+		code = 128 + int(ws.Signal())
+	} else {
+		say("exit %d", code)
+	}
+	if hold := os.Getenv(EnvHoldTeardown); hold != "" {
+		_, _ = os.ReadFile(hold)
+	}
 	mu.Lock()
 	killRest(m, pid, false)
 	mu.Unlock()
 	reapRest(m, pid)
-
-	switch {
-	case ws.Signaled():
-		say("signal %d", int(ws.Signal()))
-		return 128 + int(ws.Signal())
-	default:
-		say("exit %d", ws.ExitStatus())
-		return ws.ExitStatus()
-	}
+	return code
 }
 
 // withoutGuardian is env without the guardian's variables, HOST_PROC as the command was given
@@ -146,7 +157,8 @@ func withoutGuardian(env []string) []string {
 	var hostProc string
 	for _, kv := range env {
 		switch {
-		case strings.HasPrefix(kv, envGuardian+"="), strings.HasPrefix(kv, envHostProc+"="):
+		case strings.HasPrefix(kv, envGuardian+"="), strings.HasPrefix(kv, envHostProc+"="),
+			strings.HasPrefix(kv, EnvHoldTeardown+"="):
 		case strings.HasPrefix(kv, envHostProcWas+"="):
 			hostProc = strings.TrimPrefix(kv, envHostProcWas+"=")
 		default:

@@ -97,6 +97,40 @@ var _ = Describe("Cmd", func() {
 		Expect(proctest.Find(marker)).To(BeEmpty(), "mode %s", proc.Mode())
 	}, NodeTimeout(20*time.Second))
 
+	It("closes Exited once the command exits, while Wait still waits for its guardian's teardown", func(ctx SpecContext) {
+		hold := holdFIFO()
+		marker := proctest.Marker()
+		c := proc.CommandContext(ctx, "sh", "-c", `read line; echo "${`+proc.EnvHoldTeardown+`-unset}"; sleep 1000 & exit 0`)
+		c.Env = append(os.Environ(), marker, proc.EnvHoldTeardown+"="+hold)
+		in, feed, err := os.Pipe()
+		Expect(err).NotTo(HaveOccurred())
+		defer feed.Close()
+		c.Stdin = in
+		var out bytes.Buffer
+		c.Stdout = &out
+		Expect(c.Start()).To(Succeed())
+		in.Close()
+		var waitErr error
+		waited := make(chan struct{})
+		go func() { waitErr = c.Wait(); close(waited) }()
+		DeferCleanup(func() { _ = c.Kill(); <-waited })
+
+		// Negative control: the command still reads its stdin.
+		Expect(c.Exited()).NotTo(BeClosed(), "the command runs")
+		_, err = feed.WriteString("go\n")
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(c.Exited()).WithContext(ctx).Should(BeClosed())
+		// The guardian holds its teardown: Wait has not returned, what the command left runs.
+		Expect(waited).NotTo(BeClosed())
+		Expect(proctest.Find(marker)).NotTo(BeEmpty())
+
+		release(hold)
+		Eventually(waited).WithContext(ctx).Should(BeClosed())
+		Expect(waitErr).NotTo(HaveOccurred())
+		Expect(proctest.Find(marker)).To(BeEmpty(), "nothing outlives Wait")
+		Expect(out.String()).To(Equal("unset\n"), "the command does not get the hold")
+	}, NodeTimeout(20*time.Second))
+
 	It("asks the command's group to stop when the context is done, and kills it Grace later", func(ctx SpecContext) {
 		for _, c := range []struct{ script, want string }{
 			{"echo ready; sleep 1000", "signal: terminated"},
@@ -171,4 +205,21 @@ func readyPipe(c *proc.Cmd) <-chan struct{} {
 	}()
 	DeferCleanup(func() { w.Close(); <-done })
 	return ready
+}
+
+// holdFIFO makes a FIFO for proc.EnvHoldTeardown: a guardian given it waits after saying
+// the command's status until release.
+func holdFIFO() string {
+	GinkgoHelper()
+	path := GinkgoT().TempDir() + "/hold"
+	Expect(syscall.Mkfifo(path, 0o600)).To(Succeed())
+	return path
+}
+
+// release lets a guardian waiting on hold go on; it waits until the guardian reads it.
+func release(hold string) {
+	GinkgoHelper()
+	f, err := os.OpenFile(hold, os.O_WRONLY, 0)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(f.Close()).To(Succeed())
 }

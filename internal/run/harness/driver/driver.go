@@ -220,9 +220,12 @@ func (d *Driver) Send(action string, args any) (int, error) {
 }
 
 // Stop ends the driver and reaps it. It sends the stop action, closes
-// stdin and waits spec.StopGrace; then sends SIGTERM to the process group
-// and waits spec.StopGrace again; then kills every process of the driver
-// (SIGKILL). When ctx is done it goes straight to the kill. It returns nil if the driver
+// stdin and waits spec.StopGrace for the driver process to exit; then sends
+// SIGTERM to the process group and waits spec.StopGrace again; then kills
+// every process of the driver (SIGKILL). Once the driver process exited,
+// Stop waits for its guardian to kill and reap what it left however long
+// that takes (seconds on a saturated machine), without counting it against
+// the driver. When ctx is done it goes straight to the kill. It returns nil if the driver
 // exited by itself with status 0, an *ExitError for another status, and an
 // error wrapping ErrStopIgnored if it had to be signalled. Stop is
 // idempotent: later calls wait for the first and return its result.
@@ -242,12 +245,15 @@ func (d *Driver) stop(ctx context.Context) error {
 	_, _, _ = d.send(wctx, 0, "stop", nil, false) // it may have closed stdin already
 	cancel()
 	d.closeStdin()
-	if d.awaitExit(ctx, grace) {
+	// The grace is for the driver process itself: its guardian may take seconds more to
+	// tear down what it left on a saturated machine (proc.Cmd.Exited), which is not the
+	// driver ignoring stop.
+	if d.awaitCommand(ctx, grace) {
 		return d.ExitErr()
 	}
 	if ctx.Err() == nil {
 		_ = d.cmd.Signal(syscall.SIGTERM)
-		if d.awaitExit(ctx, grace) {
+		if d.awaitCommand(ctx, grace) {
 			return fmt.Errorf("%s: %w; terminated by SIGTERM (%s)", d.spec.Name, ErrStopIgnored, d.exitErr.status())
 		}
 	}
@@ -257,6 +263,31 @@ func (d *Driver) stop(ctx context.Context) error {
 		return fmt.Errorf("stop %s: %w; killed", d.spec.Name, context.Cause(ctx))
 	}
 	return fmt.Errorf("%s: %w and SIGTERM; killed", d.spec.Name, ErrStopIgnored)
+}
+
+// awaitCommand waits up to grace for the driver process itself to exit, and
+// then for Exited; false if it did not exit in time or ctx is done. Once it
+// exited the rest is its guardian's teardown, which is not bounded by grace;
+// when ctx is done first everything is killed and it returns true.
+func (d *Driver) awaitCommand(ctx context.Context, grace time.Duration) bool {
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-d.cmd.Exited():
+	case <-d.exited:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	select {
+	case <-d.exited:
+	case <-ctx.Done():
+		_ = d.cmd.Kill()
+		<-d.exited
+	}
+	return true
 }
 
 // awaitExit waits up to grace for the process to exit; false if it did not

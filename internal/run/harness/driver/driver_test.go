@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/skewtest/skewtest/internal/build/proc"
 	"github.com/skewtest/skewtest/internal/run/harness/driver"
 	"github.com/skewtest/skewtest/internal/testkit/drivertest"
 	"github.com/skewtest/skewtest/internal/testkit/proctest"
@@ -242,6 +244,58 @@ var _ = Describe("Driver", func() {
 			script: "stubborn-grandchild.sh", wantErr: driver.ErrStopIgnored, wantText: "killed"}),
 		Entry("so are processes that left the group, and orphans", NodeTimeout(10*time.Second), stopCase{
 			script: "tree.sh", wantErr: driver.ErrStopIgnored, wantText: "killed"}),
+	)
+
+	// A guardian's teardown after the driver exited (killing what it left; the exit of a PID
+	// namespace's init) took over the 3 s grace on a saturated machine, and a driver that
+	// exited at once was reported as ignoring stop. EnvHoldTeardown holds the teardown here
+	// until four graces have passed, or Stop gave up.
+	DescribeTable("Stop judges the driver by when it exited, not by its guardian's teardown",
+		func(ctx SpecContext, script string, wantErr error, wantText string) {
+			hold := filepath.Join(GinkgoT().TempDir(), "hold")
+			Expect(syscall.Mkfifo(hold, 0o600)).To(Succeed())
+			s := spec(script)
+			marker := proctest.Marker()
+			s.Env = append(s.Env, marker, proc.EnvHoldTeardown+"="+hold)
+			d := start(ctx, s, msgs)
+			ready(ctx, d)
+
+			stopped, released := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(released)
+				select {
+				case <-time.After(4 * grace): // the teardown outlasts the grace
+				case <-stopped: // Stop gave up waiting and killed it
+					return
+				}
+				if f, err := os.OpenFile(hold, os.O_WRONLY, 0); err == nil {
+					f.Close()
+				}
+			}()
+			DeferCleanup(func() {
+				// Unblocks the release if no guardian reads the hold any more.
+				if f, err := os.OpenFile(hold, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+					defer f.Close()
+				}
+				<-released
+			})
+
+			err := d.Stop(ctx)
+			close(stopped)
+			if wantErr == nil {
+				Expect(err).NotTo(HaveOccurred())
+				Expect(d.ExitErr()).NotTo(HaveOccurred())
+			} else {
+				Expect(err).To(MatchError(wantErr))
+				Expect(err).To(MatchError(ContainSubstring(wantText)))
+			}
+			Expect(d.Exited()).To(BeClosed())
+			Expect(proctest.Find(marker)).To(BeEmpty(), "Stop returns once the teardown is over")
+		},
+		Entry("a polite driver exits 0", NodeTimeout(10*time.Second), "polite.sh", nil, ""),
+		// Negative control: a driver that does ignore stop is still reported.
+		Entry("a driver that ignores stop gets SIGTERM", NodeTimeout(10*time.Second),
+			"termable.sh", driver.ErrStopIgnored, "terminated by SIGTERM (signal: terminated)"),
 	)
 
 	It("kills every process of the driver when the Start context is cancelled", func(ctx SpecContext) {

@@ -30,8 +30,9 @@ type Spec struct {
 	LogPath string
 	// Name names the driver in errors, e.g. "host v1.4.173".
 	Name string
-	// StopGrace is how long Stop waits after "stop" and closing stdin
-	// before SIGTERM to the process group, and again before SIGKILL. It is
+	// StopGrace is how long Stop waits after "stop" and closing stdin for
+	// the driver process to exit (not for its guardian's teardown) before
+	// SIGTERM to the process group, and again before SIGKILL. It is
 	// also the cmd.WaitDelay after the Start context is done.
 	// Default DefaultStopGrace.
 	StopGrace time.Duration
