@@ -246,7 +246,12 @@ func (c Config) session(ctx context.Context, r *Report, env []string, n int) (bo
 		r.add("stop", false, "%v", err)
 	} else {
 		select {
-		case <-d.Exited():
+		case <-d.ProcessExited(): // its guardian's teardown is not the driver's to answer for
+			select {
+			case <-d.Exited():
+			case <-ctx.Done():
+				return false, ctx.Err()
+			}
 			if err := d.ExitErr(); err != nil {
 				r.add("stop", false, "it answered stop, then %v", err)
 			} else {
@@ -393,7 +398,7 @@ func (c Config) stdinClosed(ctx context.Context, r *Report, env []string) error 
 	}
 	d.CloseStdin()
 	select {
-	case <-d.Exited():
+	case <-d.ProcessExited():
 		r.add("stdin closed", true, "")
 	case <-time.After(c.Grace):
 		r.add("stdin closed", false, "still running %s after its stdin closed (it must exit promptly)", c.Grace)

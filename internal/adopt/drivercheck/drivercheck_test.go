@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/skewtest/skewtest/internal/adopt/drivercheck"
+	"github.com/skewtest/skewtest/internal/build/proc"
 )
 
 // shellDriver is a client driver in sh that speaks the protocol, unless MISBEHAVE names
@@ -83,6 +85,32 @@ var _ = Describe("A driver check", func() {
 			Expect(got[name]).To(passed, name)
 		}
 		Expect(got["decode"].Skipped).To(BeTrue())
+	}, SpecTimeout(time.Minute))
+
+	It("judges stop and a closed stdin by when the driver exited, not by its guardian's teardown", func(ctx SpecContext) {
+		// Each guardian holds its teardown (killing what the driver left, as a saturated
+		// machine makes it slow) until the hold is released, three graces after it began.
+		hold := filepath.Join(GinkgoT().TempDir(), "hold")
+		Expect(syscall.Mkfifo(hold, 0o600)).To(Succeed())
+		done := make(chan struct{})
+		released := make(chan struct{})
+		go func() {
+			defer close(released)
+			for {
+				select {
+				case <-time.After(3 * time.Second):
+					if f, err := os.OpenFile(hold, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+						f.Close()
+					}
+				case <-done:
+					return
+				}
+			}
+		}()
+		DeferCleanup(func() { close(done); <-released })
+		got := check(ctx, drivercheck.Config{Argv: []string{script}, Role: "client", Kind: "cli", Env: []string{proc.EnvHoldTeardown + "=" + hold}})
+		Expect(got["stop"]).To(passed)
+		Expect(got["stdin closed"]).To(passed)
 	}, SpecTimeout(time.Minute))
 
 	DescribeTable("fails a driver that breaks the protocol, saying how", func(ctx SpecContext, misbehave, name string, detail types.GomegaMatcher) {

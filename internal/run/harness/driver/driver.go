@@ -138,6 +138,11 @@ func (d *Driver) PID() int { return d.pid }
 // the end; onMessage is not called after that.
 func (d *Driver) Exited() <-chan struct{} { return d.exited }
 
+// ProcessExited is closed once the driver process itself has exited, which can be well
+// before Exited: its guardian still kills and reaps what it left, and on a saturated machine
+// that takes seconds. Judge how promptly a driver exited by it; read ExitErr after Exited.
+func (d *Driver) ProcessExited() <-chan struct{} { return d.cmd.Exited() }
+
 // ExitErr returns nil while the process runs or if it exited with status 0,
 // and otherwise an *ExitError naming the status or signal.
 func (d *Driver) ExitErr() error {
