@@ -52,7 +52,7 @@ func parseFuzz(name string, args []string, stderr io.Writer) (*fuzzOptions, erro
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	j := fs.Lookup("j")
-	j.Usage, j.DefValue = "run `N` pairings at once (default: thirty-two per core where the drivers serve lanes, else two per core)", ""
+	j.Usage, j.DefValue = "run `N` pairings at once (default: eight per core where the drivers serve lanes, else two per core)", ""
 	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}

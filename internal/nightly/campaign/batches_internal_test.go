@@ -99,9 +99,9 @@ var _ = Describe("a batch's packs in lanes", func() {
 	})
 
 	It("keep a full batch's cases in flight: -j/LaneShare packs of the largest pack in lanes, -j of them without", func() {
-		Expect(fullBatch(64, 64, true)).To(Equal(1024))
+		Expect(fullBatch(16, 64, true)).To(Equal(16 * 64 / LaneShare))
 		Expect(fullBatch(4, 64, false)).To(Equal(256))
-		Expect(fullBatch(4, 8, true)).To(Equal(16), "at least two packs")
+		Expect(fullBatch(1, 8, true)).To(Equal(16), "at least two packs")
 	})
 
 	It("are not cut without lanes, nor when --pack is given (negative controls)", func() {

@@ -330,10 +330,11 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 }
 
 // LaneShare is how many times more pairings a campaign runs at once in lanes than the packs
-// of its largest pack a full batch holds: harness.DefaultLaneParallel runs four times the
-// pairings it ran at eight per core, and a batch's packs are cut four times shorter to fill
-// them (cutPacks), so a full batch holds as many cases as before.
-const LaneShare = 4
+// of its largest pack a full batch holds. It was 4 while harness.DefaultLaneParallel ran
+// thirty-two pairings a core (a batch's packs cut four times shorter to fill them, as many
+// cases in flight as at eight a core); with eight a core again it is 1: a full batch holds a
+// pack for every pairing run at once, as without lanes.
+const LaneShare = 1
 
 // fullBatch is how many cases a full batch draws: a pack of the largest pack (most) for
 // every pairing run at once (parallel), or, in lanes, for every LaneShare of them.
