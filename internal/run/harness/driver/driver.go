@@ -295,21 +295,6 @@ func (d *Driver) awaitCommand(ctx context.Context, grace time.Duration) bool {
 	return true
 }
 
-// awaitExit waits up to grace for the process to exit; false if it did not
-// or ctx is done.
-func (d *Driver) awaitExit(ctx context.Context, grace time.Duration) bool {
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-d.exited:
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // send writes one action line, registering for its result if wantResult.
 func (d *Driver) send(ctx context.Context, lane int, action string, args any, wantResult bool) (int, chan Message, error) {
 	if args == nil {
@@ -338,8 +323,9 @@ func (d *Driver) send(ctx context.Context, lane int, action string, args any, wa
 	}
 	if err := d.write(ctx, append(line, '\n')); err != nil {
 		d.forget(id)
-		// EPIPE: the driver closed its stdin; it is probably exiting.
-		if errors.Is(err, syscall.EPIPE) && d.awaitExit(ctx, d.spec.StopGrace) ||
+		// EPIPE: the driver closed its stdin; it is probably exiting (judged as Stop
+		// judges it: by the driver process, not its guardian's teardown).
+		if errors.Is(err, syscall.EPIPE) && d.awaitCommand(ctx, d.spec.StopGrace) ||
 			isClosed(d.exited) {
 			return 0, nil, fmt.Errorf("action %q (id %d): %w", action, id, d.exitErr)
 		}
