@@ -144,10 +144,11 @@ func cpuTime() time.Duration {
 // BenchmarkExplore measures `skewtest explore` on a passing pairing of the reference
 // subject (working tree × v1.4.190, both ways, future peers on) with warm builds: 256
 // cases drawn from the vocabulary alone, every client kind the drivers describe actions for
-// (generator=all, `--drawn-only`), and 1,024 session-only cases (generator=session,
+// (generator=drawn, `--drawn-only`), 1,024 session-only cases (generator=session,
 // `--generator session`: the product's session generator, whose driver describes no
 // actions to draw, so no terminal and no megabyte payloads: what the harness itself costs
-// a case). It reports cases per minute (cases/min), and CPU
+// a case), and 256 cases of the default mix (generator=mix: the product's generators and
+// the drawn ones, as a nightly `explore` draws them). It reports cases per minute (cases/min), and CPU
 // milliseconds per case (cpu-ms/case: skewtest's and every driver's, steadier than the rate
 // on a shared machine). Its cases draw schedules, so a batch's packs (one schedule each)
 // fill only across batches: a short campaign leaves part-filled packs at the end that a
@@ -168,8 +169,10 @@ func BenchmarkExplore(b *testing.B) {
 		cases int
 		extra []string
 	}{
-		{"generator=all", 256, []string{"--drawn-only"}},
+		{"generator=drawn", 256, []string{"--drawn-only"}},
 		{"generator=session", 1024, []string{"--generator", "session"}},
+		{"generator=mix", 256, nil}, // the default: the product's generators and the drawn ones
+
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			args := append(append(base[:len(base):len(base)], "--cases", strconv.Itoa(bc.cases)), bc.extra...)
