@@ -53,7 +53,9 @@ func (cp *campaign) go_(ctx context.Context) error {
 	}
 	// Under a budget, the batches ramp up to the full one (batches), so what the first
 	// cases find is reported in the campaign's first minutes.
-	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel), !deadline.IsZero())
+	// Both count pairings of the heaviest weight (share): when the pairings are weighed, the
+	// first batch and the full one hold as many cases as when lanes ran eight a core.
+	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel/cp.share()), !deadline.IsZero())
 	defer func() { cp.packCap = 0 }()
 	next := 1
 	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
