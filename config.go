@@ -34,7 +34,9 @@ type Config struct {
 	// PlanOnly prints the plan and builds nothing; Run then returns a nil run.
 	PlanOnly bool
 
-	// Parallel is how many pairings run at once (two per core when 0).
+	// Parallel is how many pairings run at once (two per core when 0; a campaign in lanes of
+	// shared drivers then runs thirty-two light pairings a core, a heavy one counting as four:
+	// docs/fuzz.md, Throughput).
 	Parallel int
 	// Shard is "K/N": run shard K of N of the plan ("" for all of it).
 	Shard string

@@ -47,12 +47,12 @@ func parseFuzz(name string, args []string, stderr io.Writer) (*fuzzOptions, erro
 		fs.BoolVar(&o.Only, "drawn-only", false, "draw only from the drivers' described vocabulary: the subject's generators give setups, not events")
 	}
 	fs.IntVar(&o.ShrinkTries, "shrink-tries", fuzz.DefaultShrinkTries, "at most this many candidate runs to shrink one failing case")
-	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j packs, at least 2, of the generators' largest pack, -j/4 where the drivers serve lanes; under --budget the batches ramp up to it from -j/4 cases)")
+	fs.IntVar(&o.Batch, "batch", 0, "cases per plan (default: -j packs, at least 2, of the generators' largest pack; where the drivers serve lanes and -j is not given, a pack for every heavy pairing the lanes run at once; under --budget the batches ramp up to it from -j/4 cases)")
 	fs.IntVar(&o.Pack, "pack", 0, fmt.Sprintf("cases per journey: packed cases share one pairing's driver processes and connection; a pack that fails is run again case by case (1: every case alone; default: each generator's pack line, else %d, and where the drivers serve lanes at most a batch's cases over -j)", campaign.DefaultPack))
 	o.registerEnv(fs)
 	o.registerParallel(fs)
 	j := fs.Lookup("j")
-	j.Usage, j.DefValue = "run `N` pairings at once (default: eight per core where the drivers serve lanes, else two per core)", ""
+	j.Usage, j.DefValue = "run `N` pairings at once, whatever their cases weigh (default: where the drivers serve lanes, thirty-two per core, a pairing of cases that move 64 KiB or more counting as four; else two per core)", ""
 	if _, err := parse(fs, args, exactly(0)); err != nil {
 		return nil, err
 	}

@@ -98,10 +98,16 @@ var _ = Describe("a batch's packs in lanes", func() {
 		Expect(cp.packOf(&fuzz.Generator{})).To(Equal(DefaultPack))
 	})
 
-	It("keep a full batch's cases in flight: -j/LaneShare packs of the largest pack in lanes, -j of them without", func() {
-		Expect(fullBatch(16, 64, true)).To(Equal(16 * 64 / LaneShare))
-		Expect(fullBatch(4, 64, false)).To(Equal(256))
-		Expect(fullBatch(1, 8, true)).To(Equal(16), "at least two packs")
+	It("keep a full batch's cases in flight: a pack of the largest pack for every heavy pairing the units hold when weighed, for every pairing of -j without", func() {
+		// Two cores, weighed: 64 units, 16 heavy pairings: 16 packs of 64 session cases,
+		// which cutPacks spreads over 64 packs of 16 (a light pairing per unit).
+		Expect(fullBatch(64, 64, HeavyWeight)).To(Equal(1024))
+		Expect(cutPacks(fullBatch(64, 64, HeavyWeight), 64, true)).To(Equal(16))
+		// Heavy cases keep their pack of 8: 16 packs, one for every heavy pairing.
+		Expect(fullBatch(64, 8, HeavyWeight) / cutPacks(fullBatch(64, 8, HeavyWeight), 64, true)).To(Equal(64 / HeavyWeight))
+		Expect(fullBatch(4, 64, 1)).To(Equal(256), "not weighed (-j 4): a pack for every pairing")
+		Expect(fullBatch(1, 8, 1)).To(Equal(16), "at least two packs")
+		Expect(fullBatch(4, 8, HeavyWeight)).To(Equal(16), "at least two packs")
 	})
 
 	It("are not cut without lanes, nor when --pack is given (negative controls)", func() {

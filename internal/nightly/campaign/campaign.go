@@ -66,6 +66,10 @@ type campaign struct {
 	// not 0, is how many cases a pack of the batch under way holds at most (cutPacks).
 	lanes   bool
 	packCap int
+	// weighs says the pairings run in lanes take parallel units by what their cases weigh
+	// (weightOf): in lanes, unless -j was given. genWeight holds each generator's weight.
+	weighs    bool
+	genWeight map[*fuzz.Generator]int
 }
 
 // heartbeat is how long a campaign stays silent at most while a batch runs.
@@ -304,9 +308,9 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 	if cp.pool.Warm(cp.warmPlan()) {
 		cp.lanes = true
 		if !o.ParallelGiven {
-			cp.pooled.Parallel = harness.DefaultLaneParallel()
+			cp.pooled.Parallel, cp.weighs = harness.DefaultLaneParallel(), true
 		}
-		fmt.Fprintf(stdout, "lanes: %s serve every case, %d pairings at once\n", results.Plural(cp.pool.Processes(), "shared driver process"), cp.pooled.Parallel)
+		fmt.Fprintf(stdout, "lanes: %s serve every case, %s\n", results.Plural(cp.pool.Processes(), "shared driver process"), cp.atOnce())
 	}
 	cutting := cp.cutPool(work)
 	err = cp.go_(work)

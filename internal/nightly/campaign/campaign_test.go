@@ -2,6 +2,7 @@ package campaign_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/skewtest/skewtest/internal/declare/subject"
 	"github.com/skewtest/skewtest/internal/declare/usage"
 	"github.com/skewtest/skewtest/internal/nightly/campaign"
+	"github.com/skewtest/skewtest/internal/run/harness"
 	"github.com/skewtest/skewtest/internal/run/matrix"
 	"github.com/skewtest/skewtest/internal/testkit/testcache"
 	"github.com/skewtest/skewtest/internal/testkit/testlabels"
@@ -165,6 +167,17 @@ var _ = Describe("a campaign in lanes", func() {
 		Expect(err).NotTo(HaveOccurred(), out.String())
 		Expect(run.Campaign.Pairings).To(Equal(1), "--pack 64: one pack of the 64 cases\n%s", out.String())
 		Expect(caseStatuses(run)).To(Equal(cut), "the same seed, the same cases and verdicts however they are packed")
+
+		// Without -j the pairings are weighed: the session generator's are light, one unit
+		// of harness.DefaultLaneParallel each; the batch's 64 cases run as 8 packs of 8.
+		out.Reset()
+		cfg.ReportDir, cfg.Pack, cfg.Parallel, cfg.ParallelGiven = GinkgoT().TempDir(), 0, 0, false
+		run, err = campaign.Run(ctx, cfg)
+		Expect(err).NotTo(HaveOccurred(), out.String())
+		units := harness.DefaultLaneParallel()
+		Expect(out.String()).To(ContainSubstring(fmt.Sprintf("%d pairings at once, %d of cases that move 64 KiB or more", units, units/campaign.HeavyWeight)))
+		Expect(run.Campaign.Pairings).To(Equal(64/max(campaign.DefaultPack, (64+units-1)/units)), out.String())
+		Expect(caseStatuses(run)).To(Equal(cut), "the same seed, the same cases and verdicts however many run at once")
 	}, SpecTimeout(15*time.Minute))
 })
 

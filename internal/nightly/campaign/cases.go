@@ -53,7 +53,9 @@ func (cp *campaign) go_(ctx context.Context) error {
 	}
 	// Under a budget, the batches ramp up to the full one (batches), so what the first
 	// cases find is reported in the campaign's first minutes.
-	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.lanes), rampStart(cp.pooled.Parallel), !deadline.IsZero())
+	// Both count pairings of the heaviest weight (share): when the pairings are weighed, the
+	// first batch and the full one hold as many cases as when lanes ran eight a core.
+	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel/cp.share()), !deadline.IsZero())
 	defer func() { cp.packCap = 0 }()
 	next := 1
 	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
@@ -329,20 +331,14 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 	return n
 }
 
-// LaneShare is how many times more pairings a campaign runs at once in lanes than the packs
-// of its largest pack a full batch holds. It was 4 while harness.DefaultLaneParallel ran
-// thirty-two pairings a core (a batch's packs cut four times shorter to fill them, as many
-// cases in flight as at eight a core); with eight a core again it is 1: a full batch holds a
-// pack for every pairing run at once, as without lanes.
-const LaneShare = 1
-
 // fullBatch is how many cases a full batch draws: a pack of the largest pack (most) for
-// every pairing run at once (parallel), or, in lanes, for every LaneShare of them.
-func fullBatch(parallel, most int, lanes bool) int {
-	if lanes {
-		parallel /= LaneShare
-	}
-	return max(2, parallel) * most
+// every pairing of share units the parallel units hold at once (share: HeavyWeight when
+// the campaign weighs its pairings, so a full batch holds as many cases, and keeps as many
+// transcripts in memory, as when lanes ran eight pairings a core; else 1). In lanes,
+// cutPacks then spreads the batch's cases over a pack for every unit, so light pairings,
+// which take one each, fill the units too.
+func fullBatch(parallel, most, share int) int {
+	return max(2, parallel/max(1, share)) * most
 }
 
 // cutPacks is how many cases a pack of a batch of n cases holds at most (0: as many as the
@@ -409,6 +405,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	var owner []int
 	want := make([]int, len(packs)) // each pack's pairings
 	packed := make([]caseJourney, len(packs))
+	weights := map[*journeys.Journey]int{} // each pack's journey's: its generator's (weighed)
 	for _, i := range latestFirst(packs) {
 		pk := packs[i]
 		var cases []*fuzz.Case
@@ -428,6 +425,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			return usage.Errorf("generator %s, pack of cases %s…: %w", c.Gen.File, pk[0].name, err)
 		}
 		packed[i] = caseJourney{j: j, c: c, name: c.Name}
+		weights[j] = cp.weightOfCase(pk[0])
 		cp.samplePack(j.Name)
 		ps := cp.plan(j)
 		plan = append(plan, ps...)
@@ -438,7 +436,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, cp.pooled)
+	harness.Execute(ctx, plan, batch, cp.weighed(cp.pooled, weights))
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)
@@ -522,7 +520,9 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) error {
 	var plan []harness.Pairing
 	owner := []int{}
+	weights := map[*journeys.Journey]int{}
 	for i, cj := range cjs {
+		weights[cj.j] = cp.weightOfCase(cj)
 		ps := cp.plan(cj.j)
 		plan = append(plan, ps...)
 		for range ps {
@@ -534,7 +534,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, opts)
+	harness.Execute(ctx, plan, batch, cp.weighed(opts, weights))
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)

@@ -48,8 +48,9 @@ type Config struct {
 	// Pack is how many cases share one journey (and so one pairing's processes); 1 runs
 	// every case alone; 0: each generator's own pack line, else DefaultPack.
 	Pack int
-	// ParallelGiven says Parallel was chosen; else a campaign whose drivers serve lanes runs
-	// harness.DefaultLaneParallel pairings at once.
+	// ParallelGiven says Parallel was chosen: Parallel pairings run at once, whatever their
+	// cases weigh. Else a campaign whose drivers serve lanes runs harness.DefaultLaneParallel
+	// units at once, a pairing of a heavy generator's cases taking HeavyWeight of them.
 	ParallelGiven bool
 	// Name names the campaign in what it prints ("fuzz" when empty; explore's is
 	// "explore").

@@ -445,3 +445,50 @@ func isBoundary(s string, size int) bool {
 }
 
 func isUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+var _ = Describe("a generator's largest value", func() {
+	one := func(event string) string {
+		return "kind desktop\n-- event e --\n" + event + "\n"
+	}
+	DescribeTable("is read from its text",
+		func(event string, want int) {
+			Expect(mustParse(one(event)).Largest()).To(Equal(want))
+		},
+		Entry("a length range's upper bound", "host emit text={ascii 1..4000}", 4000),
+		Entry("utf8", "host emit text={utf8 0..4096 valid}", 4096),
+		Entry("bytes", "host emit text={bytes 3..70000}", 70000),
+		Entry("an edge's range, not its limits", "host emit text={edge 0..1048576 49152}", 1048576),
+		Entry("a size's three times and its spread", "host emit text={size 49152 ±4}", 3*49152+4),
+		Entry("a tail's length", "host emit text={ascii 1..10 as=o}\nawait client view text={tail o 64}", 64),
+		Entry("a literal string expression", `host emit text="ab"*40000+"c"`, 80001),
+		Entry("a word's parts added up", `host emit text="HEAD"+{ascii 1..100}+"x"*10`, 114),
+		Entry("a drawn idle moves nothing", "idle for={one 100ms 2s}", len("100ms 2s")+20),
+		Entry("numbers and picks are a few bytes", "client resize cols={int 1..65535} rows={one 24 50}", len("1..65535")+20),
+	)
+
+	It("bounds every value its cases draw", func() {
+		text := one(`host emit text={edge 0..70000 49152 as=e} raw={len e 0..8}
+-- event b --
+host emit text={size 1000 ±2 as=out} n={int 1..9}
+await client view text={tail out 8}
+-- event c --
+client input text="x"*300+{utf8 1..900}`)
+		g := mustParse(text)
+		most := g.Largest()
+		Expect(most).To(Equal(70000))
+		seen := 0
+		for i := range 200 {
+			j, err := draw(g, 7, i, fuzz.Options{}).Journey("c.txtar")
+			Expect(err).NotTo(HaveOccurred())
+			for _, st := range j.Steps {
+				for _, c := range st.Commands {
+					for _, a := range c.Args {
+						Expect(len(a.Value)).To(BeNumerically("<=", most), "case %d: %s %s", i, c.Verb, a.Key)
+						seen = max(seen, len(a.Value))
+					}
+				}
+			}
+		}
+		Expect(seen).To(Equal(70000), "the edge's upper bound is drawn (a fifth of the edges are the range's ends)")
+	})
+})

@@ -504,3 +504,72 @@ func LoadSet(root string, patterns []string) ([]*Generator, error) {
 	}
 	return out, nil
 }
+
+// Largest is the most bytes one value of the generator's cases can hold, read from its text
+// alone: a text generator's upper bound ({ascii A..B}, {utf8 A..B}, {bytes A..B} and
+// {edge A..B …} draw up to B bytes, {size N ±D} up to 3N+D, {tail NAME N} N), a literal
+// string as written ("x"*65536), a word's parts added up. A number, a pick or a name
+// ({int}, {one}, {fresh}, {len}) is a few bytes, and a drawn idle or delay moves none. It
+// is how a campaign tells cases that move megabytes from cases of a few small frames
+// before any runs.
+func (g *Generator) Largest() int {
+	most := 0
+	for _, s := range append([]*Section{g.Setup, g.Finish}, g.Events...) {
+		if s == nil {
+			continue
+		}
+		for _, l := range s.Lines {
+			for _, w := range l.Words {
+				most = max(most, w.largest())
+			}
+		}
+	}
+	return most
+}
+
+// largest is the most bytes the word's value can hold (Generator.Largest).
+func (w Word) largest() int {
+	n := 0
+	for _, p := range w.Parts {
+		switch {
+		case p.Call == nil:
+			n += litLen(p.Lit)
+		case p.Call.gen.text:
+			n += p.Call.Hi
+		default:
+			// A number of at most 20 digits, one of the words listed, or a prefix and a count.
+			n += len(strings.Join(p.Call.Args, " ")) + 20
+		}
+	}
+	return n
+}
+
+// litLen is how many bytes literal text holds once read as a journey string expression
+// ("ab"*3+"c" is 7), without making them; text that is no such expression is as long as it
+// is written.
+func litLen(lit string) int {
+	rest := strings.TrimSuffix(strings.TrimPrefix(lit, "+"), "+")
+	n := 0
+	for rest != "" {
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return max(n, len(lit))
+		}
+		s, _ := strconv.Unquote(q)
+		rest = rest[len(q):]
+		times := 1
+		if r, ok := strings.CutPrefix(rest, "*"); ok {
+			end := strings.IndexByte(r, '+')
+			if end < 0 {
+				end = len(r)
+			}
+			if times, err = strconv.Atoi(r[:end]); err != nil || times < 0 {
+				return max(n, len(lit))
+			}
+			rest = r[end:]
+		}
+		n += len(s) * times
+		rest = strings.TrimPrefix(rest, "+")
+	}
+	return n
+}

@@ -33,8 +33,17 @@ type ExecuteOptions struct {
 	// when Events is nil.
 	Progress io.Writer
 	Verbose  bool
-	// Parallel is how many pairings run at once; 0 means DefaultParallel().
+	// Parallel is how many pairings run at once, counted in Weight's units: the weight of the
+	// pairings running never adds up to more than it. 0 means DefaultParallel().
 	Parallel int
+	// Weight, if not nil, is how many of the Parallel units pairing p takes while it runs (at
+	// least 1; a weight above Parallel takes all of them). Nil: every pairing weighs 1, and
+	// Parallel pairings run at once. A campaign in lanes weighs a pairing by what its case
+	// can move (campaign's weightOf), so cases of a few small frames run four times as
+	// many at once as cases that move megabytes. The weight must follow from the plan alone,
+	// never from timing: pairings are handed their units in plan order, so what runs when
+	// changes only the wall time, never a verdict.
+	Weight func(p Pairing) int
 	// Retries reruns a pairing that failed or errored up to this many times; a pairing
 	// whose attempts disagree is flaky.
 	Retries int
@@ -62,13 +71,15 @@ type ExecuteOptions struct {
 func DefaultParallel() int { return 2 * runtime.NumCPU() }
 
 // DefaultLaneParallel is how many pairings run at once by default in lanes of shared driver
-// processes (Pool): eight per core. A lane costs no process, and a process busy with several
-// lanes is woken once for many messages, so more at once is cheaper per pairing. Thirty-two a
-// core ran 1,024 session-only cases 2.7 times as fast on two cores (6,939 cases/min against
-// 2,535), but 256 drawn terminal cases at half the rate with 12.9 GB of peak memory against
-// 4.5 GB, and a sequence-drift the timing made (Resized after an Output): kept at eight
-// until the parallelism follows what a case weighs. --j raises it for light cases.
-func DefaultLaneParallel() int { return 8 * runtime.NumCPU() }
+// processes (Pool), counted in units of weight (ExecuteOptions.Weight): thirty-two per core.
+// A lane costs no process, and a process busy with several lanes is woken once for many
+// messages, so more at once is cheaper per pairing. Thirty-two light pairings a core ran 1,024
+// session-only cases 2.7 times as fast on two cores as eight (6,939 cases/min against 2,535),
+// but thirty-two pairings of cases that move megabytes (explore's drawn terminal cases) ran
+// at half the rate with 12.9 GB of peak memory against 4.5 GB, and a sequence-drift the
+// timing made: a campaign weighs those four units each (campaign's HeavyWeight), so they
+// still run eight a core. Without weights (-j given) every pairing weighs 1.
+func DefaultLaneParallel() int { return 32 * runtime.NumCPU() }
 
 type refKey struct{ build, kind, journey string }
 
@@ -203,7 +214,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		// of the parallel slots: a pairing waiting for its references holds none.
 		var granted <-chan struct{}
 		if x.refs.of(p) == nil && x.refs.hostOf(p) == nil {
-			granted = x.slots.enqueue(i) // in plan order, before any slot is handed out
+			granted = x.slots.enqueue(i, x.weight(p)) // in plan order, before any slot is handed out
 		}
 		wg.Go(func() { x.pairing(ctx, i, p, granted) })
 	}
@@ -256,10 +267,19 @@ func newExecution(plan []Pairing, opts ExecuteOptions) *execution {
 	return x
 }
 
-// pairing runs plan position i once its references have ended and it holds a slot
-// (granted, else it queues for one then), and keeps what it left.
+// weight is how many of the parallel units p takes: opts.Weight's, from 1 to all of them.
+func (x *execution) weight(p Pairing) int {
+	if x.opts.Weight == nil {
+		return 1
+	}
+	return min(max(1, x.opts.Weight(p)), x.slots.capacity)
+}
+
+// pairing runs plan position i once its references have ended and it holds its units
+// (granted, else it queues for them then), and keeps what it left.
 func (x *execution) pairing(ctx context.Context, i int, p Pairing, granted <-chan struct{}) {
 	ref, hostRef := x.refs.of(p), x.refs.hostOf(p)
+	w := x.weight(p)
 	taken := false // the references are taken, or given up when the pairing never runs
 	takeRefs := func() (*transcript.Transcript, *transcript.Transcript) {
 		taken = true
@@ -281,15 +301,15 @@ func (x *execution) pairing(ctx context.Context, i int, p Pairing, granted <-cha
 				return
 			}
 		}
-		granted = x.slots.enqueue(i)
+		granted = x.slots.enqueue(i, w)
 	}
 	select {
 	case <-granted:
 	case <-ctx.Done():
-		x.slots.cancel(i, granted)
+		x.slots.cancel(i, granted, w)
 		return
 	}
-	defer x.slots.release()
+	defer x.slots.release(w)
 	if ctx.Err() != nil {
 		return
 	}
@@ -445,32 +465,41 @@ func (rs references) release() {
 	}
 }
 
-// slots hands the parallel slots to the pairings ready to run (their references ended),
-// the one earliest in the plan first, so pairings start in plan order as far as their
-// references allow, and a pairing waiting for its references holds no slot.
+// slots hands the parallel units to the pairings ready to run (their references ended), the
+// one earliest in the plan first, so pairings start in plan order as far as their references
+// allow, and a pairing waiting for its references holds none. A pairing takes its weight in
+// units; the earliest in line waits until its weight is free, and none after it goes first
+// (as golang.org/x/sync/semaphore.Weighted, but in plan order rather than the order the
+// pairings asked in, which their references' ends decide): a heavy pairing is never
+// starved by light ones, and the units in use never add up to more than the capacity.
 type slots struct {
-	mu     sync.Mutex
-	free   int
-	opened bool
-	ready  []int                 // plan positions waiting for a slot, ascending
-	grant  map[int]chan struct{} // closed when the position gets its slot
+	mu       sync.Mutex
+	capacity int
+	free     int
+	opened   bool
+	ready    []int                 // plan positions waiting for their units, ascending
+	weight   map[int]int           // the units each waiting position asks for
+	grant    map[int]chan struct{} // closed when the position gets its units
 }
 
-func newSlots(n int) *slots { return &slots{free: n, grant: map[int]chan struct{}{}} }
+func newSlots(n int) *slots {
+	return &slots{capacity: n, free: n, weight: map[int]int{}, grant: map[int]chan struct{}{}}
+}
 
-// enqueue puts plan position i in line; the channel is closed when it gets a slot.
-func (s *slots) enqueue(i int) <-chan struct{} {
+// enqueue puts plan position i in line for w units (1 to the capacity); the channel is
+// closed when it gets them.
+func (s *slots) enqueue(i, w int) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch := make(chan struct{})
-	s.grant[i] = ch
+	s.grant[i], s.weight[i] = ch, w
 	k, _ := slices.BinarySearch(s.ready, i)
 	s.ready = slices.Insert(s.ready, k, i)
 	s.dispatch()
 	return ch
 }
 
-// open starts handing out slots (Execute has put the first pairings in line).
+// open starts handing out units (Execute has put the first pairings in line).
 func (s *slots) open() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -478,38 +507,41 @@ func (s *slots) open() {
 	s.dispatch()
 }
 
-// release gives a slot back.
-func (s *slots) release() {
+// release gives w units back.
+func (s *slots) release(w int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.free++
+	s.free += w
 	s.dispatch()
 }
 
-// cancel takes position i out of line, or gives back the slot it got meanwhile.
-func (s *slots) cancel(i int, granted <-chan struct{}) {
+// cancel takes position i out of line, or gives back the w units it got meanwhile.
+func (s *slots) cancel(i int, granted <-chan struct{}, w int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
 	case <-granted:
-		s.free++
-		s.dispatch()
+		s.free += w
 	default:
 		if k, ok := slices.BinarySearch(s.ready, i); ok {
 			s.ready = slices.Delete(s.ready, k, k+1)
 		}
 		delete(s.grant, i)
+		delete(s.weight, i)
 	}
+	s.dispatch() // the position taken out of line may have held back those after it
 }
 
-// dispatch hands free slots to the earliest positions in line. Callers hold mu.
+// dispatch hands free units to the earliest positions in line while the earliest one's
+// weight is free. Callers hold mu.
 func (s *slots) dispatch() {
-	for s.opened && s.free > 0 && len(s.ready) > 0 {
+	for s.opened && len(s.ready) > 0 && s.weight[s.ready[0]] <= s.free {
 		i := s.ready[0]
 		s.ready = s.ready[1:]
-		s.free--
+		s.free -= s.weight[i]
 		close(s.grant[i])
 		delete(s.grant, i)
+		delete(s.weight, i)
 	}
 }
 

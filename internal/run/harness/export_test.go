@@ -32,3 +32,15 @@ func (c *CA) Env() []string { return c.env() }
 
 // MarkOwn is markOwn, for the specs.
 var MarkOwn = markOwn
+
+// Slots are the parallel units Execute hands out, for the specs.
+type Slots = slots
+
+// NewSlots is newSlots.
+func NewSlots(capacity int) *Slots { return newSlots(capacity) }
+
+// Enqueue, Open, Release and Cancel are enqueue, open, release and cancel.
+func (s *Slots) Enqueue(i, w int) <-chan struct{}             { return s.enqueue(i, w) }
+func (s *Slots) Open()                                        { s.open() }
+func (s *Slots) Release(w int)                                { s.release(w) }
+func (s *Slots) Cancel(i int, granted <-chan struct{}, w int) { s.cancel(i, granted, w) }
