@@ -278,6 +278,9 @@ func run0(ctx context.Context, p Pairing, opts Options) (*results.Pairing, *tran
 		check = checks.Run
 	}
 	res.Findings = checks.Bound(check(in)) // a campaign's or future pass's own checks too
+	// Its streams' values, decoded, are no one's from here on: a reference is kept for its
+	// frames and final state while the pairings checked against it run.
+	t.ForgetDerived()
 	res.CompletedSteps = t.CompletedSteps()
 	for _, s := range t.Steps {
 		res.Steps = append(res.Steps, results.Step{Name: s.Name, Done: s.Done, Duration: s.Ended.Sub(s.Started)})

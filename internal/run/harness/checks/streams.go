@@ -72,13 +72,17 @@ func Streams(in *Input) []stream {
 // successful actions' arguments (what the journey made a driver send).
 func Values(t *transcript.Transcript, e contract.Endpoint) []Item {
 	var out []Item
-	forEachValue(t, e, 0, func(_ int, items []Item) { out = append(out, items...) })
+	forEachValue(t, e, 0, true, func(_ int, items []Item) { out = append(out, items...) })
 	return out
 }
 
 // forEachValue calls f with the items of every observation (or successful action) of
-// endpoint e from position from on, and with the position after it.
-func forEachValue(t *transcript.Transcript, e contract.Endpoint, from int, f func(next int, items []Item)) {
+// endpoint e from position from on, and with the position after it. With keep, an
+// observation's items are derived once and kept on it (observedItems), for a reader that
+// comes back to them; without, they are decoded for f alone and kept by nobody but f (a
+// fold, which reads each value once and keeps only what it accumulates: a terminal's
+// whole-screen snapshots, kept decoded beside their text, would weigh megabytes each).
+func forEachValue(t *transcript.Transcript, e contract.Endpoint, from int, keep bool, f func(next int, items []Item)) {
 	role := transcript.Role(e.Role)
 	if len(e.Actions) > 0 {
 		for i := from; i < len(t.Actions); i++ {
@@ -92,7 +96,12 @@ func forEachValue(t *transcript.Transcript, e contract.Endpoint, from int, f fun
 	key := keyOf(e)
 	for i := from; i < len(t.Observations); i++ {
 		if o := t.Observations[i]; o.Role == role && e.Carries(o.What, false) {
-			f(i+1, observedItems(o, e, key))
+			if keep {
+				f(i+1, observedItems(o, e, key))
+				continue
+			}
+			v, ok := o.Value()
+			f(i+1, itemsOf(v, ok, o.Step, e))
 		}
 	}
 }
@@ -137,11 +146,10 @@ func lastWhole(t *transcript.Transcript, e contract.Endpoint) int {
 		}
 		return 0
 	}
-	key := keyOf(e)
 	for i := len(t.Observations) - 1; i >= 0; i-- {
 		if o := t.Observations[i]; o.Role == role && e.Carries(o.What, false) {
-			if whole(observedItems(o, e, key)) {
-				return i
+			if v, ok := o.Value(); whole(itemsOf(v, ok, o.Step, e)) {
+				return i // read by a fold, which decodes it again and keeps no copy
 			}
 		}
 	}
@@ -220,15 +228,24 @@ func (f *fold) advance(t *transcript.Transcript) {
 		f.next = lastWhole(t, f.e)
 	}
 	f.reads++
-	forEachValue(t, f.e, f.next, func(next int, items []Item) {
+	forEachValue(t, f.e, f.next, false, func(next int, items []Item) {
 		f.next = next
 		for _, it := range items {
 			from := min(it.From, len(f.value)) // a value past the end continues it
-			if from < len(f.value) {
+			switch {
+			case from == 0 && len(f.value) > 0:
+				f.edits = append(f.edits, edit{read: f.reads, from: 0})
+				fallthrough
+			case from == 0:
+				// A whole value replaces the accumulated one: it becomes the fold's own (the
+				// fold read it decoded for itself), capped so that what is appended later
+				// never writes into it.
+				f.value = it.Value[:len(it.Value):len(it.Value)]
+			case from < len(f.value):
 				f.edits = append(f.edits, edit{read: f.reads, from: from})
 				// A copy: values handed out before must not change under their holders.
 				f.value = append(append(make([]byte, 0, from+len(it.Value)), f.value[:from]...), it.Value...)
-			} else {
+			default:
 				f.value = append(f.value, it.Value...)
 			}
 			f.step, f.any = it.Step, true
@@ -288,9 +305,10 @@ type sentSoFar struct {
 	joined []byte
 }
 
-// sentOf is what stream s has sent in t so far: its items and their values joined. It
-// reads only what t has gained since the last call (the transcript only grows); callers
-// must not modify what it returns.
+// sentOf is what stream s has sent in t so far: its items and, for a stream that compares
+// bytes (bytes, cumulative), their values joined (else nil). It reads only what t has
+// gained since the last call (the transcript only grows); callers must not modify what it
+// returns.
 func (r *StreamReader) sentOf(t *transcript.Transcript, s stream) ([]Item, []byte) {
 	ss := r.sent[s.name]
 	if ss == nil {
@@ -300,11 +318,17 @@ func (r *StreamReader) sentOf(t *transcript.Transcript, s stream) ([]Item, []byt
 		ss = &sentSoFar{}
 		r.sent[s.name] = ss
 	}
-	forEachValue(t, s.sent, ss.next, func(next int, items []Item) {
+	// Only the streams that compare bytes read the values joined: a stream compared value
+	// by value (each, set) would keep a second copy of everything it sent (a terminal's
+	// every whole-screen snapshot).
+	join := s.compare == contract.CompareBytes || s.compare == contract.CompareCumulative
+	forEachValue(t, s.sent, ss.next, true, func(next int, items []Item) {
 		ss.next = next
 		ss.items = append(ss.items, items...)
 		for _, it := range items {
-			ss.joined = append(ss.joined, it.Value...)
+			if join {
+				ss.joined = append(ss.joined, it.Value...)
+			}
 		}
 	})
 	return ss.items, ss.joined
@@ -347,7 +371,7 @@ func (r *StreamReader) joined(t *transcript.Transcript, key textKey, e contract.
 		ss = &sentSoFar{}
 		r.texts[key] = ss
 	}
-	forEachValue(t, e, ss.next, func(next int, items []Item) {
+	forEachValue(t, e, ss.next, true, func(next int, items []Item) {
 		ss.next = next
 		for _, it := range items {
 			ss.joined = append(ss.joined, it.Value...)

@@ -65,6 +65,20 @@ var _ = Describe("DataLoss on declared item streams", func() {
 		Expect(loss(t)).To(BeEmpty())
 	})
 
+	It("joins what a stream compared item by item sent only where bytes are compared, and still finds its loss", func() {
+		t := &transcript.Transcript{Kind: "cli"}
+		in := &checks.Input{Transcript: t, Journey: j, Host: c, Client: c}
+		var r checks.StreamReader
+		in.Streams = &r
+		act(t, transcript.Client, "put", map[string]any{"id": "n1", "text": "one"})
+		act(t, transcript.Client, "put", map[string]any{"id": "n2", "text": "two"})
+		obs(t, transcript.Host, "stored", map[string]any{"id": "n1", "text": "one"})
+		Expect(checks.SentJoined(&r, in, "notes")).To(BeNil(), "a set stream keeps its items, not a second copy joined")
+		fs := checks.DataLoss(in)
+		Expect(fs).To(HaveLen(1))
+		Expect(fs[0].Detail).To(Equal(`never delivered: "n2"`))
+	})
+
 	It("checks a stream only for the client kinds it names", func() {
 		t := &transcript.Transcript{Kind: "cli"}
 		act(t, transcript.Host, "edit", map[string]any{"id": "n1", "text": "changed"})
@@ -204,6 +218,31 @@ var _ = Describe("a cumulative stream reported in parts (from)", func() {
 		fs := checks.DataLoss(in)
 		Expect(fs).To(HaveLen(1))
 		Expect(fs[0].Message).To(Equal("stream doc: the last delivered value differs from everything sent (9 bytes sent, 8 delivered)"))
+	})
+
+	It("keeps no decoded copy of what it folds on the observations (a fold reads each value once)", func() {
+		var r checks.StreamReader
+		obs(transcript.Client, "shown", map[string]any{"doc": "abc"})
+		obs(transcript.Client, "reloaded", map[string]any{"doc": "abcdef"})
+		obs(transcript.Client, "shown", map[string]any{"doc": "g", "from": 6})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("abcdefg"))
+		delivered := c.Stream("doc").Delivered
+		for _, o := range t.Observations {
+			Expect(checks.KeptItems(o, delivered)).To(BeFalse(), "the values folded are the fold's alone")
+		}
+		obs(transcript.Client, "shown", map[string]any{"doc": "h", "from": 7})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("abcdefgh"), "and it reads on")
+		Expect(string(checks.StreamText(in, transcript.Client, "doc"))).To(Equal("abcdefgh"), "as a reader of its own does")
+	})
+
+	It("leaves a whole value it folded as it was when later parts follow it", func() {
+		var r checks.StreamReader
+		obs(transcript.Client, "reloaded", map[string]any{"doc": "abc"})
+		first := r.Text(in, transcript.Client, "doc")
+		obs(transcript.Client, "shown", map[string]any{"doc": "d", "from": 3})
+		obs(transcript.Client, "shown", map[string]any{"doc": "X", "from": 1})
+		Expect(string(r.Text(in, transcript.Client, "doc"))).To(Equal("aX"))
+		Expect(string(first)).To(Equal("abc"), "what a caller holds does not change under it")
 	})
 
 	It("finds with the journey's reader, folded part of the way, what it finds folding afresh", func() {

@@ -191,9 +191,16 @@ const (
 )
 
 // plainPrefix is the length of b's prefix of printable ASCII other than '"' and '\\', read
-// eight bytes at a time.
+// thirty-two bytes at a time while none stops it (a megabyte of base64 is read in blocks of
+// four words with one test each), then eight.
 func plainPrefix(b []byte) int {
 	i := 0
+	for ; i+32 <= len(b); i += 32 {
+		if flagged(binary.LittleEndian.Uint64(b[i:]))|flagged(binary.LittleEndian.Uint64(b[i+8:]))|
+			flagged(binary.LittleEndian.Uint64(b[i+16:]))|flagged(binary.LittleEndian.Uint64(b[i+24:])) != 0 {
+			break // the word that stops it is in this block
+		}
+	}
 	for ; i+8 <= len(b); i += 8 {
 		if f := flagged(binary.LittleEndian.Uint64(b[i:])); f != 0 {
 			return i + bits.TrailingZeros64(f)/8

@@ -111,11 +111,12 @@ func FuzzFastLine(f *testing.F) {
 }
 
 // FuzzPlainPrefix checks the word-at-a-time scan against a byte-at-a-time one. Seeds: every
-// byte value in every position of a word and a half of plain bytes.
+// byte value in every position of two blocks of four words and a word and a half of plain
+// bytes.
 func FuzzPlainPrefix(f *testing.F) {
-	for pos := range 12 {
+	for pos := range 76 {
 		for c := range 256 {
-			b := []byte("AAAAAAAAAAAA")
+			b := []byte(strings.Repeat("A", 76))
 			b[pos] = byte(c)
 			f.Add(b)
 		}

@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"encoding/json"
+	"fmt"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,6 +25,21 @@ var _ = Describe("an observation's decoded data", func() {
 		Expect(copied.Derive("a", derive)).To(Equal(1))
 		Expect(m.Derive("b", derive)).To(Equal(2))
 		Expect(calls).To(Equal(2))
+	})
+
+	It("forgets what was derived, not the decoded value, once its transcript says so (ForgetDerived)", func() {
+		t := &transcript.Transcript{Observations: []transcript.Observation{o.Memoized(), o}}
+		calls := 0
+		derive := func() any { calls++; return calls }
+		Expect(t.Observations[0].Derive("a", derive)).To(Equal(1))
+		Expect(t.Observations[0].Derive("a", derive)).To(Equal(1))
+		v, _ := t.Observations[0].Value()
+		t.ForgetDerived()
+		Expect(t.Observations[0].Derive("a", derive)).To(Equal(2), "derived again")
+		Expect(t.Observations[0].Derive("a", derive)).To(Equal(2), "and kept again")
+		again, ok := t.Observations[0].Value()
+		Expect(ok).To(BeTrue())
+		Expect(fmt.Sprintf("%p", again)).To(Equal(fmt.Sprintf("%p", v)), "the decoded value is kept, not decoded again")
 	})
 
 	It("takes the value it was parsed with (WithValue), and derives on every call when not memoized", func() {

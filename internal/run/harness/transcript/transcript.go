@@ -213,6 +213,22 @@ func (o Observation) Derive(key any, f func() any) any {
 	return v
 }
 
+// ForgetDerived drops what Derive kept on every observation (a stream's values, decoded from
+// base64: megabytes a terminal snapshot), keeping each observation's data and its decoded
+// value. The harness calls it once a pairing's own checks have run: a reference transcript
+// is then kept, while the pairings checked against it run, for its frames and final
+// state, not for its streams' values, which a later Derive decodes again.
+func (t *Transcript) ForgetDerived() {
+	for _, o := range t.Observations {
+		if o.memo == nil {
+			continue
+		}
+		o.memo.mu.Lock()
+		o.memo.derived = nil
+		o.memo.mu.Unlock()
+	}
+}
+
 // Memoized returns o such that Value decodes its data once, however many checks, barriers
 // and copies read it. The recorder makes every observation so: a barrier re-reads the
 // transcript on every change, and a check reads each observation several times.
