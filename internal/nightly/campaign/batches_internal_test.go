@@ -99,11 +99,11 @@ var _ = Describe("a batch's packs in lanes", func() {
 	})
 
 	It("keep a full batch's cases in flight: a pack of the largest pack for every heavy pairing the units hold when weighed, for every pairing of -j without", func() {
-		// Two cores, weighed: 64 units, 16 heavy pairings: 16 packs of 64 session cases,
-		// which cutPacks spreads over 64 packs of 16 (a light pairing per unit).
-		Expect(fullBatch(64, 64, HeavyWeight)).To(Equal(1024))
-		Expect(cutPacks(fullBatch(64, 64, HeavyWeight), 64, true)).To(Equal(16))
-		// Heavy cases keep their pack of 8: 16 packs, one for every heavy pairing.
+		// Two cores, weighed: 64 units, 32 heavy pairings: 32 packs of 64 session cases,
+		// which cutPacks spreads over 64 packs of 32 (a light pairing per unit).
+		Expect(fullBatch(64, 64, HeavyWeight)).To(Equal(2048))
+		Expect(cutPacks(fullBatch(64, 64, HeavyWeight), 64, true)).To(Equal(32))
+		// Heavy cases keep their pack of 8: 32 packs, one for every heavy pairing.
 		Expect(fullBatch(64, 8, HeavyWeight) / cutPacks(fullBatch(64, 8, HeavyWeight), 64, true)).To(Equal(64 / HeavyWeight))
 		Expect(fullBatch(4, 64, 1)).To(Equal(256), "not weighed (-j 4): a pack for every pairing")
 		Expect(fullBatch(1, 8, 1)).To(Equal(16), "at least two packs")

@@ -54,7 +54,7 @@ func (cp *campaign) go_(ctx context.Context) error {
 	// Under a budget, the batches ramp up to the full one (batches), so what the first
 	// cases find is reported in the campaign's first minutes.
 	// Both count pairings of the heaviest weight (share): when the pairings are weighed, the
-	// first batch and the full one hold as many cases as when lanes ran eight a core.
+	// first batch and the full one hold as many cases as heavy pairings can run at once.
 	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel/cp.share()), !deadline.IsZero())
 	defer func() { cp.packCap = 0 }()
 	next := 1
@@ -333,8 +333,8 @@ func (cp *campaign) packOf(g *fuzz.Generator) int {
 
 // fullBatch is how many cases a full batch draws: a pack of the largest pack (most) for
 // every pairing of share units the parallel units hold at once (share: HeavyWeight when
-// the campaign weighs its pairings, so a full batch holds as many cases, and keeps as many
-// transcripts in memory, as when lanes ran eight pairings a core; else 1). In lanes,
+// the campaign weighs its pairings, so a full batch holds a pack for every heavy pairing
+// that can run at once, and no more transcripts in memory; else 1). In lanes,
 // cutPacks then spreads the batch's cases over a pack for every unit, so light pairings,
 // which take one each, fill the units too.
 func fullBatch(parallel, most, share int) int {

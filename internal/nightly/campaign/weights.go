@@ -18,11 +18,14 @@ import (
 const HeavyValue = 64 << 10
 
 // HeavyWeight is how many of the lanes' parallel units (harness.DefaultLaneParallel, 32 a
-// core) a pairing of a heavy generator's case takes while it runs: four, so heavy pairings
-// run eight a core at most, as many as when every pairing ran eight a core (4.5 GB of peak
-// memory for 256 drawn terminal cases), while light ones run thirty-two. A light pairing
-// takes one.
-const HeavyWeight = 4
+// core) a pairing of a heavy generator's case takes while it runs: two, so heavy pairings
+// run sixteen a core at most, while light ones run thirty-two. A light pairing takes one.
+// Measured on two quiet cores, 256 of explore's drawn terminal cases: at four (eight a
+// core) 87 cases/min and 4.3 GB of peak memory, at two 165 cases/min and 5.4 GB (about
+// what eight a core took before a pairing's transcript let go of its decoded megabytes);
+// the default mix 161 and 262 cases/min, 2.3 and 4.4 GB. A drawn case's time is mostly its
+// idles' clock, which costs no CPU, so more heavy pairings at once pay until memory does.
+const HeavyWeight = 2
 
 // weightOf is how many parallel units a pairing of generator g's cases takes in lanes: it
 // follows from the generator's text alone (fuzz.Generator.Largest), never from timing or
@@ -69,7 +72,7 @@ func (cp *campaign) weighed(opts harness.ExecuteOptions, weights map[*journeys.J
 		if w, ok := weights[p.Journey]; ok {
 			return w
 		}
-		return HeavyWeight // not weighed: as every pairing ran eight a core
+		return HeavyWeight // not weighed: as heavy as a heavy generator's
 	}
 	return opts
 }
@@ -89,8 +92,7 @@ func (cp *campaign) weightOfGen(g *fuzz.Generator) int {
 
 // share is how many units a heavy pairing takes when the campaign weighs its pairings, else
 // 1: a full batch holds a pack of the largest pack for every heavy pairing the units hold
-// at once (fullBatch), as many cases as when every pairing ran eight a core, whatever the
-// generators weigh.
+// at once (fullBatch), whatever the generators weigh.
 func (cp *campaign) share() int {
 	if !cp.weighs {
 		return 1

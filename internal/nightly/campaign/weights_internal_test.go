@@ -62,7 +62,7 @@ var _ = Describe("what a case weighs in lanes", func() {
 
 	It("says in the lanes line how many pairings of each weight run at once", func() {
 		cp := &campaign{weighs: true, pooled: harness.ExecuteOptions{Parallel: 64}}
-		Expect(cp.atOnce()).To(Equal(fmt.Sprintf("64 pairings at once, 16 of cases that move %d KiB or more", HeavyValue>>10)))
+		Expect(cp.atOnce()).To(Equal(fmt.Sprintf("64 pairings at once, %d of cases that move %d KiB or more", 64/HeavyWeight, HeavyValue>>10)))
 		cp.weighs, cp.pooled.Parallel = false, 8
 		Expect(cp.atOnce()).To(Equal("8 pairings at once"))
 	})

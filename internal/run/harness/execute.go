@@ -77,8 +77,8 @@ func DefaultParallel() int { return 2 * runtime.NumCPU() }
 // session-only cases 2.7 times as fast on two cores as eight (6,939 cases/min against 2,535),
 // but thirty-two pairings of cases that move megabytes (explore's drawn terminal cases) ran
 // at half the rate with 12.9 GB of peak memory against 4.5 GB, and a sequence-drift the
-// timing made: a campaign weighs those four units each (campaign's HeavyWeight), so they
-// still run eight a core. Without weights (-j given) every pairing weighs 1.
+// timing made: a campaign weighs those two units each (campaign's HeavyWeight), so they
+// run sixteen a core. Without weights (-j given) every pairing weighs 1.
 func DefaultLaneParallel() int { return 32 * runtime.NumCPU() }
 
 type refKey struct{ build, kind, journey string }
