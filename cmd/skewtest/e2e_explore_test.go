@@ -123,7 +123,8 @@ var _ = Describe("skewtest explore on the reference subject", Label(testlabels.E
 		Expect(code).To(Equal(1), out)
 		Expect(run.Campaign.Timeline).NotTo(BeEmpty(), out)
 		first := run.Campaign.Timeline[0]
-		Expect(first.Cases).To(BeNumerically("<=", max(2, harness.DefaultLaneParallel()/4)), "the first batch is a few cases, not -j packs")
+		// Lanes weigh their pairings: the ramp starts at a case for every four heavy pairings.
+		Expect(first.Cases).To(BeNumerically("<=", max(2, harness.DefaultLaneParallel()/campaign.HeavyWeight/4)), "the first batch is a few cases, not -j packs")
 		var skew *results.CampaignFinding
 		for i, f := range run.Campaign.Findings {
 			if f.Kind == results.DataLoss && f.Host == "worktree" && f.Client == "v1.4.190" {
