@@ -172,10 +172,16 @@ func BenchmarkExplore(b *testing.B) {
 		{"generator=drawn", 256, []string{"--drawn-only"}},
 		{"generator=session", 1024, []string{"--generator", "session"}},
 		{"generator=mix", 256, nil}, // the default: the product's generators and the drawn ones
-
+		// The nightly shape: the default mix under a budget, its light and heavy generators
+		// in streams side by side (a count of cases draws them slot by slot, one stream).
+		{"generator=mix/budget=2m", 0, []string{"--budget", "2m"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			args := append(append(base[:len(base):len(base)], "--cases", strconv.Itoa(bc.cases)), bc.extra...)
+			args := base[:len(base):len(base)]
+			if bc.cases > 0 {
+				args = append(args, "--cases", strconv.Itoa(bc.cases))
+			}
+			args = append(args, bc.extra...)
 			var cases, minutes float64
 			cpu := cpuTime()
 			for b.Loop() {

@@ -50,14 +50,14 @@ var _ = Describe("the cases of a ramped campaign", func() {
 		// A guided campaign with schedules, as explore's: the guide keeps what earlier
 		// slots drew, so this holds only if it keeps it slot by slot.
 		campaignOf := func() *campaign {
-			return &campaign{o: &Config{Config: matrix.Config{Seed: 9}, Schedules: true}, gens: []*fuzz.Generator{g},
-				guide: newGuide(newMemory()), drawn: map[string]bool{}}
+			return &campaign{o: &Config{Config: matrix.Config{Seed: 9}, Schedules: true}, gens: []*fuzz.Generator{g}, drawn: map[string]bool{}}
 		}
+		streamOf := func() *stream { return &stream{gens: []*fuzz.Generator{g}, guide: newGuide(newMemory())} }
 		listOf := func(sizes ...int) []string {
-			cp, next := campaignOf(), 1
+			cp, s, next := campaignOf(), streamOf(), 1
 			var out []string
 			for _, n := range sizes {
-				cs, err := cp.drawCases(next, n)
+				cs, err := cp.drawCases(s, next, n)
 				Expect(err).NotTo(HaveOccurred())
 				for _, c := range cs {
 					out = append(out, fmt.Sprintf("%s %v %s", c.Name, c.EventNames(), c.Schedule))
@@ -72,7 +72,7 @@ var _ = Describe("the cases of a ramped campaign", func() {
 		Expect(listOf(7, 53)).To(Equal(ramped))
 		other := campaignOf()
 		other.o.Seed = 10
-		cs, err := other.drawCases(1, 60)
+		cs, err := other.drawCases(streamOf(), 1, 60)
 		Expect(err).NotTo(HaveOccurred())
 		var list []string
 		for _, c := range cs {
@@ -89,13 +89,13 @@ var _ = Describe("a batch's packs in lanes", func() {
 		Expect(cutPacks(1000, 64, true)).To(Equal(16), "rounded up: no pack more than the slots")
 		Expect(cutPacks(16, 64, true)).To(Equal(DefaultPack), "a small batch (the ramp's first): never below DefaultPack")
 		Expect(cutPacks(4096, 64, true)).To(Equal(64))
-		cp := &campaign{o: &Config{}, packCap: cutPacks(1024, 64, true)}
-		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(16))
-		Expect(cp.packOf(&fuzz.Generator{Pack: 4})).To(Equal(4), "a generator's pack line is the most a pack holds")
-		cp.packCap = cutPacks(128, 64, true)
-		Expect(cp.packOf(&fuzz.Generator{Pack: 8})).To(Equal(8), "a generator of heavy cases keeps its pack of 8")
-		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(8))
-		Expect(cp.packOf(&fuzz.Generator{})).To(Equal(DefaultPack))
+		o, s := &Config{}, &stream{packCap: cutPacks(1024, 64, true)}
+		Expect(s.packOf(o, &fuzz.Generator{Pack: 64})).To(Equal(16))
+		Expect(s.packOf(o, &fuzz.Generator{Pack: 4})).To(Equal(4), "a generator's pack line is the most a pack holds")
+		s.packCap = cutPacks(128, 64, true)
+		Expect(s.packOf(o, &fuzz.Generator{Pack: 8})).To(Equal(8), "a generator of heavy cases keeps its pack of 8")
+		Expect(s.packOf(o, &fuzz.Generator{Pack: 64})).To(Equal(8))
+		Expect(s.packOf(o, &fuzz.Generator{})).To(Equal(DefaultPack))
 	})
 
 	It("keep a full batch's cases in flight: a pack of the largest pack for every heavy pairing the units hold when weighed, for every pairing of -j without", func() {
@@ -112,10 +112,9 @@ var _ = Describe("a batch's packs in lanes", func() {
 
 	It("are not cut without lanes, nor when --pack is given (negative controls)", func() {
 		Expect(cutPacks(1024, 64, false)).To(Equal(0))
-		cp := &campaign{o: &Config{Pack: 64}, packCap: cutPacks(1024, 64, false)}
-		Expect(cp.packOf(&fuzz.Generator{Pack: 8})).To(Equal(64))
-		cp = &campaign{o: &Config{}}
-		Expect(cp.packOf(&fuzz.Generator{Pack: 64})).To(Equal(64), "no cut: the generator's pack line")
+		s := &stream{packCap: cutPacks(1024, 64, false)}
+		Expect(s.packOf(&Config{Pack: 64}, &fuzz.Generator{Pack: 8})).To(Equal(64))
+		Expect((&stream{}).packOf(&Config{}, &fuzz.Generator{Pack: 64})).To(Equal(64), "no cut: the generator's pack line")
 	})
 })
 

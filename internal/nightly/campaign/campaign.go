@@ -51,25 +51,25 @@ type campaign struct {
 	// cut says the budget has ended while the campaign was not interrupted.
 	cut func() bool
 	// tally is the campaign's coverage (every pairing it ran), mem the coverage memory it
-	// started from (the corpus's), guide its draws when guided, drawn the event pairs its
-	// cases drew.
+	// started from (the corpus's), drawn the event pairs its cases drew.
 	tally *coverage.Tally
 	mem   *memory
-	guide *guide
 	drawn map[string]bool
 	// ended counts the pairings ended, and reported when the last progress line was
 	// printed (unix nanoseconds): a batch that takes long is told of while it runs.
 	ended, reported atomic.Int64
 	// noFuture holds the names of pack journeys the future-peer pass leaves out (samplePack).
 	noFuture sync.Map
-	// lanes says the campaign's cases run in lanes of shared driver processes; packCap, when
-	// not 0, is how many cases a pack of the batch under way holds at most (cutPacks).
-	lanes   bool
-	packCap int
+	// lanes says the campaign's cases run in lanes of shared driver processes.
+	lanes bool
 	// weighs says the pairings run in lanes take parallel units by what their cases weigh
 	// (weightOf): in lanes, unless -j was given. genWeight holds each generator's weight.
 	weighs    bool
 	genWeight map[*fuzz.Generator]int
+	// mu is held by whatever runs the campaign's cases (go_, and each of its streams) but
+	// while their pairings run (execute): everything above is read and written under it,
+	// but for what the harness calls back while pairings run (ended, noFuture, tally).
+	mu sync.Mutex
 }
 
 // heartbeat is how long a campaign stays silent at most while a batch runs.
@@ -246,9 +246,6 @@ func Run(ctx context.Context, o Config) (*results.Run, error) {
 			fmt.Fprintf(stdout, "coverage memory: %s, %d parts reached, in %s\n", results.Plural(n, "earlier campaign"), len(cp.mem.seen),
 				filepath.Join(o.Corpus, MemoryDir))
 		}
-	}
-	if o.Guided {
-		cp.guide = newGuide(cp.mem)
 	}
 	if hostIdx >= 0 {
 		h, c := built[hostIdx], built[clientIdx]

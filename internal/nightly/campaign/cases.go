@@ -3,10 +3,12 @@ package campaign
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/skewtest/skewtest/internal/after/reports"
@@ -34,13 +36,51 @@ func (cp *campaign) warmPlan() []harness.Pairing {
 	return plan
 }
 
-// go_ replays the corpus, then runs cases in batches until the count or budget is spent.
+// go_ replays the corpus, then runs cases in batches until the count or budget is spent:
+// under a budget, each of the campaign's streams (streamsOf) runs its own batches, beside
+// the others.
 func (cp *campaign) go_(ctx context.Context) error {
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
 	if cp.o.Corpus != "" {
 		if err := cp.replayCorpus(ctx); err != nil {
 			return err
 		}
 	}
+	streams := cp.streamsOf()
+	if len(streams) == 1 {
+		return cp.batches(ctx, streams[0])
+	}
+	fmt.Fprintf(cp.stdout, "streams: the light generators (%s) and the heavy ones (%s) run side by side, %d units each\n",
+		genNames(streams[0].gens), genNames(streams[1].gens), cp.pooled.Parallel)
+	// Each stream runs under cp.mu but for its Executes (execute): what one stream's
+	// pairings run, the others record. The first stream to fail stops the others.
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	errs := make([]error, len(streams))
+	var wg sync.WaitGroup
+	for i, s := range streams {
+		wg.Go(func() {
+			cp.mu.Lock()
+			defer cp.mu.Unlock()
+			if errs[i] = cp.batches(sctx, s); errs[i] != nil && sctx.Err() == nil {
+				stop()
+			}
+		})
+	}
+	cp.mu.Unlock()
+	wg.Wait()
+	cp.mu.Lock()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// batches runs stream s's cases in batches until the count or the budget is spent.
+func (cp *campaign) batches(ctx context.Context, s *stream) error {
 	deadline := time.Time{}
 	if cp.o.Budget > 0 {
 		deadline = cp.started.Add(cp.o.Budget)
@@ -48,15 +88,15 @@ func (cp *campaign) go_(ctx context.Context) error {
 	// A case's skew pairings wait for its references: a batch of several cases keeps -j
 	// pairings busy while some wait.
 	most := 1
-	for _, g := range cp.gens {
-		most = max(most, cp.packOf(g))
+	for _, g := range s.gens {
+		most = max(most, s.packOf(cp.o, g))
 	}
 	// Under a budget, the batches ramp up to the full one (batches), so what the first
 	// cases find is reported in the campaign's first minutes.
-	// Both count pairings of the heaviest weight (share): when the pairings are weighed, the
-	// first batch and the full one hold as many cases as heavy pairings can run at once.
-	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel/cp.share()), !deadline.IsZero())
-	defer func() { cp.packCap = 0 }()
+	// Both count pairings of the stream's heaviest weight (share): when the pairings are
+	// weighed, the first batch and the full one hold as many cases as heavy pairings can run
+	// at once.
+	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, s.share), rampStart(cp.pooled.Parallel/s.share), !deadline.IsZero())
 	next := 1
 	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
@@ -74,19 +114,19 @@ func (cp *campaign) go_(ctx context.Context) error {
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
 		}
-		cp.packCap = cutPacks(n, cp.pooled.Parallel, cp.lanes && cp.o.Pack == 0)
-		drawn, err := cp.drawCases(next, n)
+		s.packCap = cutPacks(n, cp.pooled.Parallel, cp.lanes && cp.o.Pack == 0)
+		drawn, err := cp.drawCases(s, next, n)
 		if err != nil {
 			return err
 		}
 		cases := append(held, drawn...)
 		next += n
 		var run []*fuzz.Case
-		run, held = cp.fullPacks(cases, flush || (deadline.IsZero() && next > cp.o.Cases))
+		run, held = s.fullPacks(cp.o, cases, flush || (deadline.IsZero() && next > cp.o.Cases))
 		if len(run) == 0 {
 			continue
 		}
-		if err := cp.runCases(ctx, run); err != nil {
+		if err := cp.runCases(ctx, s, run); err != nil {
 			return err
 		}
 		cp.point()
@@ -98,8 +138,8 @@ func (cp *campaign) go_(ctx context.Context) error {
 // fullPacks splits drawn cases, in their order, into those that fill packs (of one
 // generator and one settle line) and those held for the next batch; last (or a pack of 1)
 // runs them all.
-func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.Case) {
-	if last || cp.o.Pack == 1 {
+func (s *stream) fullPacks(o *Config, cases []*fuzz.Case, last bool) (run, held []*fuzz.Case) {
+	if last || o.Pack == 1 {
 		return cases, nil
 	}
 	type packKey struct {
@@ -113,7 +153,7 @@ func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.
 	taken := map[packKey]int{}
 	for _, c := range cases {
 		k := packKey{c.Gen, fuzz.PackSchedule(c)}
-		size := cp.packOf(c.Gen)
+		size := s.packOf(o, c.Gen)
 		if taken[k] < count[k]/size*size {
 			taken[k]++
 			run = append(run, c)
@@ -126,10 +166,10 @@ func (cp *campaign) fullPacks(cases []*fuzz.Case, last bool) (run, held []*fuzz.
 
 // drawCases draws n cases from slot from on, in slot order: what a campaign draws does
 // not depend on how its slots are cut into batches.
-func (cp *campaign) drawCases(from, n int) ([]*fuzz.Case, error) {
+func (cp *campaign) drawCases(s *stream, from, n int) ([]*fuzz.Case, error) {
 	var cases []*fuzz.Case
 	for k := range n {
-		c, err := cp.draw(from + k)
+		c, err := cp.draw(s, from+k)
 		if err != nil {
 			return nil, usage.Errorf("%w", err)
 		}
@@ -138,15 +178,16 @@ func (cp *campaign) drawCases(from, n int) ([]*fuzz.Case, error) {
 	return cases, nil
 }
 
-// draw draws the campaign's case slot (1-based): case slot, or the guide's pick.
-func (cp *campaign) draw(slot int) (*fuzz.Case, error) {
+// draw draws stream s's case slot (1-based): case slot of its generators, or its guide's
+// pick.
+func (cp *campaign) draw(s *stream, slot int) (*fuzz.Case, error) {
 	opts := fuzz.Options{Exclude: cp.o.Exclude, Schedules: cp.o.Schedules}
 	var c *fuzz.Case
 	var err error
-	if cp.guide != nil {
-		c, err = cp.guide.pick(cp.gens, cp.o.Seed, slot, opts)
+	if s.guide != nil {
+		c, err = s.guide.pick(s.gens, cp.o.Seed, slot, opts)
 	} else {
-		c, err = fuzz.Draw(cp.gens, cp.o.Seed, slot, opts)
+		c, err = fuzz.Draw(s.gens, cp.o.Seed, slot, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -277,7 +318,7 @@ func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
 }
 
 // runCases runs a batch of generated cases as one plan and records what they found.
-func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
+func (cp *campaign) runCases(ctx context.Context, s *stream, cases []*fuzz.Case) error {
 	var cjs []caseJourney
 	for _, c := range cases {
 		cjs = append(cjs, caseJourney{c: c, name: c.Name})
@@ -290,9 +331,10 @@ func (cp *campaign) runCases(ctx context.Context, cases []*fuzz.Case) error {
 		if err := withJourneys(cjs); err != nil {
 			return err
 		}
-		return cp.runJourneys(ctx, cjs, false, cp.pooled)
+		_, err := cp.runJourneys(ctx, cjs, false, cp.pooled)
+		return err
 	}
-	return cp.runPacked(ctx, cjs)
+	return cp.runPacked(ctx, s, cjs)
 }
 
 // withJourneys writes and validates the journey of every generated case that has none yet
@@ -316,17 +358,18 @@ func withJourneys(cjs []caseJourney) error {
 }
 
 // packOf is how many cases of generator g share a journey: --pack, else the generator's pack
-// line, else DefaultPack; at most what the batch under way cuts its packs to (packCap).
-func (cp *campaign) packOf(g *fuzz.Generator) int {
+// line, else DefaultPack; at most what the stream's batch under way cuts its packs to
+// (packCap).
+func (s *stream) packOf(o *Config, g *fuzz.Generator) int {
 	n := DefaultPack
 	switch {
-	case cp.o.Pack > 0:
-		n = cp.o.Pack
+	case o.Pack > 0:
+		n = o.Pack
 	case g.Pack > 0:
 		n = g.Pack
 	}
-	if cp.packCap > 0 {
-		n = min(n, cp.packCap)
+	if s.packCap > 0 {
+		n = min(n, s.packCap)
 	}
 	return n
 }
@@ -382,7 +425,7 @@ func latestFirst(packs [][]caseJourney) []int {
 // driver processes and connection serve many cases. Every case of a packed journey that
 // passes on every pairing passes; the cases of one that does not are run again alone, so
 // a verdict, a finding and a shrink are always a single case's.
-func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
+func (cp *campaign) runPacked(ctx context.Context, s *stream, cjs []caseJourney) error {
 	var packs [][]caseJourney
 	// A pack's cases share a generator and a settle line (the pack's journey has one; each
 	// case keeps its own delays: fuzz.Pack).
@@ -394,7 +437,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	for _, cj := range cjs {
 		k := packKey{cj.c.Gen, fuzz.PackSchedule(cj.c)}
 		i, ok := byGen[k]
-		if !ok || len(packs[i]) >= cp.packOf(cj.c.Gen) {
+		if !ok || len(packs[i]) >= s.packOf(cp.o, cj.c.Gen) {
 			byGen[k] = len(packs)
 			packs = append(packs, nil)
 			i = len(packs) - 1
@@ -436,7 +479,7 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, cp.weighed(cp.pooled, weights))
+	cp.execute(ctx, plan, batch, cp.weighed(cp.pooled, weights))
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)
@@ -481,17 +524,17 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 			cp.c.Cases += len(pk)
 			continue
 		}
-		before := len(cp.c.CaseList)
 		// Case by case, in lanes like the pack: a shared process that exits is run again on
 		// processes of the pairing's own (harness.Run), and a finding is confirmed on them
 		// before it is shrunk (found).
 		if err := withJourneys(pk); err != nil {
 			return err
 		}
-		if err := cp.runJourneys(ctx, pk, false, cp.pooled); err != nil && ctx.Err() == nil {
+		status, err := cp.runJourneys(ctx, pk, false, cp.pooled)
+		if err != nil && ctx.Err() == nil {
 			return err // else cut: the packs after this one still record what they found
 		}
-		if slices.ContainsFunc(cp.c.CaseList[before:], func(c results.CampaignCase) bool { return c.Status == results.StatusFail }) {
+		if slices.Contains(status, results.StatusFail) {
 			// A case shows it alone: the pack's failing pairings are not worth keeping.
 			for _, r := range failed[i] {
 				if r.Transcript != "" {
@@ -516,8 +559,9 @@ func (cp *campaign) runPacked(ctx context.Context, cjs []caseJourney) error {
 	return nil
 }
 
-// runJourneys runs cases, each as its own journey, with opts (in lanes or not).
-func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) error {
+// runJourneys runs cases, each as its own journey, with opts (in lanes or not), and returns
+// the verdict of each case that reached one (in no order).
+func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) ([]results.Status, error) {
 	var plan []harness.Pairing
 	owner := []int{}
 	weights := map[*journeys.Journey]int{}
@@ -530,11 +574,11 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 		}
 	}
 	if len(plan) == 0 {
-		return usage.Errorf("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), subject.OrNone(harness.KindsOf(cp.built...)))
+		return nil, usage.Errorf("nothing to fuzz: the generators drive %s; the builds have client drivers for %s", kindsOfGens(cp.gens), subject.OrNone(harness.KindsOf(cp.built...)))
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, cp.weighed(opts, weights))
+	cp.execute(ctx, plan, batch, cp.weighed(opts, weights))
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)
@@ -563,12 +607,13 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 		for _, r := range byIndex[p.Index] {
 			if err := cp.record(ctx, cjs[owner[k]], p, r, fromCorpus, &status[owner[k]]); err != nil {
 				if ctx.Err() == nil {
-					return err
+					return nil, err
 				}
 				cutErr = err // recorded before the cut: go on recording the rest
 			}
 		}
 	}
+	var verdicts []results.Status
 	for i, cj := range cjs {
 		if !ended[i] && status[i] == results.StatusPass {
 			cp.c.CasesNotRun++ // cut before it reached a verdict
@@ -579,6 +624,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 			events = cj.c.EventNames()
 		}
 		cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: events, Status: status[i]})
+		verdicts = append(verdicts, status[i])
 		if fromCorpus {
 			cp.c.CorpusCases++
 			continue
@@ -588,7 +634,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 			cp.keepIfNew(cj.c)
 		}
 	}
-	return cutErr
+	return verdicts, cutErr
 }
 
 // worse is the worse of two verdicts: error, then fail, then anything else.

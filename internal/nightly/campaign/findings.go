@@ -415,7 +415,7 @@ func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.J
 	q.Journey, q.Index = j, 0
 	plan := harness.Number(harness.WithReferences([]harness.Pairing{q}))
 	batch := &results.Run{}
-	harness.Execute(ctx, plan, batch, cp.opts)
+	cp.execute(ctx, plan, batch, cp.opts)
 	cp.c.Pairings += len(batch.Pairings)
 	cp.countProcesses(batch, cp.opts)
 	// The pairing's run and its future-peer pass: what either found, it shows.
@@ -458,7 +458,8 @@ func (cp *campaign) replayCorpus(ctx context.Context) error {
 	}
 	// In lanes, as the cases: a night's corpus of a few dozen journeys would otherwise
 	// start two driver processes a pairing (measured: 20 journeys, 566 processes, a minute).
-	return cp.runJourneys(ctx, cjs, true, cp.pooled)
+	_, err := cp.runJourneys(ctx, cjs, true, cp.pooled)
+	return err
 }
 
 // corpusCase reads one journey of the corpus as a case to replay. A case drawn with a
