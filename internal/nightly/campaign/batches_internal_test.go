@@ -89,13 +89,13 @@ var _ = Describe("a batch's packs in lanes", func() {
 		Expect(cutPacks(1000, 64, true)).To(Equal(16), "rounded up: no pack more than the slots")
 		Expect(cutPacks(16, 64, true)).To(Equal(DefaultPack), "a small batch (the ramp's first): never below DefaultPack")
 		Expect(cutPacks(4096, 64, true)).To(Equal(64))
-		o, s := &Config{}, &stream{packCap: cutPacks(1024, 64, true)}
-		Expect(s.packOf(o, &fuzz.Generator{Pack: 64})).To(Equal(16))
-		Expect(s.packOf(o, &fuzz.Generator{Pack: 4})).To(Equal(4), "a generator's pack line is the most a pack holds")
-		s.packCap = cutPacks(128, 64, true)
-		Expect(s.packOf(o, &fuzz.Generator{Pack: 8})).To(Equal(8), "a generator of heavy cases keeps its pack of 8")
-		Expect(s.packOf(o, &fuzz.Generator{Pack: 64})).To(Equal(8))
-		Expect(s.packOf(o, &fuzz.Generator{})).To(Equal(DefaultPack))
+		o, capped := &Config{}, cutPacks(1024, 64, true)
+		Expect(packOf(o, &fuzz.Generator{Pack: 64}, capped)).To(Equal(16))
+		Expect(packOf(o, &fuzz.Generator{Pack: 4}, capped)).To(Equal(4), "a generator's pack line is the most a pack holds")
+		capped = cutPacks(128, 64, true)
+		Expect(packOf(o, &fuzz.Generator{Pack: 8}, capped)).To(Equal(8), "a generator of heavy cases keeps its pack of 8")
+		Expect(packOf(o, &fuzz.Generator{Pack: 64}, capped)).To(Equal(8))
+		Expect(packOf(o, &fuzz.Generator{}, capped)).To(Equal(DefaultPack))
 	})
 
 	It("keep a full batch's cases in flight: a pack of the largest pack for every heavy pairing the units hold when weighed, for every pairing of -j without", func() {
@@ -112,9 +112,8 @@ var _ = Describe("a batch's packs in lanes", func() {
 
 	It("are not cut without lanes, nor when --pack is given (negative controls)", func() {
 		Expect(cutPacks(1024, 64, false)).To(Equal(0))
-		s := &stream{packCap: cutPacks(1024, 64, false)}
-		Expect(s.packOf(&Config{Pack: 64}, &fuzz.Generator{Pack: 8})).To(Equal(64))
-		Expect((&stream{}).packOf(&Config{}, &fuzz.Generator{Pack: 64})).To(Equal(64), "no cut: the generator's pack line")
+		Expect(packOf(&Config{Pack: 64}, &fuzz.Generator{Pack: 8}, cutPacks(1024, 64, false))).To(Equal(64))
+		Expect(packOf(&Config{}, &fuzz.Generator{Pack: 64}, 0)).To(Equal(64), "no cut: the generator's pack line")
 	})
 })
 

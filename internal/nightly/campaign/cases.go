@@ -89,20 +89,36 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 	// pairings busy while some wait.
 	most := 1
 	for _, g := range s.gens {
-		most = max(most, s.packOf(cp.o, g))
+		most = max(most, packOf(cp.o, g, 0))
 	}
 	// Under a budget, the batches ramp up to the full one (batches), so what the first
 	// cases find is reported in the campaign's first minutes.
-	// Both count pairings of the stream's heaviest weight (share): when the pairings are
-	// weighed, the first batch and the full one hold as many cases as heavy pairings can run
-	// at once.
-	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, s.share), rampStart(cp.pooled.Parallel/s.share), !deadline.IsZero())
+	// Both count pairings of the heaviest weight (share): when the pairings are weighed, the
+	// first batch and the full one hold as many cases as heavy pairings can run at once (a
+	// stream of light generators too: its batches are then as a campaign of them alone has).
+	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel/cp.share()), !deadline.IsZero())
 	next := 1
 	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
 	// batch's cases spread over (a pairing per pack, not per case). The last batch of a
 	// count runs them all; a budget's end leaves them undrawn.
 	var held []*fuzz.Case
+	// Under a budget, in lanes, two batches of the stream are in flight at once, sharing the
+	// stream's units (s.units): the next batch's pairings take the units the last, long
+	// pairings of the one before leave, earliest batch first. prev is the batch before.
+	var prev chan error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	waitPrev := func() error {
+		if prev == nil {
+			return nil
+		}
+		cp.mu.Unlock()
+		err := <-prev
+		cp.mu.Lock()
+		prev = nil
+		return err
+	}
 	for ctx.Err() == nil {
 		if deadline.IsZero() && next > cp.o.Cases && len(held) == 0 {
 			break
@@ -114,31 +130,63 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
 		}
-		s.packCap = cutPacks(n, cp.pooled.Parallel, cp.lanes && cp.o.Pack == 0)
+		packCap := cutPacks(n, cp.pooled.Parallel, cp.lanes && cp.o.Pack == 0)
 		drawn, err := cp.drawCases(s, next, n)
 		if err != nil {
+			cancel()
+			_ = waitPrev()
 			return err
 		}
 		cases := append(held, drawn...)
 		next += n
-		var run []*fuzz.Case
-		run, held = s.fullPacks(cp.o, cases, flush || (deadline.IsZero() && next > cp.o.Cases))
-		if len(run) == 0 {
+		b := caseBatch{packCap: packCap, opts: s.lanes(cp.pooled)}
+		b.cases, held = fullPacks(cp.o, cases, packCap, flush || (deadline.IsZero() && next > cp.o.Cases))
+		if len(b.cases) == 0 {
 			continue
 		}
-		if err := cp.runCases(ctx, s, run); err != nil {
+		if s.units == nil {
+			if err := cp.runCases(ctx, b); err != nil {
+				return err
+			}
+			cp.point()
+			cp.report()
+			continue
+		}
+		done := make(chan error, 1)
+		go func() {
+			cp.mu.Lock()
+			defer cp.mu.Unlock()
+			err := cp.runCases(ctx, b)
+			if err == nil {
+				cp.point()
+				cp.report()
+			}
+			done <- err
+		}()
+		if err := waitPrev(); err != nil {
+			cancel() // the batch just started ends at once
+			prev = done
+			_ = waitPrev()
 			return err
 		}
-		cp.point()
-		cp.report()
+		prev = done
 	}
-	return nil
+	return waitPrev()
+}
+
+// caseBatch is a batch of cases to run: the cases whose packs are full (or the ramp's or the
+// count's last, part-filled), how many cases a pack holds at most (packCap, when not 0), and
+// the options they run with (a turn of their stream's units, when it shares them).
+type caseBatch struct {
+	cases   []*fuzz.Case
+	packCap int
+	opts    harness.ExecuteOptions
 }
 
 // fullPacks splits drawn cases, in their order, into those that fill packs (of one
 // generator and one settle line) and those held for the next batch; last (or a pack of 1)
 // runs them all.
-func (s *stream) fullPacks(o *Config, cases []*fuzz.Case, last bool) (run, held []*fuzz.Case) {
+func fullPacks(o *Config, cases []*fuzz.Case, packCap int, last bool) (run, held []*fuzz.Case) {
 	if last || o.Pack == 1 {
 		return cases, nil
 	}
@@ -153,7 +201,7 @@ func (s *stream) fullPacks(o *Config, cases []*fuzz.Case, last bool) (run, held 
 	taken := map[packKey]int{}
 	for _, c := range cases {
 		k := packKey{c.Gen, fuzz.PackSchedule(c)}
-		size := s.packOf(o, c.Gen)
+		size := packOf(o, c.Gen, packCap)
 		if taken[k] < count[k]/size*size {
 			taken[k]++
 			run = append(run, c)
@@ -318,9 +366,9 @@ func (cp *campaign) plan(j *journeys.Journey) []harness.Pairing {
 }
 
 // runCases runs a batch of generated cases as one plan and records what they found.
-func (cp *campaign) runCases(ctx context.Context, s *stream, cases []*fuzz.Case) error {
+func (cp *campaign) runCases(ctx context.Context, b caseBatch) error {
 	var cjs []caseJourney
-	for _, c := range cases {
+	for _, c := range b.cases {
 		cjs = append(cjs, caseJourney{c: c, name: c.Name})
 		cp.c.Generators[c.Gen.Name]++
 		for _, e := range c.EventNames() {
@@ -331,10 +379,10 @@ func (cp *campaign) runCases(ctx context.Context, s *stream, cases []*fuzz.Case)
 		if err := withJourneys(cjs); err != nil {
 			return err
 		}
-		_, err := cp.runJourneys(ctx, cjs, false, cp.pooled)
+		_, err := cp.runJourneys(ctx, cjs, false, b.opts)
 		return err
 	}
-	return cp.runPacked(ctx, s, cjs)
+	return cp.runPacked(ctx, b, cjs)
 }
 
 // withJourneys writes and validates the journey of every generated case that has none yet
@@ -358,9 +406,9 @@ func withJourneys(cjs []caseJourney) error {
 }
 
 // packOf is how many cases of generator g share a journey: --pack, else the generator's pack
-// line, else DefaultPack; at most what the stream's batch under way cuts its packs to
-// (packCap).
-func (s *stream) packOf(o *Config, g *fuzz.Generator) int {
+// line, else DefaultPack; at most what the batch cuts its packs to (packCap, when not 0:
+// cutPacks).
+func packOf(o *Config, g *fuzz.Generator, packCap int) int {
 	n := DefaultPack
 	switch {
 	case o.Pack > 0:
@@ -368,8 +416,8 @@ func (s *stream) packOf(o *Config, g *fuzz.Generator) int {
 	case g.Pack > 0:
 		n = g.Pack
 	}
-	if s.packCap > 0 {
-		n = min(n, s.packCap)
+	if packCap > 0 {
+		n = min(n, packCap)
 	}
 	return n
 }
@@ -425,7 +473,7 @@ func latestFirst(packs [][]caseJourney) []int {
 // driver processes and connection serve many cases. Every case of a packed journey that
 // passes on every pairing passes; the cases of one that does not are run again alone, so
 // a verdict, a finding and a shrink are always a single case's.
-func (cp *campaign) runPacked(ctx context.Context, s *stream, cjs []caseJourney) error {
+func (cp *campaign) runPacked(ctx context.Context, b caseBatch, cjs []caseJourney) error {
 	var packs [][]caseJourney
 	// A pack's cases share a generator and a settle line (the pack's journey has one; each
 	// case keeps its own delays: fuzz.Pack).
@@ -437,7 +485,7 @@ func (cp *campaign) runPacked(ctx context.Context, s *stream, cjs []caseJourney)
 	for _, cj := range cjs {
 		k := packKey{cj.c.Gen, fuzz.PackSchedule(cj.c)}
 		i, ok := byGen[k]
-		if !ok || len(packs[i]) >= s.packOf(cp.o, cj.c.Gen) {
+		if !ok || len(packs[i]) >= packOf(cp.o, cj.c.Gen, b.packCap) {
 			byGen[k] = len(packs)
 			packs = append(packs, nil)
 			i = len(packs) - 1
@@ -479,7 +527,7 @@ func (cp *campaign) runPacked(ctx context.Context, s *stream, cjs []caseJourney)
 	}
 	plan = harness.Number(plan)
 	batch := &results.Run{}
-	cp.execute(ctx, plan, batch, cp.weighed(cp.pooled, weights))
+	cp.execute(ctx, plan, batch, cp.weighed(b.opts, weights))
 	cp.run.Interrupted = cp.run.Interrupted || batch.Interrupted
 	cp.notRun(batch)
 	cp.c.Pairings += len(batch.Pairings)
@@ -530,7 +578,7 @@ func (cp *campaign) runPacked(ctx context.Context, s *stream, cjs []caseJourney)
 		if err := withJourneys(pk); err != nil {
 			return err
 		}
-		status, err := cp.runJourneys(ctx, pk, false, cp.pooled)
+		status, err := cp.runJourneys(ctx, pk, false, b.opts)
 		if err != nil && ctx.Err() == nil {
 			return err // else cut: the packs after this one still record what they found
 		}

@@ -37,17 +37,17 @@ var _ = Describe("a campaign's streams", func() {
 	}
 	budgeted := func(gens ...*fuzz.Generator) *campaign {
 		return &campaign{o: &Config{Config: matrix.Config{Seed: 3}, Budget: time.Minute, Guided: true}, gens: gens, deadline: time.Now().Add(time.Minute),
-			weighs: true, mem: newMemory(), drawn: map[string]bool{}}
+			weighs: true, lanes: true, mem: newMemory(), drawn: map[string]bool{}}
 	}
 
 	It("are the light generators and the heavy ones, side by side, when a budgeted campaign weighs its pairings", func() {
 		cp := budgeted(heavy("terminal"), light("session"), heavy("explore-terminal"), light("session-order"))
 		ss := cp.streamsOf()
 		Expect(names(ss)).To(Equal([][]string{{"session", "session-order"}, {"terminal", "explore-terminal"}}))
-		Expect(ss[0].share).To(Equal(1), "a light stream's full batch counts light pairings")
-		Expect(ss[1].share).To(Equal(HeavyWeight))
 		Expect(ss[0].guide).NotTo(BeNil())
 		Expect(ss[1].guide).NotTo(BeIdenticalTo(ss[0].guide), "each stream guides its own draws")
+		Expect(ss[0].units).NotTo(BeNil(), "the light stream's batches share its units, two in flight")
+		Expect(ss[1].units).To(BeNil(), "the heavy stream's run one at a time")
 	})
 
 	It("are one stream of every generator otherwise (negative controls)", func() {
@@ -55,16 +55,19 @@ var _ = Describe("a campaign's streams", func() {
 		cp := budgeted(heavy("terminal"), light("session"))
 		cp.deadline, cp.o.Budget = time.Time{}, 0
 		Expect(names(cp.streamsOf())).To(Equal([][]string{all}), "a count of cases draws slot by slot from every generator")
+		Expect(cp.streamsOf()[0].units).To(BeNil(), "a count of cases runs one batch at a time")
 		cp = budgeted(heavy("terminal"), light("session"))
 		cp.weighs = false
 		Expect(names(cp.streamsOf())).To(Equal([][]string{all}), "-j given: pairings are not weighed")
-		Expect(cp.streamsOf()[0].share).To(Equal(1))
 		cp = budgeted(light("session"), light("session-order"))
 		Expect(names(cp.streamsOf())).To(Equal([][]string{{"session", "session-order"}}), "one weight")
+		Expect(cp.streamsOf()[0].units).NotTo(BeNil(), "one stream under a budget still keeps two batches in flight")
+		cp.lanes = false
+		Expect(cp.streamsOf()[0].units).To(BeNil(), "not in lanes: one batch at a time")
 		cp = budgeted(heavy("terminal"), heavy("explore-terminal"))
 		ss := cp.streamsOf()
 		Expect(names(ss)).To(Equal([][]string{{"terminal", "explore-terminal"}}))
-		Expect(ss[0].share).To(Equal(HeavyWeight))
+		Expect(ss[0].units).To(BeNil(), "heavy generators' batches run one at a time: a second in flight holds its references' megabytes")
 	})
 
 	It("draw each stream's cases from its generators and the seed alone, whatever the other stream draws", func() {

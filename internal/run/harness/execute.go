@@ -36,6 +36,12 @@ type ExecuteOptions struct {
 	// Parallel is how many pairings run at once, counted in Weight's units: the weight of the
 	// pairings running never adds up to more than it. 0 means DefaultParallel().
 	Parallel int
+	// Units, if not nil, are the parallel units this Execute shares with others running at
+	// the same time (a turn of NewUnits's: Units.Next; their capacity counts, not
+	// Parallel's): the weight of all their pairings running never adds up to more than it,
+	// and the pairings of an earlier turn are handed units before a later one's, each plan
+	// in its order. Each Execute takes a turn of its own.
+	Units *Units
 	// Weight, if not nil, is how many of the Parallel units pairing p takes while it runs (at
 	// least 1; a weight above Parallel takes all of them). Nil: every pairing weighs 1, and
 	// Parallel pairings run at once. A campaign in lanes weighs a pairing by what its case
@@ -214,7 +220,7 @@ func Execute(ctx context.Context, plan []Pairing, run *results.Run, opts Execute
 		// of the parallel slots: a pairing waiting for its references holds none.
 		var granted <-chan struct{}
 		if x.refs.of(p) == nil && x.refs.hostOf(p) == nil {
-			granted = x.slots.enqueue(i, x.weight(p)) // in plan order, before any slot is handed out
+			granted = x.slots.enqueue(x.base+i, x.weight(p)) // in plan order, before any slot is handed out
 		}
 		wg.Go(func() { x.pairing(ctx, i, p, granted) })
 	}
@@ -230,6 +236,9 @@ type execution struct {
 	emit  func(PairingEvent)
 	refs  references
 	slots *slots
+	// base is the first of the plan's positions in line for slots (its Units' turn): plan
+	// position i is base+i there.
+	base  int
 	tally *coverage.Tally
 
 	out      []*results.Pairing // by plan position; nil for a helper reference
@@ -255,7 +264,11 @@ func newExecution(plan []Pairing, opts ExecuteOptions) *execution {
 			opts.Pairing.notReady = &opts.Pairing.Pool.notReady
 		}
 	}
-	x := &execution{plan: plan, opts: opts, refs: referencesOf(plan), slots: newSlots(parallel), tally: opts.Coverage,
+	units, base := newSlots(parallel), 0
+	if opts.Units != nil {
+		units, base = opts.Units.s, opts.Units.turn<<32
+	}
+	x := &execution{plan: plan, opts: opts, refs: referencesOf(plan), slots: units, base: base, tally: opts.Coverage,
 		out: make([]*results.Pairing, len(plan)), helpers: make([]*results.Pairing, len(plan)), futures: make([]*results.Pairing, len(plan)), finished: make([]bool, len(plan))}
 	if x.tally == nil {
 		x.tally = coverage.New()
@@ -301,12 +314,12 @@ func (x *execution) pairing(ctx context.Context, i int, p Pairing, granted <-cha
 				return
 			}
 		}
-		granted = x.slots.enqueue(i, w)
+		granted = x.slots.enqueue(x.base+i, w)
 	}
 	select {
 	case <-granted:
 	case <-ctx.Done():
-		x.slots.cancel(i, granted, w)
+		x.slots.cancel(x.base+i, granted, w)
 		return
 	}
 	defer x.slots.release(w)
@@ -476,6 +489,7 @@ type slots struct {
 	mu       sync.Mutex
 	capacity int
 	free     int
+	turns    int // the turns taken of the slots shared as Units (Units.Next)
 	opened   bool
 	ready    []int                 // plan positions waiting for their units, ascending
 	weight   map[int]int           // the units each waiting position asks for
@@ -484,6 +498,26 @@ type slots struct {
 
 func newSlots(n int) *slots {
 	return &slots{capacity: n, free: n, weight: map[int]int{}, grant: map[int]chan struct{}{}}
+}
+
+// Units are parallel units that Executes running at the same time share
+// (ExecuteOptions.Units): a campaign keeps a batch's last, long pairings running while the
+// next batch's first ones take the units they leave.
+type Units struct {
+	s    *slots
+	turn int // the plan positions of an Execute with this turn are turn<<32+i in line
+}
+
+// NewUnits returns n parallel units to share; each Execute takes a turn of them (Next).
+func NewUnits(n int) *Units { return &Units{s: newSlots(n)} }
+
+// Next is the next turn of the units, for one Execute: its pairings are handed units after
+// the pairings ready of every turn taken before it.
+func (u *Units) Next() *Units {
+	u.s.mu.Lock()
+	defer u.s.mu.Unlock()
+	u.s.turns++
+	return &Units{s: u.s, turn: u.s.turns}
 }
 
 // enqueue puts plan position i in line for w units (1 to the capacity); the channel is

@@ -3,6 +3,7 @@ package harness_test
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -101,6 +102,88 @@ var _ = Describe("the parallel units of Execute", func() {
 		s.Cancel(0, a, 4) // got them: they come back
 		Expect(grantedOf(map[int]<-chan struct{}{0: a, 1: b, 2: c})).To(Equal([]int{0, 2}))
 	})
+
+	It("shared by Executes, hand the units to an earlier turn's pairings before a later one's, never more in all than the capacity", func() {
+		s := harness.NewSlots(4)
+		first, second := 1<<32, 2<<32 // the plan positions of two turns (Units.Next)
+		s.Open()
+		chs := map[int]<-chan struct{}{}
+		chs[first+0] = s.Enqueue(first+0, 2)
+		chs[first+1] = s.Enqueue(first+1, 2)
+		Expect(grantedOf(chs)).To(Equal([]int{first, first + 1}), "the first turn's pairings take every unit")
+		chs[second+0] = s.Enqueue(second+0, 2) // the second turn's first pairing
+		chs[first+2] = s.Enqueue(first+2, 1)   // a pairing of the first whose references ended later
+		Expect(grantedOf(chs)).To(Equal([]int{first, first + 1}), "nothing is free")
+		s.Release(2) // first+0 ended
+		Expect(grantedOf(chs)).To(Equal([]int{first, first + 1, first + 2}), "the first turn's late pairing goes first; the second's waits for its 2 units")
+		s.Release(2) // first+1 ended: 3 free
+		Expect(grantedOf(chs)).To(Equal([]int{first, first + 1, first + 2, second}))
+
+		// The control: were the second Execute's plan in line from 0 as the first's, its
+		// first pairing would pass the first's late one.
+		s = harness.NewSlots(4)
+		s.Open()
+		chs = map[int]<-chan struct{}{}
+		early, late := s.Enqueue(0, 2), s.Enqueue(1, 2) // the first Execute's
+		Expect(grantedOf(map[int]<-chan struct{}{0: early, 1: late})).To(Equal([]int{0, 1}))
+		chs[2] = s.Enqueue(2, 1) // the first Execute's late pairing
+		chs[0] = s.Enqueue(0, 2) // the second Execute's first
+		s.Release(2)
+		Expect(grantedOf(chs)).To(Equal([]int{0}), "the second Execute's pairing went first")
+	})
+
+	It("shared by Executes running at once, never run more weight at once than their capacity, every pairing to its verdict", func(ctx SpecContext) {
+		j, err := journeys.Parse("fake.txtar", []byte(fakeJourney))
+		Expect(err).NotTo(HaveOccurred())
+		a, b := laneBuild("a", "ok"), laneBuild("b", "ok")
+		var plan []harness.Pairing
+		for range 3 {
+			plan = append(plan, harness.Pairing{Host: a, Client: b, Kind: "desktop", Journey: j}, harness.Pairing{Host: b, Client: a, Kind: "desktop", Journey: j})
+		}
+		plan = harness.Number(harness.WithReferences(plan))
+		heavy := func(p harness.Pairing) int {
+			if p.Host.Label == "a" {
+				return 2
+			}
+			return 1
+		}
+		var mu sync.Mutex
+		inFlight, most := 0, 0
+		dir := GinkgoT().TempDir()
+		pool := harness.NewPool(ctx, harness.PoolOptions{Dir: filepath.Join(dir, "drivers")})
+		units := harness.NewUnits(3)
+		runs := make([]*results.Run, 3)
+		var wg sync.WaitGroup
+		for k := range runs {
+			runs[k] = &results.Run{}
+			wg.Go(func() {
+				defer GinkgoRecover()
+				harness.Execute(ctx, plan, runs[k], harness.ExecuteOptions{ReportDir: filepath.Join(dir, strconv.Itoa(k)), Units: units.Next(), Weight: heavy,
+					Pairing: harness.Options{Pool: pool},
+					Events: func(e harness.PairingEvent) {
+						mu.Lock()
+						defer mu.Unlock()
+						switch e.Kind {
+						case harness.PairingStarted:
+							inFlight += heavy(e.Pairing)
+							most = max(most, inFlight)
+						case harness.PairingEnded:
+							inFlight -= heavy(e.Pairing)
+						}
+					}})
+			})
+		}
+		wg.Wait()
+		pool.Close(ctx)
+		Expect(most).To(BeNumerically("<=", 3), "the weight of the pairings of all three running at once")
+		Expect(most).To(BeNumerically(">", 0))
+		for _, run := range runs {
+			Expect(run.Pairings).To(HaveLen(len(plan)))
+			for _, p := range run.Pairings {
+				Expect(p.Status).To(Equal(results.StatusPass), "%s: %v %s", p.Label(), p.Findings, p.Error)
+			}
+		}
+	}, NodeTimeout(120*time.Second))
 
 	It("run a plan with a weight per pairing without running more weight at once than Parallel, every pairing to its verdict", func(ctx SpecContext) {
 		j, err := journeys.Parse("fake.txtar", []byte(fakeJourney))
