@@ -154,7 +154,11 @@ func Start(ctx context.Context, upstream string, rec Recorder, opts ...Option) (
 			_ = p.srv.Serve(ln) // ends with Close
 		}()
 	}
-	p.stopAfter = context.AfterFunc(ctx, func() { _ = p.Close() })
+	// ctx may have ended already: Close then runs at once, beside this.
+	stop := context.AfterFunc(ctx, func() { _ = p.Close() })
+	p.mu.Lock()
+	p.stopAfter = stop
+	p.mu.Unlock()
 	return p, nil
 }
 
@@ -353,10 +357,13 @@ func (p *Proxy) Unblock() {
 // away) on both sides, and waits for all of the proxy's goroutines.
 func (p *Proxy) Close() error {
 	p.closeOnce.Do(func() {
-		p.stopAfter()
 		p.mu.Lock()
+		stop := p.stopAfter
 		p.closed = true
 		p.mu.Unlock()
+		if stop != nil {
+			stop() // nil: ctx ended while Start registered it, which is why Close runs
+		}
 		p.cancel()
 		var err error
 		if p.srv != nil {

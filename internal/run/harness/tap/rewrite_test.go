@@ -2,6 +2,7 @@ package tap_test
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/gorilla/websocket"
 	. "github.com/onsi/ginkgo/v2"
@@ -49,5 +50,22 @@ var _ = Describe("Proxy with a rewriter", func() {
 		Expect(c2h[0].Rewrite).To(Equal("upper-cased"))
 		Expect(c2h[1].Original).To(BeNil())
 		Expect(c2h[1].Rewrite).To(BeEmpty())
+	})
+})
+
+var _ = Describe("Proxy started with a context that has ended", func() {
+	It("closes at once, however Start and its Close meet (make race checks they share nothing unguarded), and Close again returns", func(ctx SpecContext) {
+		h := host()
+		for range 20 {
+			ended, cancel := context.WithCancel(ctx)
+			cancel()
+			p, err := tap.Start(ended, h.URL, &recording{})
+			Expect(err).NotTo(HaveOccurred())
+			Eventually(func() error {
+				_, _, err := websocket.DefaultDialer.DialContext(ctx, p.URL()+"/echo", nil)
+				return err
+			}).Should(HaveOccurred(), "the tap closed with its context")
+			Expect(p.Close()).To(Succeed())
+		}
 	})
 })
