@@ -40,7 +40,8 @@ type ExecuteOptions struct {
 	// the same time (a turn of NewUnits's: Units.Next; their capacity counts, not
 	// Parallel's): the weight of all their pairings running never adds up to more than it,
 	// and the pairings of an earlier turn are handed units before a later one's, each plan
-	// in its order. Each Execute takes a turn of its own.
+	// in its order. Executes that run at the same time each take a turn of their own (one
+	// may take an ended Execute's again).
 	Units *Units
 	// Weight, if not nil, is how many of the Parallel units pairing p takes while it runs (at
 	// least 1; a weight above Parallel takes all of them). Nil: every pairing weighs 1, and
