@@ -15,6 +15,45 @@ import (
 	"github.com/skewtest/skewtest/results"
 )
 
+// weightedPlan is n skew pairs of two lane builds with their references, and a weight
+// that makes host a's pairings take heavy units.
+func weightedPlan(n, heavy int) ([]harness.Pairing, func(harness.Pairing) int) {
+	j, err := journeys.Parse("fake.txtar", []byte(fakeJourney))
+	Expect(err).NotTo(HaveOccurred())
+	a, b := laneBuild("a", "ok"), laneBuild("b", "ok")
+	var plan []harness.Pairing
+	for range n {
+		plan = append(plan, harness.Pairing{Host: a, Client: b, Kind: "desktop", Journey: j}, harness.Pairing{Host: b, Client: a, Kind: "desktop", Journey: j})
+	}
+	weight := func(p harness.Pairing) int {
+		if p.Host.Label == "a" {
+			return heavy
+		}
+		return 1
+	}
+	return harness.Number(harness.WithReferences(plan)), weight
+}
+
+// weightInFlight counts, from Execute's events, the weight of the pairings running at once
+// (of every Execute it is given to), and the most it reached.
+type weightInFlight struct {
+	mu             sync.Mutex
+	weight         func(harness.Pairing) int
+	inFlight, most int
+}
+
+func (w *weightInFlight) event(e harness.PairingEvent) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch e.Kind {
+	case harness.PairingStarted:
+		w.inFlight += w.weight(e.Pairing)
+		w.most = max(w.most, w.inFlight)
+	case harness.PairingEnded:
+		w.inFlight -= w.weight(e.Pairing)
+	}
+}
+
 var _ = Describe("the parallel units of Execute", func() {
 	// grantedOf lists the positions whose units were handed out (their channel closed).
 	grantedOf := func(chs map[int]<-chan struct{}) []int {
@@ -133,22 +172,8 @@ var _ = Describe("the parallel units of Execute", func() {
 	})
 
 	It("shared by Executes running at once, never run more weight at once than their capacity, every pairing to its verdict", func(ctx SpecContext) {
-		j, err := journeys.Parse("fake.txtar", []byte(fakeJourney))
-		Expect(err).NotTo(HaveOccurred())
-		a, b := laneBuild("a", "ok"), laneBuild("b", "ok")
-		var plan []harness.Pairing
-		for range 3 {
-			plan = append(plan, harness.Pairing{Host: a, Client: b, Kind: "desktop", Journey: j}, harness.Pairing{Host: b, Client: a, Kind: "desktop", Journey: j})
-		}
-		plan = harness.Number(harness.WithReferences(plan))
-		heavy := func(p harness.Pairing) int {
-			if p.Host.Label == "a" {
-				return 2
-			}
-			return 1
-		}
-		var mu sync.Mutex
-		inFlight, most := 0, 0
+		plan, heavy := weightedPlan(3, 2)
+		w := &weightInFlight{weight: heavy}
 		dir := GinkgoT().TempDir()
 		pool := harness.NewPool(ctx, harness.PoolOptions{Dir: filepath.Join(dir, "drivers")})
 		units := harness.NewUnits(3)
@@ -159,24 +184,13 @@ var _ = Describe("the parallel units of Execute", func() {
 			wg.Go(func() {
 				defer GinkgoRecover()
 				harness.Execute(ctx, plan, runs[k], harness.ExecuteOptions{ReportDir: filepath.Join(dir, strconv.Itoa(k)), Units: units.Next(), Weight: heavy,
-					Pairing: harness.Options{Pool: pool},
-					Events: func(e harness.PairingEvent) {
-						mu.Lock()
-						defer mu.Unlock()
-						switch e.Kind {
-						case harness.PairingStarted:
-							inFlight += heavy(e.Pairing)
-							most = max(most, inFlight)
-						case harness.PairingEnded:
-							inFlight -= heavy(e.Pairing)
-						}
-					}})
+					Pairing: harness.Options{Pool: pool}, Events: w.event})
 			})
 		}
 		wg.Wait()
 		pool.Close(ctx)
-		Expect(most).To(BeNumerically("<=", 3), "the weight of the pairings of all three running at once")
-		Expect(most).To(BeNumerically(">", 0))
+		Expect(w.most).To(BeNumerically("<=", 3), "the weight of the pairings of all three running at once")
+		Expect(w.most).To(BeNumerically(">", 0))
 		for _, run := range runs {
 			Expect(run.Pairings).To(HaveLen(len(plan)))
 			for _, p := range run.Pairings {
@@ -186,39 +200,14 @@ var _ = Describe("the parallel units of Execute", func() {
 	}, NodeTimeout(120*time.Second))
 
 	It("run a plan with a weight per pairing without running more weight at once than Parallel, every pairing to its verdict", func(ctx SpecContext) {
-		j, err := journeys.Parse("fake.txtar", []byte(fakeJourney))
-		Expect(err).NotTo(HaveOccurred())
-		a, b := laneBuild("a", "ok"), laneBuild("b", "ok")
-		var plan []harness.Pairing
-		for range 4 {
-			plan = append(plan, harness.Pairing{Host: a, Client: b, Kind: "desktop", Journey: j}, harness.Pairing{Host: b, Client: a, Kind: "desktop", Journey: j})
-		}
-		plan = harness.Number(harness.WithReferences(plan))
-		heavy := func(p harness.Pairing) int {
-			if p.Host.Label == "a" {
-				return 3
-			}
-			return 1
-		}
-		var mu sync.Mutex
-		inFlight, most := 0, 0
+		plan, heavy := weightedPlan(4, 3)
+		w := &weightInFlight{weight: heavy}
 		dir := GinkgoT().TempDir()
 		pool := harness.NewPool(ctx, harness.PoolOptions{Dir: filepath.Join(dir, "drivers")})
 		run := &results.Run{}
-		harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: dir, Parallel: 4, Weight: heavy, Pairing: harness.Options{Pool: pool},
-			Events: func(e harness.PairingEvent) {
-				mu.Lock()
-				defer mu.Unlock()
-				switch e.Kind {
-				case harness.PairingStarted:
-					inFlight += heavy(e.Pairing)
-					most = max(most, inFlight)
-				case harness.PairingEnded:
-					inFlight -= heavy(e.Pairing)
-				}
-			}})
+		harness.Execute(ctx, plan, run, harness.ExecuteOptions{ReportDir: dir, Parallel: 4, Weight: heavy, Pairing: harness.Options{Pool: pool}, Events: w.event})
 		pool.Close(ctx)
-		Expect(most).To(BeNumerically("<=", 4), "the weight of the pairings running at once")
+		Expect(w.most).To(BeNumerically("<=", 4), "the weight of the pairings running at once")
 		Expect(run.Pairings).To(HaveLen(len(plan)))
 		for _, p := range run.Pairings {
 			Expect(p.Status).To(Equal(results.StatusPass), "%s: %v %s", p.Label(), p.Findings, p.Error)
