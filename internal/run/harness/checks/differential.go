@@ -77,6 +77,7 @@ func Differential(in *Input) []results.Finding {
 		for _, dir := range []string{contract.ClientToHost, contract.HostToClient} {
 			k := stepDir{step, dir}
 			runs := collapseNames(got[k])
+			crossing := crossingAnswers(in, got[stepDir{step, contract.Opposite(dir)}])
 			ok, short := len(runs) == 0, false // no frames fit any reference
 			for _, r := range refs {
 				if ok {
@@ -89,7 +90,7 @@ func Differential(in *Input) []results.Finding {
 					incomplete[r.name+" stopped at step "+r.stopped] = true
 					continue
 				}
-				if r.downgraded[k] || fits(runs, collapseNames(window(r.frames, steps, i, dir))) {
+				if r.downgraded[k] || fits(runs, collapseNames(window(r.frames, steps, i, dir)), crossing) {
 					ok = true
 					break
 				}
@@ -336,14 +337,72 @@ func gateOf(ch *contract.Channel, def *contract.Frame, n Named) string {
 	return ""
 }
 
+// crossed says which frames of a step are held to their presence, or to their order among
+// themselves only, because the peer sent them as answers to requests that crossed other
+// frames (crossingAnswers).
+type crossed struct {
+	free   map[string]bool // answers to several requests of one kind: presence only
+	groups [][]string      // the answers to one request, ordered among themselves only
+}
+
+// crossingAnswers reads the correlation and echo invariants of either build's contract for
+// the replies whose place among a step's frames is the sender's timing: requests are the
+// names of the frames the peer sent in the step. An invariant's replies are placed by timing
+// when the peer sent one of its requests beside other frames: a peer that sends two requests
+// before either is answered may get the answers in either order (the sender answers each
+// when it is done with it; nothing in a contract says it answers in the order they came).
+// The answers to one request keep their order among themselves; a reply whose request is
+// the only frame the peer sent in the step keeps its place.
+func crossingAnswers(in *Input, requests []string) crossed {
+	var out crossed
+	for _, c := range []*contract.Contract{in.Host, in.Client} {
+		if c == nil {
+			continue
+		}
+		for _, ch := range c.Channels {
+			for _, inv := range ch.Invariants {
+				if inv.Kind != contract.InvariantCorrelation && inv.Kind != contract.InvariantEcho {
+					continue
+				}
+				asked, other := 0, false
+				for _, r := range requests {
+					if slices.Contains(inv.Request, r) {
+						asked++
+					} else {
+						other = true
+					}
+				}
+				switch {
+				case asked == 0 || !other:
+				case asked == 1:
+					out.groups = append(out.groups, inv.Reply)
+				default:
+					if out.free == nil {
+						out.free = map[string]bool{}
+					}
+					for _, r := range inv.Reply {
+						out.free[r] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // fits reports whether a step's frames (runs of one name collapsed) fit what a reference
 // shows around the step: every name is one the reference shows there, and the frames are in
 // an order the reference shows (got is ref with frames left out). A name sent at several
 // moments (in two or more runs, in the step or in the reference's window: an acknowledgement,
 // a notification a peer pushes on its own) interleaves with the rest as the two processes'
-// timing has it, so it is held to its presence, not to its place.
-func fits(got, ref []string) bool {
+// timing has it, so it is held to its presence, not to its place; so is an answer to a request
+// that crossed other frames (crossing), whose order is held only among the answers to that
+// request.
+func fits(got, ref []string, crossing crossed) bool {
 	floating := map[string]bool{}
+	for n := range crossing.free {
+		floating[n] = true
+	}
 	for _, runs := range [][]string{got, ref} {
 		seen := map[string]bool{}
 		for _, n := range runs {
@@ -351,21 +410,35 @@ func fits(got, ref []string) bool {
 			seen[n] = true
 		}
 	}
-	var anchored, refAnchored []string
+	grouped := map[string]bool{}
+	for _, g := range crossing.groups {
+		for _, n := range g {
+			grouped[n] = true
+		}
+	}
+	// only is names (the floating left out) of the names in keep.
+	only := func(names []string, keep func(string) bool) []string {
+		var out []string
+		for _, n := range names {
+			if !floating[n] && keep(n) {
+				out = append(out, n)
+			}
+		}
+		return collapseNames(out)
+	}
 	for _, n := range got {
 		if !slices.Contains(ref, n) {
 			return false
 		}
-		if !floating[n] {
-			anchored = append(anchored, n)
+	}
+	for _, g := range crossing.groups {
+		in := func(n string) bool { return slices.Contains(g, n) }
+		if !isSubsequence(only(got, in), only(ref, in)) {
+			return false
 		}
 	}
-	for _, n := range ref {
-		if !floating[n] {
-			refAnchored = append(refAnchored, n)
-		}
-	}
-	return isSubsequence(collapseNames(anchored), collapseNames(refAnchored))
+	rest := func(n string) bool { return !grouped[n] }
+	return isSubsequence(only(got, rest), only(ref, rest))
 }
 
 // isSubsequence reports whether got is ref with some frames left out.

@@ -206,6 +206,73 @@ var _ = Describe("Differential", func() {
 		Expect(judge(p, compatible(true), compatible(true), contract, contract)).To(BeEmpty())
 	})
 
+	Describe("answers to requests that crossed", func() {
+		// A host answers Resize with Resized and then Redrawn (an echo invariant ties both to
+		// the Resize), Input it cannot take with Error (which no invariant ties to anything).
+		answering := contractOf("v1", terminalFrames+`,
+		  {"opcode":5,"name":"Resized","direction":"H>C","payload":"json"},
+		  {"opcode":6,"name":"Error","direction":"H>C","payload":"text"},
+		  {"opcode":8,"name":"Resize","direction":"C>H","payload":"json"},
+		  {"opcode":14,"name":"Redrawn","direction":"H>C","payload":"empty"}`,
+			`{"kind":"echo","request":["Resize"],"reply":["Resized","Redrawn"],"pointer":"/cols"}`)
+		frame := func(dir string, op byte, payload string) transcript.Frame {
+			return transcript.Frame{Conn: 1, Path: "/terminal.multiplex", Dir: dir, Binary: true, Data: bin(op, 0, payload), Step: "input"}
+		}
+		resize, input := frame("C>H", 8, `{"cols":90}`), frame("C>H", 7, "hi\r")
+		resized, redrawn, refused := frame("H>C", 5, `{"cols":90}`), frame("H>C", 14, ""), frame("H>C", 6, "terminal_write_unavailable")
+		// inStep is compatible's transcript whose step input carries frames (in their place of
+		// the Input and the Ack it has), the other steps as they are.
+		inStep := func(frames ...transcript.Frame) *builder {
+			b := compatible(false)
+			var out []transcript.Frame
+			for _, f := range b.t.Frames {
+				if f.Step != "input" {
+					out = append(out, f)
+				} else if len(frames) > 0 {
+					out, frames = append(out, frames...), nil
+				}
+			}
+			for i := range out {
+				out[i].Index = i + 1
+			}
+			b.t.Frames = out
+			return b
+		}
+		// The references: the client sends Resize then Input, the host answers Resized,
+		// Redrawn, then Error.
+		ref := func() *builder { return inStep(resize, input, resized, redrawn, refused) }
+
+		It("takes the answers to two requests sent before either was answered in either order", func() {
+			Expect(judge(ref(), ref(), ref(), answering, answering)).To(BeEmpty())
+			// The host answered the Input first: its Error came before the Resize's answers.
+			Expect(judge(inStep(resize, input, refused, resized, redrawn), ref(), ref(), answering, answering)).To(BeEmpty())
+			// Or between them.
+			Expect(judge(inStep(resize, input, resized, refused, redrawn), ref(), ref(), answering, answering)).To(BeEmpty())
+		})
+
+		It("still finds the answers of one request out of their order, and frames no invariant ties", func() {
+			// One request's answers: Redrawn before Resized is an order neither reference shows.
+			fs := judge(inStep(resize, input, redrawn, resized, refused), ref(), ref(), answering, answering)
+			Expect(fs).To(ConsistOf(HaveField("Kind", results.SequenceDrift)))
+			Expect(fs[0].Detail).To(ContainSubstring("step input, H>C frames:\n  this pairing:  Redrawn, Resized, Error\n"))
+
+			// The same Error ahead of the Resize's answers where the Resize is all the client
+			// sent in the step: nothing crossed it, so its answers keep their place.
+			alone := func(frames ...transcript.Frame) *builder { return inStep(append([]transcript.Frame{resize}, frames...)...) }
+			fs = judge(alone(refused, resized, redrawn), alone(resized, redrawn, refused), alone(resized, redrawn, refused), answering, answering)
+			Expect(fs).To(ConsistOf(HaveField("Kind", results.SequenceDrift)))
+			Expect(fs[0].Detail).To(ContainSubstring("this pairing:  Error, Resized, Redrawn\n"))
+
+			// Without the invariant, the contract ties nothing: the crossed order is drift.
+			plain := contractOf("v1", terminalFrames+`,
+			  {"opcode":5,"name":"Resized","direction":"H>C","payload":"json"},
+			  {"opcode":6,"name":"Error","direction":"H>C","payload":"text"},
+			  {"opcode":8,"name":"Resize","direction":"C>H","payload":"json"},
+			  {"opcode":14,"name":"Redrawn","direction":"H>C","payload":"empty"}`, "")
+			Expect(judge(inStep(resize, input, refused, resized, redrawn), ref(), ref(), plain, plain)).To(ConsistOf(HaveField("Kind", results.SequenceDrift)))
+		})
+	})
+
 	It("finds the same substitution drift where the frame is not gated", func() {
 		ungated := contractJSON("v1", true, false)
 		fs := judge(compatible(false), spanRef(), spanRef(), ungated, ungated)

@@ -11,10 +11,8 @@ import (
 	"github.com/skewtest/skewtest/internal/run/harness/transcript"
 )
 
-// contractJSON is a small terminal contract; span adds OutputSpan, gate gates it on
-// multiplex behind outputSpan.
-func contractJSON(version string, span, gate bool) *contract.Contract {
-	frames := `
+// terminalFrames are contractJSON's frames, span's aside.
+const terminalFrames = `
 	  {"opcode":1,"name":"Output","direction":"H>C","payload":"text"},
 	  {"opcode":2,"name":"SnapshotStart","direction":"H>C","payload":"json"},
 	  {"opcode":3,"name":"SnapshotChunk","direction":"H>C","payload":"text"},
@@ -26,6 +24,11 @@ func contractJSON(version string, span, gate bool) *contract.Contract {
 	  {"opcode":16,"name":"SetOutputPaused","direction":"C>H","payload":"json","gates":{"*":"outputPause"}},
 	  {"type":"ready","name":"ready","direction":"H>C"},
 	  {"type":"subscribed","name":"subscribed","direction":"H>C"}`
+
+// contractJSON is a small terminal contract; span adds OutputSpan, gate gates it on
+// multiplex behind outputSpan.
+func contractJSON(version string, span, gate bool) *contract.Contract {
+	frames := terminalFrames
 	if span {
 		g := ""
 		if gate {
@@ -33,6 +36,12 @@ func contractJSON(version string, span, gate bool) *contract.Contract {
 		}
 		frames += `,{"opcode":15,"name":"OutputSpan","direction":"H>C","payload":"json","kinds":["desktop"]` + g + `}`
 	}
+	return contractOf(version, frames, "")
+}
+
+// contractOf is contractJSON's contract with frames and invariants (JSON array items) of
+// one's own.
+func contractOf(version, frames, invariants string) *contract.Contract {
 	doc := fmt.Sprintf(`{"contractVersion":2,"product":"t","version":%q,"protocol":{"version":1,"minCompatible":1},
 	  "channels":[{"name":"terminal","paths":["/terminal.multiplex"],
 	  "binary":{"header":{"length":16,"fields":[{"name":"magic","offset":0,"encoding":"u8","value":116},
@@ -41,13 +50,13 @@ func contractJSON(version string, span, gate bool) *contract.Contract {
 	  "text":{"json":{"discriminator":"type"}},
 	  "capabilities":[{"name":"outputPause","echoed":false},{"name":"outputSpan","echoed":false}],
 	  "negotiation":[{"observation":"subscribed","pointer":"/capabilities"}],
-	  "frames":[%s]}],
+	  "frames":[%s], "invariants":[%s]}],
 	  "streams":[
 	    {"name":"input","sent":{"role":"client","actions":["input"]},"delivered":{"role":"host","observations":["input"]},"compare":"bytes"},
 	    {"name":"screen","sent":{"role":"host","observations":["pty-output"]},
 	     "delivered":{"role":"client","observations":["rendered-output","rendered-snapshot"],"pointer":"/screen"},"compare":"cumulative"},
 	    {"name":"snapshots","sent":{"role":"host","observations":["snapshot-sent"]},"delivered":{"role":"client","observations":["rendered-snapshot"]},"compare":"each"}],
-	  "refusals":[{"observation":"session","where":{"event":"refused-peer"}}]}`, version, frames)
+	  "refusals":[{"observation":"session","where":{"event":"refused-peer"}}]}`, version, frames, invariants)
 	c, err := contract.Parse(version, []byte(doc))
 	if err != nil {
 		panic(err)
