@@ -258,7 +258,9 @@ var _ = Describe("Differential", func() {
 
 			// The same Error ahead of the Resize's answers where the Resize is all the client
 			// sent in the step: nothing crossed it, so its answers keep their place.
-			alone := func(frames ...transcript.Frame) *builder { return inStep(append([]transcript.Frame{resize}, frames...)...) }
+			alone := func(frames ...transcript.Frame) *builder {
+				return inStep(append([]transcript.Frame{resize}, frames...)...)
+			}
 			fs = judge(alone(refused, resized, redrawn), alone(resized, redrawn, refused), alone(resized, redrawn, refused), answering, answering)
 			Expect(fs).To(ConsistOf(HaveField("Kind", results.SequenceDrift)))
 			Expect(fs[0].Detail).To(ContainSubstring("this pairing:  Error, Resized, Redrawn\n"))
