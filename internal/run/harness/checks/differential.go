@@ -34,7 +34,9 @@ import (
 // the two next to it (the steps before and after, in order): a frame the reference shows in
 // either of the two steps it could have been counted in fits, however late it arrived, and the
 // verdict does not depend on when it did. A frame neither reference shows there, or an order
-// neither shows, is still drift.
+// neither shows, is still drift. Nor does it depend on which of two crossing requests the
+// sender answered first: the replies to a request the peer sent beside other frames of the
+// step are held to their order among themselves only (crossingAnswers).
 func Differential(in *Input) []results.Finding {
 	t := in.Transcript
 	// Peers that meet their protocol window and are outside it meet only to refuse: no
