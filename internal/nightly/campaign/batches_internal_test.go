@@ -43,6 +43,22 @@ var _ = Describe("a campaign's batches", func() {
 	})
 })
 
+var _ = Describe("a budget's last batches", func() {
+	It("are cut to what the stream's pace finishes before the budget ends, the batch in flight first", func() {
+		// 1,000 cases in 10 s: 100 a second. 20 s left: 2,000 cases at most.
+		Expect(lastBatch(1024, 16, 0, 1000, 10*time.Second, 20*time.Second)).To(Equal(1024))
+		Expect(lastBatch(1024, 16, 1024, 1000, 10*time.Second, 20*time.Second)).To(Equal(512))
+		// 5 s left: 500, less 400 in flight.
+		Expect(lastBatch(1024, 16, 400, 1000, 10*time.Second, 5*time.Second)).To(Equal(64))
+	})
+
+	It("are not cut below the ramp's start, nor before the stream has a pace (negative controls)", func() {
+		Expect(lastBatch(1024, 16, 1024, 1000, 10*time.Second, time.Second)).To(Equal(16))
+		Expect(lastBatch(1024, 16, 0, 0, 10*time.Second, time.Second)).To(Equal(1024))
+		Expect(lastBatch(8, 16, 0, 1000, 10*time.Second, 0)).To(Equal(8))
+	})
+})
+
 var _ = Describe("the cases of a ramped campaign", func() {
 	It("are the same cases, in the same order, however the slots are cut into batches: the same seed gives the same case list", func() {
 		g, err := fuzz.Parse("g.txtar", []byte(guideGen))

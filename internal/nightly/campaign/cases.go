@@ -96,7 +96,11 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 	// Both count pairings of the heaviest weight (share): when the pairings are weighed, the
 	// first batch and the full one hold as many cases as heavy pairings can run at once (a
 	// stream of light generators too: its batches are then as a campaign of them alone has).
-	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), rampStart(cp.pooled.Parallel/cp.share()), !deadline.IsZero())
+	start := rampStart(cp.pooled.Parallel / cp.share())
+	plan := newBatches(cp.o.Batch, fullBatch(cp.pooled.Parallel, most, cp.share()), start, !deadline.IsZero())
+	// finished counts the cases of the stream's batches that ended, since began: its pace,
+	// by which the budget's last batches are cut to what ends before it (lastBatch).
+	began, finished := time.Now(), 0
 	next := 1
 	// held are cases drawn whose pack (same generator, same settle line: fuzz.PackSchedule) is not full yet: they
 	// wait for the next batch's draws, so that a pack is full however many schedules a
@@ -107,6 +111,7 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 	// stream's units (s.units): the next batch's pairings take the units the last, long
 	// pairings of the one before leave, earliest batch first. prev is the batch before.
 	var prev chan error
+	prevN := 0 // the cases of the batch before, while in flight
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	waitPrev := func() error {
@@ -116,7 +121,7 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 		cp.mu.Unlock()
 		err := <-prev
 		cp.mu.Lock()
-		prev = nil
+		prev, prevN = nil, 0
 		return err
 	}
 	for ctx.Err() == nil {
@@ -129,6 +134,8 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 		n, flush := plan.take()
 		if deadline.IsZero() {
 			n = max(0, min(n, cp.o.Cases-next+1))
+		} else if m := lastBatch(n, start, prevN, finished, time.Since(began), time.Until(deadline)); m < n && cp.o.Batch == 0 {
+			n, flush = m, true // no batch may come after it: its packs run part-filled
 		}
 		packCap := cutPacks(n, cp.pooled.Parallel, cp.lanes && cp.o.Pack == 0)
 		drawn, err := cp.drawCases(s, next, n)
@@ -148,6 +155,7 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 			if err := cp.runCases(ctx, b); err != nil {
 				return err
 			}
+			finished += len(b.cases)
 			cp.point()
 			cp.report()
 			continue
@@ -158,6 +166,7 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 			defer cp.mu.Unlock()
 			err := cp.runCases(ctx, b)
 			if err == nil {
+				finished += len(b.cases)
 				cp.point()
 				cp.report()
 			}
@@ -169,7 +178,7 @@ func (cp *campaign) batches(ctx context.Context, s *stream) error {
 			_ = waitPrev()
 			return err
 		}
-		prev = done
+		prev, prevN = done, len(b.cases)
 	}
 	return waitPrev()
 }
