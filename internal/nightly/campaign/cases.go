@@ -553,6 +553,7 @@ func (cp *campaign) runPacked(ctx context.Context, b caseBatch, cjs []caseJourne
 			failed[i], failedAt[i] = append(failed[i], r), append(failedAt[i], r.Index-1)
 		}
 	}
+	var split []int // the failing packs run again case by case
 	for i, pk := range packs {
 		if len(failed[i]) == 0 && ran[i] < want[i] {
 			cp.c.CasesNotRun += len(pk) // cut before every pairing of the pack ended
@@ -581,35 +582,49 @@ func (cp *campaign) runPacked(ctx context.Context, b caseBatch, cjs []caseJourne
 			cp.c.Cases += len(pk)
 			continue
 		}
-		// Case by case, in lanes like the pack: a shared process that exits is run again on
-		// processes of the pairing's own (harness.Run), and a finding is confirmed on them
-		// before it is shrunk (found).
-		if err := withJourneys(pk); err != nil {
+		split = append(split, i)
+	}
+	if len(split) == 0 {
+		return nil
+	}
+	// Case by case, in lanes like the packs, every failing pack's cases in one plan (a bug
+	// that fails most packs would otherwise run them again one pack at a time, a few
+	// pairings at once): a shared process that exits is run again on processes of the
+	// pairing's own (harness.Run), and a finding is confirmed on them before it is shrunk
+	// (found).
+	var alone []caseJourney
+	for _, i := range split {
+		if err := withJourneys(packs[i]); err != nil {
 			return err
 		}
-		status, err := cp.runJourneys(ctx, pk, false, b.opts)
-		if err != nil && ctx.Err() == nil {
-			return err // else cut: the packs after this one still record what they found
-		}
-		if slices.Contains(status, results.StatusFail) {
+		alone = append(alone, packs[i]...)
+	}
+	status, err := cp.runJourneys(ctx, alone, false, b.opts)
+	if err != nil && ctx.Err() == nil {
+		return err // else cut: the packs still record what they found
+	}
+	for _, i := range split {
+		mine := status[:len(packs[i])]
+		status = status[len(packs[i]):]
+		if slices.Contains(mine, results.StatusFail) {
 			// A case shows it alone: the pack's failing pairings are not worth keeping.
 			for _, r := range failed[i] {
 				if r.Transcript != "" {
 					_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
 				}
 			}
-		} else {
-			// Every case passes alone, yet the pack failed: what fails is how its cases
-			// follow one another on one connection, so the pack is the failing case.
-			for n, r := range failed[i] {
-				switch r.Status {
-				case results.StatusFail:
-					if err := cp.found(ctx, packed[i], plan[failedAt[i][n]], r, false); err != nil {
-						return err
-					}
-				case results.StatusError:
-					cp.run.Pairings = append(cp.run.Pairings, r) // the harness broke on the pack
+			continue
+		}
+		// Every case passes alone, yet the pack failed: what fails is how its cases follow
+		// one another on one connection, so the pack is the failing case.
+		for n, r := range failed[i] {
+			switch r.Status {
+			case results.StatusFail:
+				if err := cp.found(ctx, packed[i], plan[failedAt[i][n]], r, false); err != nil {
+					return err
 				}
+			case results.StatusError:
+				cp.run.Pairings = append(cp.run.Pairings, r) // the harness broke on the pack
 			}
 		}
 	}
@@ -617,7 +632,7 @@ func (cp *campaign) runPacked(ctx context.Context, b caseBatch, cjs []caseJourne
 }
 
 // runJourneys runs cases, each as its own journey, with opts (in lanes or not), and returns
-// the verdict of each case that reached one (in no order).
+// each case's verdict, in their order ("" for a case cut before it reached one).
 func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorpus bool, opts harness.ExecuteOptions) ([]results.Status, error) {
 	var plan []harness.Pairing
 	owner := []int{}
@@ -670,10 +685,10 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 			}
 		}
 	}
-	var verdicts []results.Status
 	for i, cj := range cjs {
 		if !ended[i] && status[i] == results.StatusPass {
 			cp.c.CasesNotRun++ // cut before it reached a verdict
+			status[i] = ""
 			continue
 		}
 		var events []string
@@ -681,7 +696,6 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 			events = cj.c.EventNames()
 		}
 		cp.c.CaseList = append(cp.c.CaseList, results.CampaignCase{Name: cj.name, Events: events, Status: status[i]})
-		verdicts = append(verdicts, status[i])
 		if fromCorpus {
 			cp.c.CorpusCases++
 			continue
@@ -691,7 +705,7 @@ func (cp *campaign) runJourneys(ctx context.Context, cjs []caseJourney, fromCorp
 			cp.keepIfNew(cj.c)
 		}
 	}
-	return verdicts, cutErr
+	return status, cutErr
 }
 
 // worse is the worse of two verdicts: error, then fail, then anything else.
