@@ -66,6 +66,9 @@ type campaign struct {
 	// (weightOf): in lanes, unless -j was given. genWeight holds each generator's weight.
 	weighs    bool
 	genWeight map[*fuzz.Generator]int
+	// settler, under a budget, confirms and shrinks new findings while the streams run on
+	// (nil: found does it in place).
+	settler *settler
 	// mu is held by whatever runs the campaign's cases (go_, and each of its streams) but
 	// while their pairings run (execute): everything above is read and written under it,
 	// but for what the harness calls back while pairings run (ended, noFuture, tally).

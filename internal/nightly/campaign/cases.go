@@ -48,6 +48,24 @@ func (cp *campaign) go_(ctx context.Context) error {
 		}
 	}
 	streams := cp.streamsOf()
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if !cp.deadline.IsZero() {
+		cp.settler = startSettler(sctx, &cp.mu, stop)
+	}
+	err := cp.runStreams(sctx, stop, streams)
+	if cp.settler != nil {
+		if serr := cp.settler.wait(); serr != nil && (err == nil || errors.Is(err, context.Canceled)) {
+			err = serr
+		}
+		cp.settler = nil
+	}
+	return err
+}
+
+// runStreams runs the streams' batches, side by side; stop stops them all when one fails.
+// The caller holds cp.mu.
+func (cp *campaign) runStreams(ctx context.Context, stop func(), streams []*stream) error {
 	if len(streams) == 1 {
 		return cp.batches(ctx, streams[0])
 	}
@@ -55,15 +73,13 @@ func (cp *campaign) go_(ctx context.Context) error {
 		genNames(streams[0].gens), genNames(streams[1].gens), cp.pooled.Parallel)
 	// Each stream runs under cp.mu but for its Executes (execute): what one stream's
 	// pairings run, the others record. The first stream to fail stops the others.
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
 	errs := make([]error, len(streams))
 	var wg sync.WaitGroup
 	for i, s := range streams {
 		wg.Go(func() {
 			cp.mu.Lock()
 			defer cp.mu.Unlock()
-			if errs[i] = cp.batches(sctx, s); errs[i] != nil && sctx.Err() == nil {
+			if errs[i] = cp.batches(ctx, s); errs[i] != nil && ctx.Err() == nil {
 				stop()
 			}
 		})

@@ -96,6 +96,20 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	if len(primary) == 0 {
 		primary, rest = rest[:1], rest[1:]
 	}
+	if cp.settler != nil {
+		// Under a budget the case's stream goes on drawing while its findings are
+		// confirmed and shrunk (settler): a case of a new finding runs seconds to minutes
+		// more, and every stream would otherwise wait for it.
+		cp.settler.add(func(ctx context.Context) error { return cp.settle(ctx, cj, p, fresh, primary, rest) })
+		return nil
+	}
+	return cp.settle(ctx, cj, p, fresh, primary, rest)
+}
+
+// settle confirms the new findings of a failing case on pairing p (fresh, in cp.c.Findings:
+// primary, each shrunk on its own, and rest, their consequences), judges whether they are
+// races, and shrinks them.
+func (cp *campaign) settle(ctx context.Context, cj caseJourney, p harness.Pairing, fresh, primary, rest []int) error {
 	// With schedules, the case is run again as it ran (asRun: its schedule written out, the
 	// campaign's timing included), and the settled run judges whether it is a race.
 	if cp.o.Schedules {
