@@ -559,18 +559,27 @@ func (cp *campaign) runPacked(ctx context.Context, b caseBatch, cjs []caseJourne
 	ran := make([]int, len(packs))
 	failed := make([][]*results.Pairing, len(packs)) // each pack's failing pairings (a future-peer pass apart)
 	failedAt := make([][]int, len(packs))            // and their plan positions
+	all := make([][]*results.Pairing, len(packs))    // each pack's pairings
 	for _, r := range batch.Pairings {
 		if cp.stopped(r) {
 			continue // cancelled by the budget's end: not run
 		}
 		i := owner[r.Index-1]
 		ran[i]++
+		all[i] = append(all[i], r)
 		if r.Status != results.StatusPass && r.Status != results.StatusExpectedRefusal {
 			failed[i], failedAt[i] = append(failed[i], r), append(failedAt[i], r.Index-1)
 		}
 	}
 	var split []int // the failing packs run again case by case
 	for i, pk := range packs {
+		if len(failed[i]) == 0 {
+			// Nothing refers to a pack that passed, or was cut before it failed: its
+			// pairings' directories go now, not by the thousand when the night ends.
+			for _, r := range all[i] {
+				cp.discard(r)
+			}
+		}
 		if len(failed[i]) == 0 && ran[i] < want[i] {
 			cp.c.CasesNotRun += len(pk) // cut before every pairing of the pack ended
 			continue
@@ -625,9 +634,7 @@ func (cp *campaign) runPacked(ctx context.Context, b caseBatch, cjs []caseJourne
 		if slices.Contains(mine, results.StatusFail) {
 			// A case shows it alone: the pack's failing pairings are not worth keeping.
 			for _, r := range failed[i] {
-				if r.Transcript != "" {
-					_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
-				}
+				cp.discard(r)
 			}
 			continue
 		}
@@ -750,16 +757,20 @@ func (cp *campaign) record(ctx context.Context, cj caseJourney, p harness.Pairin
 	*status = worse(*status, r.Status)
 	switch r.Status {
 	case results.StatusPass, results.StatusExpectedRefusal:
-		// A passing pairing's directory is not worth keeping by the thousand.
-		if r.Transcript != "" {
-			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
-		}
+		cp.discard(r) // a passing pairing's directory is not worth keeping by the thousand
 	case results.StatusFail:
 		return cp.found(ctx, cj, p, r, fromCorpus)
 	default:
 		cp.run.Pairings = append(cp.run.Pairings, r)
 	}
 	return nil
+}
+
+// discard removes the directory of a pairing's run nothing refers to (a pass).
+func (cp *campaign) discard(r *results.Pairing) {
+	if r.Transcript != "" {
+		_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+	}
 }
 
 // differential judges a failing pairing of a case that draws a differential event (an idle

@@ -443,8 +443,8 @@ func (cp *campaign) runOne(ctx context.Context, p harness.Pairing, j *journeys.J
 				out.Findings = append(slices.Clip(out.Findings), r.Findings...)
 			}
 		}
-		if !keep && r.Transcript != "" {
-			_ = os.RemoveAll(filepath.Join(cp.o.ReportDir, filepath.Dir(filepath.FromSlash(r.Transcript))))
+		if !keep {
+			cp.discard(r)
 		}
 	}
 	return out, ctx.Err()

@@ -1,8 +1,10 @@
 package campaign
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -58,3 +60,34 @@ var _ = Describe("A campaign's report directory", func() {
 		Expect(n).To(BeZero())
 	})
 })
+
+// BenchmarkSweep sweeps a night's report directory: 2,000 pairing directories, 10 of them
+// named by a results.json that lists 200,000 cases.
+func BenchmarkSweep(b *testing.B) {
+	cases := make([]results.CampaignCase, 200000)
+	for i := range cases {
+		cases[i] = results.CampaignCase{Name: fmt.Sprintf("fuzz-session-%d-pack32", i), Events: []string{"probe", "ping"}, Status: results.StatusPass}
+	}
+	run := &results.Run{Campaign: &results.Campaign{CaseList: cases}}
+	for i := range 10 {
+		run.Pairings = append(run.Pairings, &results.Pairing{Transcript: fmt.Sprintf("pairings/%04d-found/transcript.json", i)})
+	}
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		for i := range 2000 {
+			name := fmt.Sprintf("%04d-passed", i)
+			if i < 10 {
+				name = fmt.Sprintf("%04d-found", i)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "pairings", name), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+		n, err := sweep(dir, run)
+		if err != nil || n != 1990 {
+			b.Fatalf("removed %d: %v", n, err)
+		}
+	}
+}
