@@ -98,8 +98,8 @@ func (cp *campaign) found(ctx context.Context, cj caseJourney, p harness.Pairing
 	}
 	if cp.settler != nil {
 		// Under a budget the case's stream goes on drawing while its findings are
-		// confirmed and shrunk (settler): a case of a new finding runs seconds to minutes
-		// more, and every stream would otherwise wait for it.
+		// confirmed and shrunk (settler): that takes seconds to minutes of runs, which the
+		// stream would otherwise wait for.
 		cp.settler.add(func(ctx context.Context) error { return cp.settle(ctx, cj, p, fresh, primary, rest) })
 		return nil
 	}
