@@ -209,12 +209,12 @@ var _ = Describe("Differential", func() {
 	Describe("answers to requests that crossed", func() {
 		// A host answers Resize with Resized and then Redrawn (an echo invariant ties both to
 		// the Resize), Input it cannot take with Error (which no invariant ties to anything).
-		answering := contractOf("v1", terminalFrames+`,
+		frames := terminalFrames + `,
 		  {"opcode":5,"name":"Resized","direction":"H>C","payload":"json"},
 		  {"opcode":6,"name":"Error","direction":"H>C","payload":"text"},
 		  {"opcode":8,"name":"Resize","direction":"C>H","payload":"json"},
-		  {"opcode":14,"name":"Redrawn","direction":"H>C","payload":"empty"}`,
-			`{"kind":"echo","request":["Resize"],"reply":["Resized","Redrawn"],"pointer":"/cols"}`)
+		  {"opcode":14,"name":"Redrawn","direction":"H>C","payload":"empty"}`
+		answering := contractOf("v1", frames, `{"kind":"echo","request":["Resize"],"reply":["Resized","Redrawn"],"pointer":"/cols"}`)
 		frame := func(dir string, op byte, payload string) transcript.Frame {
 			return transcript.Frame{Conn: 1, Path: "/terminal.multiplex", Dir: dir, Binary: true, Data: bin(op, 0, payload), Step: "input"}
 		}
@@ -266,11 +266,7 @@ var _ = Describe("Differential", func() {
 			Expect(fs[0].Detail).To(ContainSubstring("this pairing:  Error, Resized, Redrawn\n"))
 
 			// Without the invariant, the contract ties nothing: the crossed order is drift.
-			plain := contractOf("v1", terminalFrames+`,
-			  {"opcode":5,"name":"Resized","direction":"H>C","payload":"json"},
-			  {"opcode":6,"name":"Error","direction":"H>C","payload":"text"},
-			  {"opcode":8,"name":"Resize","direction":"C>H","payload":"json"},
-			  {"opcode":14,"name":"Redrawn","direction":"H>C","payload":"empty"}`, "")
+			plain := contractOf("v1", frames, "")
 			Expect(judge(inStep(resize, input, refused, resized, redrawn), ref(), ref(), plain, plain)).To(ConsistOf(HaveField("Kind", results.SequenceDrift)))
 		})
 	})
